@@ -1,0 +1,52 @@
+import { Client, credentials, type ChannelCredentials, type ChannelOptions, type Metadata } from '@grpc/grpc-js';
+
+/** The slice of a generated method definition (e.g. `InvoiceServiceService.getInvoice`) a unary call needs. */
+export interface UnaryMethod<Req, Res> {
+  readonly path: string;
+  readonly requestStream: false;
+  readonly responseStream: false;
+  readonly requestSerialize: (value: Req) => Buffer;
+  readonly responseDeserialize: (value: Buffer) => Res;
+}
+
+/**
+ * The signed body travels in metadata (up to 64 KiB, ~87 KiB base64), so the limit is raised on
+ * both ends; the daemon sets the same value.
+ */
+export const CHANNEL_OPTIONS: ChannelOptions = {
+  'grpc.max_metadata_size': 256 * 1024,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+};
+
+export const DEFAULT_DEADLINE_MS = 15_000;
+
+/** One channel to the daemon, shared by every call; closing it is the last step of shutdown. */
+export class DaemonClient {
+  readonly #client: Client;
+  readonly #deadlineMs: number;
+
+  constructor(address: string, opts: { credentials?: ChannelCredentials; deadlineMs?: number } = {}) {
+    this.#client = new Client(address, opts.credentials ?? credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.#deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  }
+
+  /** One unary call with a deadline; rejects with the grpc-js ServiceError (mapped by errors.ts). */
+  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadlineMs = this.#deadlineMs): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      this.#client.makeUnaryRequest(
+        method.path,
+        method.requestSerialize,
+        method.responseDeserialize,
+        request,
+        metadata,
+        { deadline: Date.now() + deadlineMs },
+        (err, response) => (err ? reject(err) : resolve(response as Res)),
+      );
+    });
+  }
+
+  close(): void {
+    this.#client.close();
+  }
+}

@@ -1,0 +1,89 @@
+import pino from 'pino';
+import { z } from 'zod';
+import type { RateLimitOptions } from './rate-limit';
+import { createGateway, type Gateway } from './server';
+
+/** Gateway process settings, from the environment. */
+export interface GatewayEnv {
+  readonly httpPort: number;
+  readonly httpHost: string;
+  readonly grpcAddress: string;
+  readonly publicUrl?: string;
+  readonly logLevel: string;
+  readonly rateLimit?: RateLimitOptions;
+  readonly shutdownGraceMs: number;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const schema = z.object({
+  HTTP_PORT: port.default(8080),
+  HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+  CHAINPAY_GRPC_ADDR: z.string().min(1).optional(),
+  GRPC_PORT: port.default(50051),
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Per-client requests per second on /v1; unset or 0 turns the limiter off. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).optional(),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+/** Throws an Error naming the variable at fault. Empty variables count as unset. */
+export function loadGatewayEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`invalid configuration: ${String(issue.path[0] ?? 'environment')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const rps = e.RATE_LIMIT_PER_SECOND;
+  return {
+    httpPort: e.HTTP_PORT,
+    httpHost: e.HTTP_HOST,
+    grpcAddress: e.CHAINPAY_GRPC_ADDR ?? `127.0.0.1:${e.GRPC_PORT}`,
+    publicUrl: e.PUBLIC_URL,
+    logLevel: e.LOG_LEVEL,
+    rateLimit: rps > 0 ? { ratePerSecond: rps, burst: e.RATE_LIMIT_BURST ?? Math.max(1, Math.ceil(rps * 2)) } : undefined,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+}
+
+/** Starts a gateway from the environment (no signal handling; for embedding, e.g. `npm start`). */
+export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<{ gateway: Gateway; port: number }> {
+  const config = loadGatewayEnv(env);
+  const logger = pino({ name: 'chainpay-gateway', level: config.logLevel, base: { service: 'chainpay-gateway' } });
+  const gateway = createGateway({
+    grpcAddress: config.grpcAddress,
+    publicUrl: config.publicUrl,
+    logger,
+    rateLimit: config.rateLimit,
+    shutdownGraceMs: config.shutdownGraceMs,
+  });
+  const port = await gateway.listen(config.httpPort, config.httpHost);
+  return { gateway, port };
+}
+
+async function main(): Promise<void> {
+  const { gateway } = await startGateway();
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal means "now": skip the grace period.
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stderr.write(`chainpay-gateway: ${signal}, finishing in-flight requests\n`);
+    gateway.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`chainpay-gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

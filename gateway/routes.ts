@@ -1,0 +1,68 @@
+import * as v1 from './v1-handlers';
+import type { Handler } from './v1-handlers';
+
+/** A method on a route. Every POST is signed and carries a JSON object body. */
+export interface RouteSpec {
+  readonly signed: boolean;
+  readonly handle: Handler;
+}
+
+export interface Route {
+  /** Segments; `:name` captures one non-empty, percent-decoded segment. */
+  readonly path: string;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST', RouteSpec>>>;
+}
+
+export const V1_ROUTES: readonly Route[] = [
+  { path: '/v1/networks', methods: { GET: { signed: false, handle: v1.listNetworks } } },
+  { path: '/v1/invoices', methods: { POST: { signed: true, handle: v1.createInvoice } } },
+  { path: '/v1/invoices/:uuid', methods: { GET: { signed: true, handle: v1.getInvoice } } },
+  { path: '/v1/invoices/:uuid/network', methods: { POST: { signed: true, handle: v1.setInvoiceNetwork } } },
+  { path: '/v1/withdrawals', methods: { POST: { signed: true, handle: v1.createWithdrawal } } },
+  // Beyond the spec.
+  { path: '/v1/withdrawals/:uuid', methods: { GET: { signed: true, handle: v1.getWithdrawal } } },
+  { path: '/v1/balance', methods: { GET: { signed: true, handle: v1.getBalance } } },
+];
+
+export type RouteMatch =
+  | { readonly kind: 'found'; readonly spec: RouteSpec; readonly params: Readonly<Record<string, string>> }
+  | { readonly kind: 'method_not_allowed'; readonly allow: readonly string[] }
+  | { readonly kind: 'not_found' };
+
+/** Path (no query string) + method -> route. A path that matches with another method is a 405, not a 404. */
+export function matchRoute(method: string, pathname: string, routes: readonly Route[] = V1_ROUTES): RouteMatch {
+  const segments = pathname.split('/');
+  for (const route of routes) {
+    const params = matchPath(route.path.split('/'), segments);
+    if (params === undefined) continue;
+    const spec = route.methods[method as keyof Route['methods']];
+    if (spec !== undefined) return { kind: 'found', spec, params };
+    return { kind: 'method_not_allowed', allow: Object.keys(route.methods) };
+  }
+  return { kind: 'not_found' };
+}
+
+function matchPath(pattern: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
+  if (pattern.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const want = pattern[i]!;
+    const got = segments[i]!;
+    if (!want.startsWith(':')) {
+      if (want !== got) return undefined;
+      continue;
+    }
+    const value = decodeSegment(got);
+    if (value === undefined || value === '') return undefined;
+    params[want.slice(1)] = value;
+  }
+  return params;
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

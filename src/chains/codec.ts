@@ -1,0 +1,59 @@
+/**
+ * Address codecs: per chain family, everything about addresses that needs no network access.
+ * Live adapters and the devnet share them, so devnet addresses have the real format.
+ */
+
+/** Seed material of the deposit wallets and the payout hot wallet. */
+export interface KeyMaterial {
+  /** BIP-39 English mnemonic: every family derives from its seed (see each codec for the paths). */
+  mnemonic?: string;
+  /** EVM account-level xpub (m/44'/60'/0'): watch-only deposit derivation when no mnemonic is given. */
+  xpub?: string;
+  /** TRON account-level xpub (m/44'/195'/0'): watch-only deposit derivation when no mnemonic is given. */
+  tronXpub?: string;
+}
+
+export interface CodecLinkInput {
+  readonly address: string;
+  /** Decimal string in token units; more decimals than the token has are refused. */
+  readonly amount: string;
+  readonly memo: string | null;
+  readonly tokenContract: string;
+  readonly tokenDecimals: number;
+  /** EVM only (EIP-681 `@chainId`). */
+  readonly chainId?: number;
+}
+
+export interface HotWalletKey {
+  readonly address: string;
+  /**
+   * 32-byte private key as 64 lowercase hex characters WITHOUT a 0x prefix
+   * (secp256k1 key on EVM/TRON; the ed25519 seed on SOLANA/TON).
+   */
+  readonly privateKeyHex: string;
+}
+
+export interface AddressCodec {
+  readonly family: 'evm' | 'tron' | 'ton' | 'solana';
+  /** Deposit address number `index` (address_pool networks); throws UnsupportedOperationError on TON. */
+  deriveDepositAddress(index: number): string;
+  /** The shared deposit address (master_memo: TON); throws UnsupportedOperationError elsewhere. */
+  sharedDepositAddress(): string;
+  /** Format check used by the withdrawal whitelist; never throws. */
+  isValidAddress(address: string): boolean;
+  /** Canonical key for watched-address sets; throws a ValidationError (invalid_address) on garbage. */
+  normalizeAddress(address: string): string;
+  /** The wallet link of an invoice QR code (DESIGN.md, QR codes and payment links). */
+  paymentLink(input: CodecLinkInput): string;
+  /** Hot-wallet signing key for payouts, derived at an account path apart from the deposits. */
+  hotWallet(): HotWalletKey;
+  /** A valid address derived from `seed` only (not from our keys): devnet buyers, look-alike tokens. */
+  sampleAddress(seed: string): string;
+}
+
+/** Deposit indexes are BIP-32 child numbers: 0 <= index < 2^31. */
+export function assertDerivationIndex(index: number): void {
+  if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) {
+    throw new RangeError(`derivation index must be an integer in [0, 2^31): ${index}`);
+  }
+}

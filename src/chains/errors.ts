@@ -1,0 +1,39 @@
+/**
+ * Chain-layer errors that are configuration or programming faults (not client input).
+ * Input refusals (bad address, too many decimals, reorg too deep) are domain ValidationErrors.
+ */
+
+export type KeyMaterialErrorCode = 'mnemonic_missing' | 'mnemonic_invalid' | 'xpub_invalid';
+
+/** The key material cannot produce what was asked: no mnemonic, a mistyped mnemonic, a bad xpub. */
+export class KeyMaterialError extends Error {
+  override readonly name = 'KeyMaterialError';
+  constructor(
+    readonly code: KeyMaterialErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The operation does not exist for this chain family (e.g. a derived deposit address on TON). */
+export class UnsupportedOperationError extends Error {
+  override readonly name = 'UnsupportedOperationError';
+  constructor(
+    readonly family: string,
+    readonly operation: string,
+  ) {
+    super(`${operation} is not supported on ${family}`);
+  }
+}
+
+/** Live mode asked for a network whose family has no live adapter registered. */
+export class AdapterUnavailableError extends Error {
+  override readonly name = 'AdapterUnavailableError';
+  constructor(
+    readonly network: string,
+    readonly mode: 'devnet' | 'live',
+  ) {
+    super(`no ${mode} chain adapter for ${network}`);
+  }
+}

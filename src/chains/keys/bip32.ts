@@ -1,0 +1,38 @@
+import { ECDH } from 'node:crypto';
+import { HDKey } from 'viem/accounts';
+import { keccak256, bytesToHex, hexToBytes } from 'viem';
+import { KeyMaterialError } from '../errors';
+import { mnemonicToSeed } from './bip39';
+
+/**
+ * secp256k1 BIP-32 account node (m/44'/<coin>'/<account>') from a mnemonic, or watch-only from an
+ * account-level xpub. Deposit addresses are derived below it at <account>/0/<index>.
+ */
+export function secp256k1AccountNode(input: { mnemonic?: string; xpub?: string; path: string }): HDKey {
+  if (input.mnemonic) return HDKey.fromMasterSeed(mnemonicToSeed(input.mnemonic)).derive(input.path);
+  if (input.xpub) {
+    try {
+      return HDKey.fromExtendedKey(input.xpub);
+    } catch (error) {
+      throw new KeyMaterialError('xpub_invalid', `invalid account xpub for ${input.path}: ${(error as Error).message}`);
+    }
+  }
+  throw new KeyMaterialError('mnemonic_missing', `no mnemonic or xpub to derive ${input.path}`);
+}
+
+/** The secp256k1 key pair at a full path (hot wallets); needs the mnemonic. */
+export function secp256k1PrivateNode(mnemonic: string | undefined, path: string): HDKey {
+  if (!mnemonic) throw new KeyMaterialError('mnemonic_missing', `a mnemonic is required to sign (${path})`);
+  return HDKey.fromMasterSeed(mnemonicToSeed(mnemonic)).derive(path);
+}
+
+/** The 20-byte keccak account id shared by EVM and TRON: keccak256(uncompressed pubkey without 0x04)[12..]. */
+export function keccakAccountId(compressedPublicKey: Uint8Array): Uint8Array {
+  const uncompressed = ECDH.convertKey(Buffer.from(compressedPublicKey), 'secp256k1', undefined, undefined, 'uncompressed') as Buffer;
+  return hexToBytes(keccak256(uncompressed.subarray(1))).subarray(12);
+}
+
+export function privateKeyHex(node: HDKey): string {
+  if (!node.privateKey) throw new KeyMaterialError('mnemonic_missing', 'watch-only key has no private key');
+  return bytesToHex(node.privateKey).slice(2);
+}

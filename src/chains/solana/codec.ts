@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { ValidationError } from '../../domain/errors';
+import { canonicalAmount } from '../amount';
+import { assertDerivationIndex, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
+import { KeyMaterialError, UnsupportedOperationError } from '../errors';
+import { mnemonicToSeed } from '../keys/bip39';
+import { deriveEd25519 } from '../keys/slip10';
+
+/** Deposit i: m/44'/501'/i'/0' (Phantom / Solflare layout). ed25519 has no watch-only xpub. */
+export const solanaDepositPath = (index: number): string => `m/44'/501'/${index}'/0'`;
+/**
+ * Payout hot wallet. Not m/44'/501'/1000'/0': that is deposit index 1000, and pools grow past it.
+ * Deposits always end in /0', so /1' can never collide with any of them.
+ */
+export const SOLANA_HOT_WALLET_PATH = "m/44'/501'/0'/1'";
+
+export class SolanaCodec implements AddressCodec {
+  readonly family = 'solana' as const;
+  private seed: Buffer | undefined;
+  private hot: HotWalletKey | undefined;
+
+  constructor(private readonly keys: KeyMaterial) {}
+
+  deriveDepositAddress(index: number): string {
+    assertDerivationIndex(index);
+    return Keypair.fromSeed(deriveEd25519(this.masterSeed(), solanaDepositPath(index)).key).publicKey.toBase58();
+  }
+
+  sharedDepositAddress(): string {
+    throw new UnsupportedOperationError('solana', 'sharedDepositAddress');
+  }
+
+  /** Any base58 string of exactly 32 bytes, in canonical spelling (PDAs, off-curve keys included). */
+  isValidAddress(address: string): boolean {
+    if (typeof address !== 'string' || address.length < 32 || address.length > 44) return false;
+    try {
+      return new PublicKey(address).toBase58() === address;
+    } catch {
+      return false;
+    }
+  }
+
+  normalizeAddress(address: string): string {
+    if (!this.isValidAddress(address)) throw new ValidationError('invalid_address', `not a Solana address: ${address}`, 'address');
+    return address;
+  }
+
+  /** Solana Pay transfer request: solana:<recipient>?amount=<decimal>&spl-token=<mint>[&memo=…]. */
+  paymentLink(input: CodecLinkInput): string {
+    const amount = canonicalAmount(input.amount, input.tokenDecimals);
+    const memo = input.memo === null ? '' : `&memo=${encodeURIComponent(input.memo)}`;
+    return `solana:${input.address}?amount=${amount}&spl-token=${input.tokenContract}${memo}`;
+  }
+
+  hotWallet(): HotWalletKey {
+    if (!this.hot) {
+      const key = deriveEd25519(this.masterSeed(), SOLANA_HOT_WALLET_PATH).key;
+      this.hot = { address: Keypair.fromSeed(key).publicKey.toBase58(), privateKeyHex: key.toString('hex') };
+    }
+    return this.hot;
+  }
+
+  sampleAddress(seed: string): string {
+    return new PublicKey(createHash('sha256').update(seed).digest()).toBase58();
+  }
+
+  private masterSeed(): Buffer {
+    if (!this.keys.mnemonic) throw new KeyMaterialError('mnemonic_missing', 'SOLANA addresses need the mnemonic (ed25519 has no xpub)');
+    this.seed ??= mnemonicToSeed(this.keys.mnemonic);
+    return this.seed;
+  }
+}

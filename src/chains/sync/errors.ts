@@ -1,0 +1,56 @@
+import type { NetworkCode } from '../../domain/networks';
+
+export type SyncErrorDetails = Record<string, string | number | boolean | null | undefined>;
+
+/**
+ * Errors of block sources and the follower. The follower decides what to do by class (and the
+ * `retryable` flag), never by message text. An error of any other class is treated as transient.
+ */
+export abstract class ChainSyncError extends Error {
+  abstract override readonly name: string;
+  /** snake_case, stable: shown in watcher status and alerts. */
+  abstract readonly code: string;
+  /** false: the follower stops (an operator must act). */
+  abstract readonly retryable: boolean;
+  constructor(message: string, readonly details: SyncErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The RPC failed in a way worth retrying (network, timeout, 5xx, rate limit, node busy). */
+export class RpcTransientError extends ChainSyncError {
+  override readonly name = 'RpcTransientError';
+  readonly code = 'rpc_unavailable';
+  readonly retryable = true;
+}
+
+/** The provider refused the block range (too many blocks or results): the follower halves it. */
+export class RangeTooLargeError extends ChainSyncError {
+  override readonly name = 'RangeTooLargeError';
+  readonly code = 'rpc_range_too_large';
+  readonly retryable = true;
+}
+
+/** The answers of one step do not fit together (a reorg or a lagging backend mid-step): retried. */
+export class InconsistentChainError extends ChainSyncError {
+  override readonly name = 'InconsistentChainError';
+  readonly code = 'chain_inconsistent';
+  readonly retryable = true;
+}
+
+/**
+ * A block already emitted as final was replaced. Never retried: continuing would either lose or
+ * double-credit final payments, so the watcher stops and raises an alert.
+ */
+export class ReorgBeyondFinalityError extends ChainSyncError {
+  override readonly name = 'ReorgBeyondFinalityError';
+  readonly code = 'reorg_beyond_finality';
+  readonly retryable = false;
+  constructor(network: NetworkCode, details: { finalizedHeight: number; finalizedHash: string; tipHeight: number }) {
+    super(`${network}: reorg deeper than finality (final block ${details.finalizedHeight} replaced)`, { network, ...details });
+  }
+}
+
+export function isRetryable(error: unknown): boolean {
+  return !(error instanceof ChainSyncError) || error.retryable;
+}

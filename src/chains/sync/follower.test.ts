@@ -1,0 +1,158 @@
+import type { ChainCursor, ChainObservation } from '../types';
+import { MemoryChain } from './__fixtures__/memory-chain';
+import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTransientError } from './errors';
+import { BlockFollower } from './follower';
+import type { FollowerOptions } from './types';
+
+const A = '0xaaaa';
+const B = '0xbbbb';
+
+function follow(chain: MemoryChain, extra: Partial<FollowerOptions> = {}) {
+  const seen: ChainObservation[] = [];
+  const errors: Error[] = [];
+  const follower = new BlockFollower({
+    network: 'POLYGON', source: chain, from: null, confirmations: 3, pollIntervalMs: 2, backoff: { initialMs: 1, maxMs: 5 },
+    sink: async (o) => void seen.push(o), onError: (e) => errors.push(e), ...extra,
+  });
+  return { follower, seen, errors };
+}
+
+async function until(predicate: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+const of = <K extends ChainObservation['kind']>(seen: ChainObservation[], kind: K) => seen.filter((o): o is Extract<ChainObservation, { kind: K }> => o.kind === kind);
+const tip = (seen: ChainObservation[]) => of(seen, 'block').at(-1)?.height;
+
+describe('BlockFollower', () => {
+  it('starts at the head, reports transfers, then finalizes at the required depth', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(5);
+    const { follower, seen } = follow(chain);
+    await until(() => tip(seen) === 5);
+    chain.mine(1, [{ to: A, amount: '1.5' }, { to: B, amount: '9' }]);
+    await until(() => tip(seen) === 6);
+    expect(of(seen, 'transfer').map((t) => [t.to, t.amount, t.blockHeight])).toEqual([[A, '1.5', 6]]);
+    expect(of(seen, 'finalize').some((f) => f.height >= 6)).toBe(false);
+    chain.mine(2);
+    await until(() => of(seen, 'finalize').some((f) => f.height === 6));
+    expect(of(seen, 'finalize').at(-1)).toMatchObject({ height: 6, hash: chain.hashAt(6) });
+    expect(follower.status()).toMatchObject({ state: 'running', head: 8, lag: 0, cursor: { height: 8 } });
+    await follower.stop();
+    expect(follower.status().state).toBe('stopped');
+  });
+
+  it('catches up from a saved cursor in ranges, every transfer once', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(10);
+    const from: ChainCursor = { height: 10, hash: chain.hashAt(10) };
+    for (let i = 0; i < 50; i++) chain.mine(20, [{ to: A, amount: String(i + 1) }]);
+    const { follower, seen } = follow(chain, { from, maxRange: 100 });
+    await until(() => tip(seen) === chain.headHeight);
+    await follower.stop();
+    expect(of(seen, 'transfer').map((t) => t.amount)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 1)));
+    expect(chain.ranges.every(([a, b]) => b - a < 100)).toBe(true);
+    expect(chain.ranges[0]).toEqual([11, 110]);
+    // The historical part fetches 2 headers per range, not one per block.
+    expect(chain.calls.block).toBeLessThan(60);
+    expect(of(seen, 'reorg')).toEqual([]);
+  });
+
+  it('walks back to the common ancestor on a reorg: the vanished transfer is not re-emitted, the new one once', async () => {
+    const chain = new MemoryChain(new Set([A, B]));
+    chain.mine(10);
+    const { follower, seen } = follow(chain, { confirmations: 6 });
+    await until(() => tip(seen) === 10);
+    chain.mine(1, [{ to: A, amount: '1' }]);
+    chain.mine(2);
+    await until(() => tip(seen) === 13);
+    chain.rewind(3); // back to 10
+    chain.mine(1);
+    chain.mine(1, [{ to: B, amount: '2' }]);
+    chain.mine(3);
+    await until(() => tip(seen) === 15);
+    await follower.stop();
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 10, hash: chain.hashAt(10) }, depth: 3 }]);
+    const transfers = of(seen, 'transfer').map((t) => `${t.to}@${t.blockHeight}`);
+    expect(transfers).toEqual([`${A}@11`, `${B}@12`]);
+    const reorgAt = seen.findIndex((o) => o.kind === 'reorg');
+    expect(seen.slice(reorgAt).filter((o) => o.kind === 'transfer')).toHaveLength(1);
+  });
+
+  it('detects a replaced tip at the same height', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(8);
+    const { follower, seen } = follow(chain, { confirmations: 5 });
+    await until(() => tip(seen) === 8);
+    chain.rewind(2);
+    chain.mine(2, [{ to: A, amount: '3' }]);
+    await until(() => of(seen, 'transfer').length === 1);
+    await follower.stop();
+    expect(of(seen, 'reorg')[0]).toMatchObject({ commonAncestor: { height: 6 }, depth: 2 });
+  });
+
+  it('stops with ReorgBeyondFinalityError when a final block is replaced', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(10);
+    const { follower, seen, errors } = follow(chain, { confirmations: 3 });
+    await until(() => of(seen, 'finalize').some((f) => f.height === 8));
+    chain.rewind(4);
+    chain.mine(6, [{ to: A, amount: '5' }]);
+    await until(() => follower.status().state === 'failed');
+    expect(errors.at(-1)).toBeInstanceOf(ReorgBeyondFinalityError);
+    expect(follower.status().lastError).toMatchObject({ name: 'ReorgBeyondFinalityError' });
+    expect(of(seen, 'reorg')).toEqual([]);
+    expect(of(seen, 'transfer')).toEqual([]);
+    await follower.stop();
+  });
+
+  it('resuming from a cursor that was reorged away during downtime rolls back to the anchor', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(20);
+    const from = { height: 20, hash: chain.hashAt(20) };
+    chain.rewind(2);
+    chain.mine(4, [{ to: A, amount: '7' }]);
+    const { follower, seen } = follow(chain, { from, confirmations: 5 });
+    await until(() => tip(seen) === 22);
+    await follower.stop();
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 16, hash: chain.hashAt(16) }, depth: 4 }]);
+    expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
+  });
+
+  it('retries RPC failures with backoff and halves the range the provider refuses', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(300, [{ to: A, amount: '1' }]);
+    chain.failNext = [() => new RpcTransientError('down'), () => new RangeTooLargeError('too many blocks')];
+    const { follower, seen, errors } = follow(chain, { from: { height: 0, hash: chain.hashAt(0) }, maxRange: 200 });
+    await until(() => tip(seen) === 300);
+    await follower.stop();
+    expect(errors.map((e) => e.name)).toEqual(['RpcTransientError', 'RangeTooLargeError']);
+    expect(follower.status()).toMatchObject({ consecutiveFailures: 0, maxRange: 100, lastError: { name: 'RangeTooLargeError' } });
+    expect(of(seen, 'transfer')).toHaveLength(1);
+  });
+
+  it('redelivers a step whose sink failed, without skipping anything', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(3);
+    let failOnce = true;
+    const seen: ChainObservation[] = [];
+    const follower = new BlockFollower({
+      network: 'POLYGON', source: chain, from: { height: 3, hash: chain.hashAt(3) }, confirmations: 2, pollIntervalMs: 2, backoff: { initialMs: 1, maxMs: 2 },
+      sink: async (o) => {
+        if (o.kind === 'block' && failOnce) {
+          failOnce = false;
+          throw new Error('db down');
+        }
+        seen.push(o);
+      },
+    });
+    chain.mine(1, [{ to: A, amount: '2' }]);
+    await until(() => tip(seen) === 4);
+    await follower.stop();
+    expect(seen.map((o) => o.kind)).toEqual(['transfer', 'transfer', 'block', 'finalize']);
+  });
+});

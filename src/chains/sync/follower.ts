@@ -1,0 +1,111 @@
+import type { ChainObservation, ChainWatch } from '../types';
+import { backoffDelay, sleep } from './backoff';
+import { isRetryable, RangeTooLargeError } from './errors';
+import { startState } from './start';
+import { syncStep, type StepContext, type SyncState } from './step';
+import type { FollowerOptions, FollowerState, SyncStatus } from './types';
+
+/**
+ * Follows a block-based chain from a cursor and streams the ChainObservation union to the sink:
+ * catches up in ranges, keeps the unfinalized window of hashes, emits `reorg` back to the common
+ * ancestor and re-scans, emits `finalize` at the required depth. Failures are retried with
+ * backoff; a reorg deeper than finality stops it (state `failed`, error passed to onError).
+ * Invariant: state is committed only after the sink accepted every observation of a step, so a
+ * failing sink sees the same observations again (consumers dedupe by (network, txHash, eventIndex)).
+ */
+export class BlockFollower implements ChainWatch {
+  private state: SyncState | null = null;
+  private lifecycle: FollowerState = 'starting';
+  private lastHead: number | null = null;
+  private lastError: SyncStatus['lastError'] = null;
+  private failures = 0;
+  private maxRange: number;
+  private readonly abort = new AbortController();
+  private readonly loop: Promise<void>;
+
+  constructor(private readonly options: FollowerOptions) {
+    if (!Number.isInteger(options.confirmations) || options.confirmations < 1) throw new RangeError('confirmations must be an integer >= 1');
+    this.maxRange = Math.max(1, options.maxRange ?? 500);
+    this.loop = this.run();
+  }
+
+  head(): number | null {
+    return this.lastHead;
+  }
+
+  status(): SyncStatus {
+    const cursor = this.state?.tip ?? this.options.from;
+    return {
+      network: this.options.network,
+      state: this.lifecycle,
+      head: this.lastHead,
+      cursor,
+      finalized: this.state?.finalized ?? null,
+      lag: this.lastHead !== null && cursor !== null ? Math.max(0, this.lastHead - cursor.height) : null,
+      lastError: this.lastError,
+      consecutiveFailures: this.failures,
+      maxRange: this.maxRange,
+    };
+  }
+
+  /** Resolves once the loop has ended; an in-flight step finishes its current await first. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const { pollIntervalMs = 2000 } = this.options;
+    while (!this.abort.signal.aborted) {
+      try {
+        const idle = await this.step();
+        this.failures = 0;
+        if (idle) await sleep(pollIntervalMs, this.abort.signal);
+      } catch (error) {
+        if (this.abort.signal.aborted) break; // stop() during a step: not a failure
+        const err = error instanceof Error ? error : new Error(String(error));
+        this.failures += 1;
+        this.lastError = { name: err.name, message: err.message, at: new Date() };
+        this.options.onError?.(err);
+        if (!isRetryable(err)) {
+          this.lifecycle = 'failed';
+          return;
+        }
+        if (err instanceof RangeTooLargeError) this.maxRange = Math.max(1, Math.floor(this.maxRange / 2));
+        const { initialMs = 500, maxMs = 30_000 } = this.options.backoff ?? {};
+        await sleep(backoffDelay(this.failures, initialMs, maxMs), this.abort.signal);
+      }
+    }
+    this.lifecycle = 'stopped';
+  }
+
+  /** Returns true when there was nothing new. */
+  private async step(): Promise<boolean> {
+    const ctx = this.context();
+    if (this.state === null) {
+      const started = await startState(ctx, this.options.from);
+      await this.emit(started.observations);
+      this.state = started.state;
+      this.lifecycle = 'running';
+      return false;
+    }
+    const result = await syncStep(ctx, this.state);
+    this.lastHead = result.head;
+    await this.emit(result.observations);
+    this.state = result.next;
+    return result.idle;
+  }
+
+  private async emit(observations: readonly ChainObservation[]): Promise<void> {
+    for (const observation of observations) {
+      // Stopping mid-step: drop the rest; the state is not committed, so nothing is lost.
+      if (this.abort.signal.aborted) throw new Error('stopped');
+      await this.options.sink(observation);
+    }
+  }
+
+  private context(): StepContext {
+    const { network, source, confirmations, headerConcurrency = 8 } = this.options;
+    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency };
+  }
+}

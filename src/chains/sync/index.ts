@@ -1,0 +1,5 @@
+/** Block-window sync engine shared by block-based chain families (EVM, TRON). */
+export { BlockFollower } from './follower';
+export { ChainSyncError, InconsistentChainError, RangeTooLargeError, ReorgBeyondFinalityError, RpcTransientError, isRetryable } from './errors';
+export type { SyncErrorDetails } from './errors';
+export type { BlockHeader, BlockSource, FollowerOptions, FollowerState, SyncStatus } from './types';

@@ -1,0 +1,28 @@
+import type { ChainCursor, ChainObservation } from '../types';
+import { InconsistentChainError } from './errors';
+import type { StepContext, SyncState } from './step';
+import { BlockWindow } from './window';
+
+/**
+ * The state to start from. Resuming from a saved cursor, the block `confirmations - 1` below it
+ * is taken as the anchor (it was final when the cursor was saved): a reorg found later walks back
+ * at most to it. A first run starts at the current head and emits that block so its cursor is saved.
+ */
+export async function startState(ctx: StepContext, from: ChainCursor | null): Promise<{ state: SyncState; observations: ChainObservation[] }> {
+  if (from !== null) return { state: await anchored(ctx, from), observations: [] };
+  const head = await ctx.source.head();
+  const tip = await ctx.source.block(head);
+  if (tip === null) throw new InconsistentChainError(`head block ${head} not available`, { height: head });
+  const state = await anchored(ctx, { height: tip.height, hash: tip.hash });
+  const observation: ChainObservation = { kind: 'block', network: ctx.network, height: tip.height, hash: tip.hash, parentHash: tip.parentHash, timestamp: tip.timestamp };
+  return { state, observations: [observation] };
+}
+
+async function anchored(ctx: StepContext, tip: ChainCursor): Promise<SyncState> {
+  const anchorHeight = Math.max(0, tip.height - ctx.confirmations + 1);
+  if (anchorHeight === tip.height) return { tip, window: new BlockWindow([tip]), finalized: tip };
+  const block = await ctx.source.block(anchorHeight);
+  if (block === null) throw new InconsistentChainError(`chain is behind the cursor (block ${anchorHeight} missing)`, { height: anchorHeight });
+  const anchor = { height: block.height, hash: block.hash };
+  return { tip, window: new BlockWindow([anchor, tip]), finalized: anchor };
+}

@@ -1,0 +1,66 @@
+import type { NetworkCode } from '../../domain/networks';
+import type { ChainCursor, ObservationSink, TransferObservation } from '../types';
+
+/** The header facts the follower needs to detect reorgs. */
+export interface BlockHeader {
+  readonly height: number;
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly timestamp: Date;
+}
+
+/**
+ * What a block-based chain family provides to the follower. Implementations throw the classes of
+ * ./errors.ts (RpcTransientError, RangeTooLargeError, ...) so the follower classifies by class.
+ */
+export interface BlockSource {
+  /** The current head height. */
+  head(): Promise<number>;
+  /** The block at `height` on the source's current chain; null when above the source's head. */
+  block(height: number): Promise<BlockHeader | null>;
+  /**
+   * Token transfers in [fromHeight, toHeight] (inclusive): only the configured token, only to
+   * watched addresses. Cost must not depend on how many addresses are watched.
+   */
+  transfers(fromHeight: number, toHeight: number): Promise<TransferObservation[]>;
+}
+
+export interface FollowerOptions {
+  readonly network: NetworkCode;
+  readonly source: BlockSource;
+  /** null: start at the source's current head. */
+  readonly from: ChainCursor | null;
+  readonly sink: ObservationSink;
+  /** Required confirmations: a block with this many confirmations (head - height + 1) is final. */
+  readonly confirmations: number;
+  /** Largest block range per transfers() call while catching up (provider limit). Default 500. */
+  readonly maxRange?: number;
+  /** Pause between polls once caught up. Default 2000 ms. */
+  readonly pollIntervalMs?: number;
+  /** Exponential backoff of failed steps. Defaults: 500 ms doubling up to 30 s. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Parallel block() calls when fetching the headers of the unfinalized window. Default 8. */
+  readonly headerConcurrency?: number;
+  /** Every failure (retried or fatal) is reported here. */
+  readonly onError?: (error: Error) => void;
+}
+
+export type FollowerState = 'starting' | 'running' | 'stopped' | 'failed';
+
+/** Readable at any time (gRPC watcher status). */
+export interface SyncStatus {
+  readonly network: NetworkCode;
+  readonly state: FollowerState;
+  /** The chain head as last seen. */
+  readonly head: number | null;
+  /** The last block whose observations were all delivered to the sink. */
+  readonly cursor: ChainCursor | null;
+  /** The last block emitted as final. */
+  readonly finalized: ChainCursor | null;
+  /** head - cursor.height, when both are known. */
+  readonly lag: number | null;
+  readonly lastError: { readonly name: string; readonly message: string; readonly at: Date } | null;
+  readonly consecutiveFailures: number;
+  /** The block range currently used while catching up (halved when the provider refuses). */
+  readonly maxRange: number;
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { HDKey } from 'viem/accounts';
+import { decode58Check, getBase58CheckAddress, isAddressValid } from 'tronweb/utils';
+import { ValidationError } from '../../domain/errors';
+import { canonicalAmount } from '../amount';
+import { assertDerivationIndex, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
+import { UnsupportedOperationError } from '../errors';
+import { keccakAccountId, privateKeyHex, secp256k1AccountNode, secp256k1PrivateNode } from '../keys/bip32';
+
+/** Deposits: m/44'/195'/0'/0/i (TronLink / Ledger). An account xpub at this path suffices to watch. */
+export const TRON_DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'";
+export const TRON_HOT_WALLET_PATH = "m/44'/195'/1'/0/0";
+
+/** A TRON address is base58check(0x41 || keccak account id): "T" + 33 characters. */
+const TRON_PREFIX = 0x41;
+const HEX_FORM = /^41[0-9a-fA-F]{40}$/;
+
+export class TronCodec implements AddressCodec {
+  readonly family = 'tron' as const;
+  private external: HDKey | undefined;
+  private hot: HotWalletKey | undefined;
+
+  constructor(private readonly keys: KeyMaterial) {}
+
+  deriveDepositAddress(index: number): string {
+    assertDerivationIndex(index);
+    this.external ??= secp256k1AccountNode({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH }).deriveChild(0);
+    return tronAddress(keccakAccountId(this.external.deriveChild(index).publicKey!));
+  }
+
+  sharedDepositAddress(): string {
+    throw new UnsupportedOperationError('tron', 'sharedDepositAddress');
+  }
+
+  /** base58check with the 0x41 mainnet prefix (the form wallets show); hex forms are not accepted here. */
+  isValidAddress(address: string): boolean {
+    try {
+      return isAddressValid(address);
+    } catch {
+      return false; // decode58 throws on characters outside the alphabet
+    }
+  }
+
+  /** The base58 form is canonical (case-sensitive, unique); a 41-prefixed hex form is converted. */
+  normalizeAddress(address: string): string {
+    if (typeof address === 'string' && HEX_FORM.test(address)) return tronAddress(Buffer.from(address.slice(2), 'hex'));
+    if (!this.isValidAddress(address)) throw new ValidationError('invalid_address', `not a TRON address: ${address}`, 'address');
+    return address;
+  }
+
+  /**
+   * No TRON URI standard exists; this is the shape TronLink-style wallets read:
+   * tron:<to>?token=<TRC20 contract>&amount=<decimal token units>.
+   */
+  paymentLink(input: CodecLinkInput): string {
+    const amount = canonicalAmount(input.amount, input.tokenDecimals);
+    return `tron:${input.address}?token=${input.tokenContract}&amount=${amount}`;
+  }
+
+  hotWallet(): HotWalletKey {
+    if (!this.hot) {
+      const node = secp256k1PrivateNode(this.keys.mnemonic, TRON_HOT_WALLET_PATH);
+      this.hot = { address: tronAddress(keccakAccountId(node.publicKey!)), privateKeyHex: privateKeyHex(node) };
+    }
+    return this.hot;
+  }
+
+  sampleAddress(seed: string): string {
+    return tronAddress(createHash('sha256').update(seed).digest().subarray(0, 20));
+  }
+}
+
+/** 20-byte account id -> base58check TRON address. */
+export function tronAddress(accountId: Uint8Array): string {
+  return getBase58CheckAddress([TRON_PREFIX, ...accountId]);
+}
+
+/** base58 TRON address -> 41-prefixed hex (the form TRON RPCs and event logs use). */
+export function tronHex(address: string): string {
+  const bytes = decode58Check(address);
+  if (!bytes) throw new ValidationError('invalid_address', `not a TRON address: ${address}`, 'address');
+  return Buffer.from(bytes).toString('hex');
+}

@@ -1,0 +1,142 @@
+import type { NetworkCode } from '../domain/networks';
+
+/**
+ * The one interface every chain family implements (devnet, evm, tron, ton, solana).
+ * An adapter is the only importer of its SDK. It streams a closed union of observations from a
+ * cursor; it never decides an invoice's status (listeners record, the invoice actor decides).
+ */
+
+/** Where a watcher resumes: the last block it has fully processed. */
+export interface ChainCursor {
+  readonly height: number;
+  readonly hash: string;
+}
+
+/** A token transfer to an address the watcher asked about (or to the shared memo address). */
+export interface TransferObservation {
+  readonly kind: 'transfer';
+  readonly network: NetworkCode;
+  readonly txHash: string;
+  /** Log index / instruction index: (network, txHash, eventIndex) identifies a payment once. */
+  readonly eventIndex: number;
+  readonly blockHeight: number;
+  readonly blockHash: string;
+  readonly from: string;
+  /** Normalized as the adapter's normalizeAddress() returns it. */
+  readonly to: string;
+  /** Text memo / comment (TON); null elsewhere or when absent. */
+  readonly memo: string | null;
+  /** Decimal string in token units (e.g. "10.5"), already divided by the token's decimals. */
+  readonly amount: string;
+}
+
+export type ChainObservation =
+  /** A new head was accepted (blocks up to `height` are scanned). */
+  | { readonly kind: 'block'; readonly network: NetworkCode; readonly height: number; readonly hash: string; readonly parentHash: string; readonly timestamp: Date }
+  | TransferObservation
+  /** Every block at or below `height` is final on this network (cannot be reorged away). */
+  | { readonly kind: 'finalize'; readonly network: NetworkCode; readonly height: number; readonly hash: string }
+  /**
+   * Blocks above `commonAncestor` were replaced. Transfers seen in them are gone unless they are
+   * observed again on the new branch. The stream continues from commonAncestor + 1.
+   */
+  | { readonly kind: 'reorg'; readonly network: NetworkCode; readonly commonAncestor: ChainCursor; readonly depth: number };
+
+/** The addresses a watcher cares about, kept in memory and updated as the pool grows. */
+export interface WatchedAddresses {
+  has(normalizedAddress: string): boolean;
+  size(): number;
+  values(): Iterable<string>;
+}
+
+export interface ObservationSink {
+  /** Awaited: the adapter does not emit the next observation before this resolves (back-pressure). */
+  (observation: ChainObservation): Promise<void>;
+}
+
+export interface WatchOptions {
+  /** null: start at the current head (first run). */
+  readonly from: ChainCursor | null;
+  readonly watched: WatchedAddresses;
+  readonly sink: ObservationSink;
+  /** Called for every RPC/scan failure; the adapter retries with backoff on its own. */
+  readonly onError?: (error: Error) => void;
+}
+
+export interface ChainWatch {
+  stop(): Promise<void>;
+  /** The chain head as last seen (for lag). */
+  head(): number | null;
+}
+
+export interface PayoutRequest {
+  /** Withdrawal uuid: the idempotency key of one payout. */
+  readonly id: string;
+  readonly to: string;
+  /** Decimal string in token units. */
+  readonly amount: string;
+}
+
+/** A signed transaction, persisted before it is broadcast so a crash never signs anew. */
+export interface SignedPayout {
+  readonly txHash: string;
+  /** Serialized signed transaction (hex/base64), opaque to callers. */
+  readonly raw: string;
+  /** Adapter-specific data needed to rebroadcast or bump (e.g. nonce), JSON-serialisable. */
+  readonly meta: Record<string, string | number>;
+}
+
+export type PayoutStatus =
+  | { readonly state: 'unknown' } // not seen by the chain (yet): rebroadcast
+  | { readonly state: 'pending' }
+  | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number }
+  | { readonly state: 'reverted'; readonly blockHeight: number };
+
+export interface PaymentLinkInput {
+  readonly address: string;
+  /** Decimal string in token units. */
+  readonly amount: string;
+  readonly memo: string | null;
+}
+
+export interface ChainAdapter {
+  readonly network: NetworkCode;
+  /** 'devnet' for the simulated chain, 'live' for a real RPC. */
+  readonly mode: 'devnet' | 'live';
+  /** The token contract / jetton master / mint that counts; nothing else is a payment. */
+  readonly tokenContract: string;
+  readonly tokenDecimals: number;
+
+  /** Prepare (connect, check token decimals against the expected ones). Throws when misconfigured. */
+  init(): Promise<void>;
+  /** Start streaming observations. One watch at a time per adapter. */
+  watch(options: WatchOptions): ChainWatch;
+
+  /** Deposit address number `index` of the HD seed (address_pool networks). */
+  deriveDepositAddress(index: number): string;
+  /** The shared deposit address (master_memo networks). */
+  sharedDepositAddress(): string;
+  isValidAddress(address: string): boolean;
+  /** Canonical form used as the key of watched-address sets (e.g. lowercase hex on EVM). */
+  normalizeAddress(address: string): string;
+  /** The wallet link encoded in an invoice's QR code (DESIGN.md, QR codes and payment links). */
+  paymentLink(input: PaymentLinkInput): string;
+
+  /** Sign a payout from the hot wallet; does not broadcast. */
+  signPayout(request: PayoutRequest): Promise<SignedPayout>;
+  /** Send a signed payout; sending the same one twice is harmless. */
+  broadcastPayout(payout: SignedPayout): Promise<void>;
+  payoutStatus(payout: SignedPayout): Promise<PayoutStatus>;
+  /** Replace a stuck payout with the same nonce and a higher fee (EVM); undefined where not applicable. */
+  bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
+
+  close(): Promise<void>;
+}
+
+/** Devnet-only controls (chainpay devnet pay|mine|reorg). */
+export interface DevnetControls {
+  pay(input: { to: string; amount: string; memo?: string | null; token?: 'usdt' | 'fake'; from?: string }): Promise<{ txHash: string; blockHeight: number }>;
+  mine(blocks: number): Promise<{ head: number; hash: string }>;
+  reorg(depth: number): Promise<{ head: number; hash: string }>;
+  head(): { head: number; hash: string };
+}

@@ -1,0 +1,93 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { NETWORK_CODES, type NetworkCode } from '../domain/networks';
+import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
+
+/** A bad value stops start-up with a message naming the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly variable: string, message: string) {
+    super(`invalid configuration: ${variable}: ${message}`);
+  }
+}
+
+const decimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal like "1.5"');
+const port = z.coerce.number().int().min(0).max(65535);
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+const baseSchema = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default('.chainpay'),
+  GRPC_PORT: port.default(50051),
+  GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  HTTP_PORT: port.default(8080),
+  PUBLIC_URL: z.string().url().optional(),
+  METRICS_PORT: port.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CHAIN_MODE: z.enum(['devnet', 'live']).default('devnet'),
+  MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
+  HD_MNEMONIC: z.string().min(1).optional(),
+  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
+  DEFAULT_PLATFORM_FEE_PERCENT: decimalString.default('1'),
+  LATE_PAYMENT_WINDOW_MINUTES: z.coerce.number().int().min(0).default(1440),
+  ADDRESS_POOL_MIN_FREE: z.coerce.number().int().min(1).default(50),
+  ADDRESS_POOL_BATCH: z.coerce.number().int().min(1).default(200),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+});
+
+export interface NetworkConfig extends NetworkDefaults {
+  readonly code: NetworkCode;
+  readonly enabled: boolean;
+  readonly rpcUrl?: string;
+  readonly tokenAddress?: string;
+}
+
+export type Config = z.infer<typeof baseSchema> & {
+  readonly dataDir: string;
+  readonly publicUrl: string;
+  readonly networks: Readonly<Record<NetworkCode, NetworkConfig>>;
+};
+
+function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig {
+  const d = NETWORK_DEFAULTS[code];
+  const read = <T>(suffix: string, schema: z.ZodType<T>, fallback: T): T => {
+    const variable = `${code}_${suffix}`;
+    const raw = env[variable];
+    if (raw === undefined || raw === '') return fallback;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(variable, parsed.error.issues[0]?.message ?? 'invalid');
+    return parsed.data;
+  };
+  return {
+    code,
+    enabled: read('ENABLED', flag, true),
+    buyerNetworkFee: read('BUYER_NETWORK_FEE', decimalString, d.buyerNetworkFee),
+    withdrawalFee: read('WITHDRAWAL_FEE', decimalString, d.withdrawalFee),
+    minInvoice: read('MIN_INVOICE', decimalString, d.minInvoice),
+    minWithdrawal: read('MIN_WITHDRAWAL', decimalString, d.minWithdrawal),
+    requiredConfirmations: read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations),
+    rpcUrl: read<string | undefined>('RPC_URL', z.string().url(), undefined),
+    tokenAddress: read<string | undefined>('TOKEN_ADDRESS', z.string().min(1), undefined),
+  };
+}
+
+/** Environment -> typed, validated configuration. Throws ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = baseSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
+  }
+  const base = parsed.data;
+  const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
+  return {
+    ...base,
+    dataDir: path.resolve(base.DATA_DIR),
+    publicUrl: (base.PUBLIC_URL ?? `http://127.0.0.1:${base.HTTP_PORT}`).replace(/\/+$/, ''),
+    networks,
+  };
+}

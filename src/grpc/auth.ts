@@ -1,0 +1,71 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Metadata } from '@grpc/grpc-js';
+import { UnauthenticatedError } from '../domain/errors';
+import { verifyHmac } from '../security/hmac';
+
+export interface SigningSecretSource {
+  signingSecret(apiKey: string): Promise<{ merchantId: string; secret: string } | null>;
+}
+
+/** Who is calling a merchant-facing RPC, and (for signed calls) the exact body that was signed. */
+export interface MerchantCaller {
+  readonly merchantId: string;
+  /** Raw signed REST body; null for service-token calls (fields come from the message). */
+  readonly signedBody: Buffer | null;
+  readonly via: 'signature' | 'service_token';
+}
+
+function first(md: Metadata, key: string): string | undefined {
+  const v = md.get(key)[0];
+  return typeof v === 'string' ? v : v?.toString('utf8');
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function bearer(md: Metadata): string | undefined {
+  const h = first(md, 'authorization');
+  return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
+}
+
+export class Authenticator {
+  constructor(
+    private readonly secrets: SigningSecretSource,
+    private readonly tokens: { operator: string; service?: string },
+  ) {}
+
+  operator(md: Metadata): string {
+    const token = bearer(md);
+    if (!token) throw new UnauthenticatedError('missing_operator_token', 'operator token required');
+    if (!safeEqual(token, this.tokens.operator)) throw new UnauthenticatedError('invalid_operator_token', 'invalid operator token');
+    return 'operator';
+  }
+
+  async merchant(md: Metadata): Promise<MerchantCaller> {
+    const apiKey = first(md, 'x-service-key');
+    const signature = first(md, 'x-service-signature');
+    if (apiKey !== undefined || signature !== undefined) {
+      if (!apiKey) throw new UnauthenticatedError('missing_api_key', 'X-Service-Key header is required');
+      if (!signature) throw new UnauthenticatedError('missing_signature', 'X-Service-Signature header is required');
+      const raw = md.get('x-signed-body-bin')[0];
+      const body = raw === undefined ? Buffer.alloc(0) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+      const found = await this.secrets.signingSecret(apiKey);
+      if (!found) throw new UnauthenticatedError('invalid_api_key', 'unknown API key');
+      if (!verifyHmac(found.secret, body, signature)) throw new UnauthenticatedError('invalid_signature', 'signature does not match the body');
+      return { merchantId: found.merchantId, signedBody: body, via: 'signature' };
+    }
+    const token = bearer(md);
+    const merchantId = first(md, 'x-merchant-id');
+    if (token && this.tokens.service && safeEqual(token, this.tokens.service)) {
+      if (!merchantId) throw new UnauthenticatedError('missing_merchant_id', 'x-merchant-id metadata is required with a service token');
+      return { merchantId, signedBody: null, via: 'service_token' };
+    }
+    if (token && safeEqual(token, this.tokens.operator) && merchantId) {
+      return { merchantId, signedBody: null, via: 'service_token' };
+    }
+    throw new UnauthenticatedError('missing_credentials', 'a signed request or a service token is required');
+  }
+}

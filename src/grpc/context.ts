@@ -1,0 +1,19 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock';
+import type { Authenticator } from './auth';
+import type { NetworkSettingsRepo } from '../store/repos/network-settings';
+import type { MerchantsRepo } from '../store/repos/merchants';
+
+/** What the thin gRPC services reach: repositories and the actor system, never SQL. */
+export interface ServiceContext {
+  readonly orm: MikroORM;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly auth: Authenticator;
+  readonly networks: NetworkSettingsRepo;
+  readonly merchants: MerchantsRepo;
+  readonly defaultPlatformFeePercent: string;
+  /** Called after a merchant's key or secret changed, so cached secrets are dropped. */
+  readonly onMerchantCredentialsChanged: (apiKey: string) => void;
+}

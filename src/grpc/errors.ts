@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { DomainError, type DomainErrorKind } from '../domain/errors';
+
+/** The one mapping domain -> gRPC. The gateway maps gRPC -> HTTP in gateway/errors.ts. */
+const STATUS_OF_KIND: Record<DomainErrorKind, status> = {
+  malformed: status.INVALID_ARGUMENT,
+  unauthenticated: status.UNAUTHENTICATED,
+  forbidden: status.PERMISSION_DENIED,
+  not_found: status.NOT_FOUND,
+  conflict: status.ABORTED,
+  invalid: status.FAILED_PRECONDITION,
+  rate_limited: status.RESOURCE_EXHAUSTED,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+};
+
+export const ERROR_CODE_KEY = 'chainpay-error-code';
+export const ERROR_FIELD_KEY = 'chainpay-error-field';
+export const ERROR_ID_KEY = 'chainpay-error-id';
+
+export function toServiceError(error: unknown, logger: Logger, context: Record<string, unknown> = {}): Partial<ServiceError> {
+  const metadata = new Metadata();
+  if (error instanceof DomainError) {
+    metadata.set(ERROR_CODE_KEY, error.code);
+    if (error.field) metadata.set(ERROR_FIELD_KEY, error.field);
+    if (error.kind === 'internal' || error.kind === 'unavailable') logger.warn({ err: error, ...context }, error.message);
+    return { code: STATUS_OF_KIND[error.kind], details: error.message, metadata };
+  }
+  const id = randomUUID();
+  metadata.set(ERROR_CODE_KEY, 'internal');
+  metadata.set(ERROR_ID_KEY, id);
+  logger.error({ err: error, errorId: id, ...context }, 'unhandled error in gRPC handler');
+  return { code: status.INTERNAL, details: `internal error (id ${id})`, metadata };
+}

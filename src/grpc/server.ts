@@ -1,0 +1,54 @@
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { HealthImplementation } from 'grpc-health-check';
+import { ReflectionService } from '@grpc/reflection';
+
+export const GRPC_CHANNEL_OPTIONS = {
+  // Signed REST bodies (up to 64 KiB) travel in binary metadata.
+  'grpc.max_metadata_size': 256 * 1024,
+  'grpc.max_receive_message_length': 4 * 1024 * 1024,
+} as const;
+
+export const PROTO_ROOT = path.resolve(__dirname, '../../proto');
+const PROTO_FILES = ['common', 'networks', 'merchants', 'invoices', 'withdrawals', 'operator', 'devnet'].map((f) => `chainpay/v1/${f}.proto`);
+
+export interface GrpcServer {
+  readonly server: grpc.Server;
+  readonly health: HealthImplementation;
+  readonly port: number;
+  /** Stop accepting calls; in-flight calls finish (bounded by graceMs, then forced). */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+export async function startGrpcServer(options: {
+  host: string;
+  port: number;
+  register: (server: grpc.Server) => void;
+}): Promise<GrpcServer> {
+  const server = new grpc.Server(GRPC_CHANNEL_OPTIONS);
+  options.register(server);
+  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  health.addToServer(server);
+  const pkg = protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true });
+  new ReflectionService(pkg).addToServer(server);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return {
+    server,
+    health,
+    port,
+    shutdown: (graceMs) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

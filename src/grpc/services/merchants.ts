@@ -1,0 +1,137 @@
+import { Merchant as MerchantRow } from '../../store/entities';
+import { MalformedRequestError, ValidationError } from '../../domain/errors';
+import { MerchantServiceService, type Merchant as MerchantMessage, type MerchantServiceServer } from '../generated/chainpay/v1/merchants';
+import { recordAudit } from '../../store/repos/audit';
+import { merchantBalance } from '../../store/repos/ledger';
+import { canonicalDecimal } from '../../store/repos/network-settings';
+import { unary } from '../handler';
+import type { ServiceContext } from '../context';
+
+export function toMerchantMessage(m: MerchantRow): MerchantMessage {
+  return {
+    merchant_id: m.id,
+    name: m.name,
+    api_key: m.apiKey,
+    webhook_url: m.webhookUrl ?? undefined,
+    platform_fee_percent: canonicalDecimal(m.platformFeePercent),
+    cap_per_withdrawal: canonicalDecimal(m.capPerWithdrawal),
+    cap_daily: canonicalDecimal(m.capDaily),
+    underpayment_tolerance: canonicalDecimal(m.underpaymentTolerance),
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
+const PERCENT = /^\d{1,2}(\.\d{1,4})?$|^100(\.0{1,4})?$/;
+const AMOUNT = /^\d{1,20}(\.\d{1,18})?$/;
+
+function checkWebhookUrl(url: string | undefined): string | undefined {
+  if (url === undefined || url === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ValidationError('invalid_webhook_url', 'webhook_url must be a valid HTTPS URL', 'webhook_url');
+  }
+  if (parsed.protocol !== 'https:') throw new ValidationError('invalid_webhook_url', 'webhook_url must be an HTTPS URL', 'webhook_url');
+  return url;
+}
+
+function check(value: string | undefined, re: RegExp, code: string, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!re.test(value)) throw new ValidationError(code, `${field} is not valid`, field);
+  return value;
+}
+
+export function merchantService(ctx: ServiceContext): { definition: typeof MerchantServiceService; implementation: MerchantServiceServer } {
+  const implementation: MerchantServiceServer = {
+    createMerchant: unary(ctx.logger, 'CreateMerchant', async (call) => {
+      const actor = ctx.auth.operator(call.metadata);
+      const name = call.request.name?.trim();
+      if (!name) throw new MalformedRequestError('name is required', 'name');
+      if (name.length > 200) throw new ValidationError('invalid_name', 'name is at most 200 characters', 'name');
+      const webhookUrl = checkWebhookUrl(call.request.webhook_url) ?? null;
+      const fee = check(call.request.platform_fee_percent, PERCENT, 'invalid_platform_fee_percent', 'platform_fee_percent') ?? ctx.defaultPlatformFeePercent;
+      const em = ctx.orm.em.fork();
+      const created = await em.transactional(async (tx) => {
+        const c = await ctx.merchants.create(tx, { name, webhookUrl, platformFeePercent: fee }, ctx.clock.now());
+        recordAudit(tx, { actor, action: 'merchant.create', target: `merchant:${c.merchant.id}`, before: null, after: { name, webhookUrl, platformFeePercent: fee }, at: ctx.clock.now() });
+        return c;
+      });
+      ctx.logger.info({ merchantId: created.merchant.id }, 'merchant created');
+      return { merchant: toMerchantMessage(created.merchant), api_secret: created.apiSecret, webhook_secret: created.webhookSecret };
+    }),
+    getMerchant: unary(ctx.logger, 'GetMerchant', async (call) => {
+      ctx.auth.operator(call.metadata);
+      return toMerchantMessage(await ctx.merchants.get(ctx.orm.em.fork(), call.request.merchant_id));
+    }),
+    listMerchants: unary(ctx.logger, 'ListMerchants', async (call) => {
+      ctx.auth.operator(call.metadata);
+      const em = ctx.orm.em.fork();
+      const rows = await em.find(MerchantRow, {}, { orderBy: { createdAt: "asc" }, limit: 1000 });
+      return { merchants: rows.map(toMerchantMessage) };
+    }),
+    updateMerchant: unary(ctx.logger, 'UpdateMerchant', async (call) => {
+      const actor = ctx.auth.operator(call.metadata);
+      const r = call.request;
+      const webhookUrl = r.webhook_url === undefined ? undefined : r.webhook_url === '' ? null : checkWebhookUrl(r.webhook_url);
+      const patch = {
+        name: r.name?.trim() || undefined,
+        webhookUrl,
+        platformFeePercent: check(r.platform_fee_percent, PERCENT, 'invalid_platform_fee_percent', 'platform_fee_percent'),
+        capPerWithdrawal: check(r.cap_per_withdrawal, AMOUNT, 'invalid_amount', 'cap_per_withdrawal'),
+        capDaily: check(r.cap_daily, AMOUNT, 'invalid_amount', 'cap_daily'),
+        underpaymentTolerance: check(r.underpayment_tolerance, AMOUNT, 'invalid_amount', 'underpayment_tolerance'),
+      };
+      const em = ctx.orm.em.fork();
+      const updated = await em.transactional(async (tx) => {
+        const m = await ctx.merchants.get(tx, r.merchant_id);
+        const before = toMerchantMessage(m);
+        for (const [k, v] of Object.entries(patch)) if (v !== undefined) (m as unknown as Record<string, unknown>)[k] = v;
+        m.updatedAt = ctx.clock.now();
+        await tx.flush();
+        const after = toMerchantMessage(m);
+        recordAudit(tx, { actor, action: 'merchant.update', target: `merchant:${m.id}`, before, after, at: ctx.clock.now() });
+        return after;
+      });
+      return updated;
+    }),
+    rotateSecret: unary(ctx.logger, 'RotateSecret', async (call) => {
+      const actor = ctx.auth.operator(call.metadata);
+      const em = ctx.orm.em.fork();
+      const rotated = await em.transactional(async (tx) => {
+        const r = await ctx.merchants.rotateSecret(tx, call.request.merchant_id, ctx.clock.now());
+        recordAudit(tx, { actor, action: 'merchant.rotate_secret', target: `merchant:${call.request.merchant_id}`, before: { api_key: r.previousApiKey }, after: { api_key: r.apiKey }, at: ctx.clock.now() });
+        return r;
+      });
+      ctx.onMerchantCredentialsChanged(rotated.previousApiKey);
+      ctx.logger.info({ merchantId: call.request.merchant_id }, 'merchant API secret rotated');
+      return { api_key: rotated.apiKey, api_secret: rotated.apiSecret };
+    }),
+    rotateWebhookSecret: unary(ctx.logger, 'RotateWebhookSecret', async (call) => {
+      const actor = ctx.auth.operator(call.metadata);
+      const em = ctx.orm.em.fork();
+      const secret = await em.transactional(async (tx) => {
+        const s = await ctx.merchants.rotateWebhookSecret(tx, call.request.merchant_id, ctx.clock.now());
+        recordAudit(tx, { actor, action: 'merchant.rotate_webhook_secret', target: `merchant:${call.request.merchant_id}`, before: null, after: null, at: ctx.clock.now() });
+        return s;
+      });
+      return { webhook_secret: secret };
+    }),
+    getBalance: unary(ctx.logger, 'GetBalance', async (call) => {
+      let merchantId: string;
+      try {
+        merchantId = (await ctx.auth.merchant(call.metadata)).merchantId;
+      } catch (e) {
+        // The operator may read any merchant's balance by id.
+        ctx.auth.operator(call.metadata);
+        merchantId = call.request.merchant_id;
+        void e;
+      }
+      const em = ctx.orm.em.fork();
+      await ctx.merchants.get(em, merchantId);
+      const b = await merchantBalance(em, merchantId);
+      return { merchant_id: merchantId, available: b.available, held: b.held, currency: 'USDT' };
+    }),
+  };
+  return { definition: MerchantServiceService, implementation };
+}

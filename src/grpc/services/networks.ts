@@ -1,0 +1,69 @@
+import type { NetworkSettings } from '../../domain/networks';
+import { isNetworkCode } from '../../domain/networks';
+import { MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
+import { NetworkServiceService, type Network, type NetworkServiceServer } from '../generated/chainpay/v1/networks';
+import { recordAudit } from '../../store/repos/audit';
+import type { NetworkPatch } from '../../store/repos/network-settings';
+import { unary } from '../handler';
+import type { ServiceContext } from '../context';
+
+export function toNetworkMessage(s: NetworkSettings, chainMode: string): Network {
+  return {
+    code: s.code,
+    name: s.name,
+    buyer_network_fee: s.buyerNetworkFee,
+    withdrawal_fee: s.withdrawalFee,
+    min_invoice: s.minInvoice,
+    min_withdrawal: s.minWithdrawal,
+    required_confirmations: s.requiredConfirmations,
+    deposit_mode: s.depositMode,
+    token_contract: s.tokenContract,
+    token_decimals: s.tokenDecimals,
+    active: s.active,
+    chain_mode: chainMode,
+  };
+}
+
+const DECIMAL = /^\d{1,20}(\.\d{1,18})?$/;
+
+function decimalField(value: string | undefined, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!DECIMAL.test(value)) throw new ValidationError('invalid_amount', `${field} must be a non-negative decimal string`, field);
+  return value;
+}
+
+export function networkService(ctx: ServiceContext, chainModeOf: (code: string) => string): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
+  const implementation: NetworkServiceServer = {
+    listNetworks: unary(ctx.logger, 'ListNetworks', async (call) => {
+      const list = await ctx.networks.list(ctx.orm.em.fork(), { includeInactive: call.request.include_inactive });
+      return { networks: list.map((s) => toNetworkMessage(s, chainModeOf(s.code))) };
+    }),
+    updateNetworkFees: unary(ctx.logger, 'UpdateNetworkFees', async (call) => {
+      const actor = ctx.auth.operator(call.metadata);
+      const req = call.request;
+      if (!req.code) throw new MalformedRequestError('code is required', 'code');
+      if (!isNetworkCode(req.code)) throw new NotFoundError('network', req.code);
+      const confirmations = req.required_confirmations;
+      if (confirmations !== undefined && (!Number.isInteger(confirmations) || confirmations < 1 || confirmations > 10000)) {
+        throw new ValidationError('invalid_confirmations', 'required_confirmations must be an integer from 1 to 10000', 'required_confirmations');
+      }
+      const patch: NetworkPatch = {
+        buyerNetworkFee: decimalField(req.buyer_network_fee, 'buyer_network_fee'),
+        withdrawalFee: decimalField(req.withdrawal_fee, 'withdrawal_fee'),
+        minInvoice: decimalField(req.min_invoice, 'min_invoice'),
+        minWithdrawal: decimalField(req.min_withdrawal, 'min_withdrawal'),
+        requiredConfirmations: confirmations,
+        active: req.active,
+      };
+      const em = ctx.orm.em.fork();
+      const result = await em.transactional(async (tx) => {
+        const r = await ctx.networks.update(tx, req.code as never, patch, ctx.clock.now());
+        recordAudit(tx, { actor, action: 'network.update', target: `network:${req.code}`, before: r.before, after: r.after, at: ctx.clock.now() });
+        return r;
+      });
+      ctx.logger.info({ network: req.code, before: result.before, after: result.after }, 'network settings changed');
+      return toNetworkMessage(result.after, chainModeOf(req.code));
+    }),
+  };
+  return { definition: NetworkServiceService, implementation };
+}

@@ -1,0 +1,41 @@
+import { loadConfig, ConfigError } from './config/config';
+import { createLogger } from './observability/logger';
+import { startDaemon } from './daemon';
+
+/** Composition root of the daemon process: config -> db -> chains -> actors -> gRPC server. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw e;
+  }
+  const logger = createLogger(config.LOG_LEVEL, 'chainpay-daemon');
+  const daemon = await startDaemon(config, { logger });
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (++signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    logger.info({ signal }, 'shutting down gracefully');
+    daemon.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`chainpay daemon failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

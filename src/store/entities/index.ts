@@ -1,0 +1,31 @@
+export * from './merchant';
+export * from './network-setting';
+export * from './invoice';
+export * from './invoice-payment';
+export * from './deposit-address';
+export * from './unattributed-deposit';
+export * from './ledger';
+export * from './watcher-cursor';
+export * from './outbox-event';
+export * from './audit-entry';
+export * from './withdrawal';
+export * from './system-setting';
+
+import { MerchantSchema } from './merchant';
+import { NetworkSettingSchema } from './network-setting';
+import { InvoiceSchema } from './invoice';
+import { InvoicePaymentSchema } from './invoice-payment';
+import { DepositAddressSchema } from './deposit-address';
+import { UnattributedDepositSchema } from './unattributed-deposit';
+import { JournalSchema, LedgerEntrySchema, MerchantBalanceSchema } from './ledger';
+import { WatcherCursorSchema } from './watcher-cursor';
+import { OutboxEventSchema, WebhookAttemptSchema } from './outbox-event';
+import { AuditEntrySchema } from './audit-entry';
+import { WhitelistEntrySchema, WithdrawalSchema } from './withdrawal';
+import { SystemSettingSchema } from './system-setting';
+
+export const ALL_ENTITIES = [
+  MerchantSchema, NetworkSettingSchema, InvoiceSchema, InvoicePaymentSchema, DepositAddressSchema,
+  UnattributedDepositSchema, JournalSchema, LedgerEntrySchema, MerchantBalanceSchema, WatcherCursorSchema,
+  OutboxEventSchema, WebhookAttemptSchema, AuditEntrySchema, WithdrawalSchema, WhitelistEntrySchema, SystemSettingSchema,
+];

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { EntitySchema } from '@mikro-orm/core';
+
+export class Merchant {
+  id: string = randomUUID();
+  apiSecretEnc!: string;
+  webhookSecretEnc!: string;
+  webhookUrl: string | null = null;
+  platformFeePercent: string;
+  capPerWithdrawal = '1000';
+  capDaily = '5000';
+  underpaymentTolerance = '0';
+  createdAt: Date;
+  updatedAt: Date;
+  version = 1;
+
+  constructor(
+    public name: string,
+    public apiKey: string,
+    secrets: { apiSecretEnc: string; webhookSecretEnc: string },
+    platformFeePercent: string,
+    now: Date,
+  ) {
+    this.apiSecretEnc = secrets.apiSecretEnc;
+    this.webhookSecretEnc = secrets.webhookSecretEnc;
+    this.platformFeePercent = platformFeePercent;
+    this.createdAt = now;
+    this.updatedAt = now;
+  }
+}
+
+export const MerchantSchema = new EntitySchema<Merchant>({
+  class: Merchant,
+  tableName: 'merchants',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    name: { type: 'string', length: 200 },
+    apiKey: { type: 'string', length: 80, unique: true },
+    apiSecretEnc: { type: 'text', lazy: true },
+    webhookSecretEnc: { type: 'text', lazy: true },
+    webhookUrl: { type: 'text', nullable: true },
+    platformFeePercent: { type: 'decimal', precision: 9, scale: 4 },
+    capPerWithdrawal: { type: 'decimal', precision: 38, scale: 18 },
+    capDaily: { type: 'decimal', precision: 38, scale: 18 },
+    underpaymentTolerance: { type: 'decimal', precision: 38, scale: 18 },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    version: { type: 'integer', version: true },
+  },
+});

@@ -1,0 +1,33 @@
+import { EntitySchema } from '@mikro-orm/core';
+import type { NetworkCode } from '../../domain/networks';
+
+/** The live, operator-changeable settings of a network (GET /v1/networks reads these). */
+export class NetworkSetting {
+  active = true;
+  version = 1;
+  constructor(
+    public code: NetworkCode,
+    public buyerNetworkFee: string,
+    public withdrawalFee: string,
+    public minInvoice: string,
+    public minWithdrawal: string,
+    public requiredConfirmations: number,
+    public updatedAt: Date,
+  ) {}
+}
+
+export const NetworkSettingSchema = new EntitySchema<NetworkSetting>({
+  class: NetworkSetting,
+  tableName: 'network_settings',
+  properties: {
+    code: { type: 'string', length: 16, primary: true },
+    buyerNetworkFee: { type: 'decimal', precision: 38, scale: 18 },
+    withdrawalFee: { type: 'decimal', precision: 38, scale: 18 },
+    minInvoice: { type: 'decimal', precision: 38, scale: 18 },
+    minWithdrawal: { type: 'decimal', precision: 38, scale: 18 },
+    requiredConfirmations: { type: 'integer' },
+    active: { type: 'boolean' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    version: { type: 'integer', version: true },
+  },
+});

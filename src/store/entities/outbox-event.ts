@@ -1,0 +1,76 @@
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
+
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+/**
+ * A webhook event, written in the same transaction as the state change that caused it.
+ * `seq` orders events; delivery is in order per `aggregateId` (an invoice or a withdrawal).
+ */
+export class OutboxEvent {
+  seq?: number;
+  status: OutboxStatus = 'pending';
+  attempts = 0;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null = null;
+  targetUrl: string | null = null;
+  constructor(
+    public id: string,
+    public merchantId: string,
+    public aggregateType: 'invoice' | 'withdrawal',
+    public aggregateId: string,
+    public type: string,
+    /** The exact JSON body that is signed and sent. */
+    public body: string,
+    public createdAt: Date,
+  ) {
+    this.nextAttemptAt = createdAt;
+  }
+}
+
+export class WebhookAttempt {
+  id?: number;
+  constructor(
+    public eventId: string,
+    public attempt: number,
+    public at: Date,
+    public statusCode: number | null,
+    public latencyMs: number,
+    public error: string | null,
+  ) {}
+}
+
+export const OutboxEventSchema = new EntitySchema<OutboxEvent>({
+  class: OutboxEvent,
+  tableName: 'outbox_events',
+  indexes: [{ properties: ['status', 'nextAttemptAt'] }, { properties: ['aggregateId', 'seq'] }, { properties: ['merchantId', 'seq'] }],
+  properties: {
+    id: { type: 'string', length: 40, primary: true },
+    seq: { type: new BigIntType('number'), autoincrement: true, unique: true, columnType: 'bigserial' } as never,
+    merchantId: { type: 'uuid' },
+    aggregateType: { type: 'string', length: 16 },
+    aggregateId: { type: 'uuid' },
+    type: { type: 'string', length: 40 },
+    body: { type: 'text' },
+    status: { type: 'string', length: 16 },
+    attempts: { type: 'integer' },
+    nextAttemptAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    deliveredAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    targetUrl: { type: 'text', nullable: true },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
+  },
+});
+
+export const WebhookAttemptSchema = new EntitySchema<WebhookAttempt>({
+  class: WebhookAttempt,
+  tableName: 'webhook_attempts',
+  indexes: [{ properties: ['eventId'] }],
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    eventId: { type: 'string', length: 40 },
+    attempt: { type: 'integer' },
+    at: { type: 'Date', columnType: 'timestamptz(3)' },
+    statusCode: { type: 'integer', nullable: true },
+    latencyMs: { type: 'integer' },
+    error: { type: 'text', nullable: true },
+  },
+});

@@ -1,0 +1,90 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected' | 'failed';
+
+/**
+ * A payout. Invariant: the amount is held on the ledger in the transaction that creates the row;
+ * `signedRaw` is persisted before broadcast, so after a crash the same transaction is sent again.
+ */
+export class Withdrawal {
+  reference: string | null = null;
+  txHash: string | null = null;
+  signedRaw: string | null = null;
+  signedMeta: unknown = null;
+  confirmations = 0;
+  rejectionReason: string | null = null;
+  failureReason: string | null = null;
+  completedAt: Date | null = null;
+  open = true;
+  actorSnapshot: unknown = null;
+  updatedAt: Date;
+  version = 1;
+  constructor(
+    public uuid: string,
+    public merchantId: string,
+    public status: WithdrawalStatus,
+    public network: string,
+    public address: string,
+    public amount: string,
+    public networkFee: string,
+    public netPayout: string,
+    public createdAt: Date,
+  ) {
+    this.updatedAt = createdAt;
+  }
+}
+
+export class WhitelistEntry {
+  removedAt: Date | null = null;
+  constructor(
+    public merchantId: string,
+    public network: string,
+    public address: string,
+    public addedAt: Date,
+    public usableAt: Date,
+  ) {}
+}
+
+export const WithdrawalSchema = new EntitySchema<Withdrawal>({
+  class: Withdrawal,
+  tableName: 'withdrawals',
+  uniques: [{ properties: ['merchantId', 'reference'], name: 'withdrawals_merchant_reference_unique' }],
+  indexes: [{ properties: ['status'] }, { properties: ['merchantId', 'createdAt'] }],
+  properties: {
+    uuid: { type: 'uuid', primary: true },
+    merchantId: { type: 'uuid' },
+    reference: { type: 'string', length: 200, nullable: true },
+    status: { type: 'string', length: 16 },
+    network: { type: 'string', length: 16 },
+    address: { type: 'string', length: 128 },
+    amount: { type: 'decimal', precision: 38, scale: 18 },
+    networkFee: { type: 'decimal', precision: 38, scale: 18 },
+    netPayout: { type: 'decimal', precision: 38, scale: 18 },
+    txHash: { type: 'string', length: 128, nullable: true },
+    signedRaw: { type: 'text', nullable: true, lazy: true },
+    signedMeta: { type: 'json', nullable: true },
+    confirmations: { type: 'integer' },
+    rejectionReason: { type: 'text', nullable: true },
+    failureReason: { type: 'text', nullable: true },
+    completedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    open: { type: 'boolean' },
+    actorSnapshot: { type: 'json', nullable: true, lazy: true },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    version: { type: 'integer', version: true },
+  },
+});
+
+export const WhitelistEntrySchema = new EntitySchema<WhitelistEntry>({
+  class: WhitelistEntry,
+  tableName: 'withdrawal_whitelist',
+  primaryKeys: ['merchantId', 'network', 'address'] as never,
+  properties: {
+    merchantId: { type: 'uuid', primary: true },
+    network: { type: 'string', length: 16, primary: true },
+    address: { type: 'string', length: 128, primary: true },
+    addedAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    usableAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    removedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+  },
+});

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121000000Initial } from './20261121000000-initial';
+
+/** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
+export const MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261121000000Initial', class: Migration20261121000000Initial },
+];
