@@ -34,14 +34,17 @@ export type ExtraMetadata = Readonly<Record<string, string | undefined>>;
 const UNARY_DEADLINE_MS = 30_000;
 
 /** gRPC error -> CliError, reading the daemon's trailing `chainpay-error-code` / `-field`. */
-export function decodeRpcError(err: ServiceError): CliError {
+export function decodeRpcError(err: ServiceError, address?: string): CliError {
   const first = (key: string): string | undefined => {
     const v = err.metadata?.get(key)[0];
     return v === undefined || v === '' ? undefined : String(v);
   };
   const statusName = status[err.code] ?? 'UNKNOWN';
-  const message = err.details || err.message || statusName.toLowerCase();
-  return new CliError(first('chainpay-error-code') ?? statusName.toLowerCase(), message, first('chainpay-error-field'), statusName);
+  const code = first('chainpay-error-code');
+  let message = (err.details || err.message || statusName.toLowerCase()).replace(/\s*Resolution note:\s*$/, '');
+  // No daemon code on UNAVAILABLE: the daemon itself is unreachable; say where we looked.
+  if (!code && err.code === status.UNAVAILABLE && address) message = `cannot reach the daemon at ${address} (is it running? CHAINPAY_GRPC_ADDR): ${message}`;
+  return new CliError(code ?? statusName.toLowerCase(), message, first('chainpay-error-field'), statusName);
 }
 
 /**
@@ -72,7 +75,7 @@ export class Rpc {
     return new Promise((resolve, reject) => {
       const deadline = new Date(Date.now() + UNARY_DEADLINE_MS);
       method.call(client, request, this.metadata(extra), { deadline }, (err, res) => {
-        if (err) reject(decodeRpcError(err));
+        if (err) reject(decodeRpcError(err, this.target.address));
         else resolve(res);
       });
     });
@@ -103,7 +106,7 @@ export class Rpc {
       call.on('data', (m: Res) => {
         try { onData(m); } catch (e) { cancelled = true; call.cancel(); finish(e instanceof CliError ? e : new CliError('output_failed', String(e))); }
       });
-      call.on('error', (err: ServiceError) => finish(cancelled && err.code === status.CANCELLED ? undefined : decodeRpcError(err)));
+      call.on('error', (err: ServiceError) => finish(cancelled && err.code === status.CANCELLED ? undefined : decodeRpcError(err, this.target.address)));
       call.on('end', () => finish());
     });
   }

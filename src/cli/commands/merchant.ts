@@ -1,16 +1,8 @@
 import type { Merchant } from '../../grpc/generated/chainpay/v1/merchants';
-import { UsageError } from '../errors';
 import { fields, table } from '../output';
-import type { Args, CommandSpec } from '../command';
+import type { CommandSpec } from '../command';
 
 const MERCHANT_FIELDS = ['merchant_id', 'name', 'api_key', 'webhook_url', 'platform_fee_percent', 'cap_per_withdrawal', 'cap_daily', 'underpayment_tolerance', 'created_at'] as const;
-
-/** `--merchant ID`, or the ID as the one positional. */
-function merchantId(args: Args): string {
-  const id = args.opt('merchant') ?? args.positionals[0];
-  if (!id) throw new UsageError('--merchant is required', args.command);
-  return id;
-}
 
 const showMerchant = (m: Merchant): string => fields(m, MERCHANT_FIELDS);
 
@@ -35,10 +27,10 @@ export const merchantCommands: readonly CommandSpec[] = [
     name: 'merchant show',
     usage: '--merchant ID',
     summary: 'show one merchant',
-    options: { merchant: { type: 'string' } },
+    options: { merchant: { type: 'string', required: true } },
     async run({ args, rpc, out }) {
       const c = rpc.merchants;
-      const m = await rpc.call(c, c.getMerchant, { merchant_id: merchantId(args) });
+      const m = await rpc.call(c, c.getMerchant, { merchant_id: args.str('merchant') });
       out.result(m, () => showMerchant(m));
     },
   },

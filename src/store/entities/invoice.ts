@@ -20,6 +20,9 @@ export class Invoice {
   confirmations = 0;
   requiredConfirmations = 0;
   txHash: string | null = null;
+  /** The wallet link for the chosen network and the QR code that encodes it (computed when the network is set). */
+  paymentUri: string | null = null;
+  qrSvg = '';
   webhookUrl: string | null = null;
   returnUrl: string | null = null;
   cancelUrl: string | null = null;
@@ -81,6 +84,8 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
     confirmations: { type: 'integer' },
     requiredConfirmations: { type: 'integer' },
     txHash: { type: 'string', length: 128, nullable: true },
+    paymentUri: { type: 'text', nullable: true },
+    qrSvg: { type: 'text' },
     metadataJson: { type: 'text' },
     webhookUrl: { type: 'text', nullable: true },
     returnUrl: { type: 'text', nullable: true },

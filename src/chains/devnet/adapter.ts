@@ -1,0 +1,205 @@
+import { ValidationError } from '../../domain/errors';
+import type { Clock } from '../../domain/clock';
+import { NETWORK_FACTS, type NetworkCode, type NetworkFacts } from '../../domain/networks';
+import { canonicalAmount } from '../amount';
+import type { AddressCodec } from '../codec';
+import type { ChainAdapter, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
+import { DevnetChain } from './chain';
+import { randomTxHash } from './hashes';
+import { DevnetJournal } from './journal';
+import { decodeDevnetPayout, encodeDevnetPayout } from './payouts';
+import type { DevnetTransfer, PendingTransfer } from './types';
+import { DevnetWatch } from './watch';
+
+export interface DevnetAdapterOptions {
+  readonly network: NetworkCode;
+  /** The family's real codec: devnet addresses, validation and links are the live ones. */
+  readonly codec: AddressCodec;
+  readonly clock: Clock;
+  /** Persist the chain to `<storageDir>/<NETWORK>.jsonl`; in memory when absent. */
+  readonly storageDir?: string;
+  /** Mine an empty block this often once init() ran; 0 = only pay/mine/reorg make blocks. */
+  readonly blockIntervalMs: number;
+  /** Default 20. */
+  readonly finalityDepth?: number;
+  /** Default: the real mainnet id from NETWORK_FACTS (on devnet it is just an id). */
+  readonly tokenContract?: string;
+  /** First retry delay after a sink failure (default 250 ms). */
+  readonly retryDelayMs?: number;
+  /** A timer-mined block failed (journal write); the timer keeps going. */
+  readonly onError?: (error: Error) => void;
+}
+
+export const DEFAULT_DEVNET_FINALITY = 20;
+
+/** The simulated chain of one network behind the ChainAdapter interface, plus its operator controls. */
+export class DevnetAdapter implements ChainAdapter, DevnetControls {
+  readonly mode = 'devnet' as const;
+  readonly network: NetworkCode;
+  readonly tokenContract: string;
+  readonly tokenDecimals: number;
+  private readonly facts: NetworkFacts;
+  private readonly chain: DevnetChain;
+  private readonly journal: DevnetJournal | undefined;
+  private readonly fakeContract: string;
+  private sharedKey: string | undefined;
+  private activeWatch: DevnetWatch | undefined;
+  private timer: unknown;
+  private closed = false;
+
+  constructor(private readonly options: DevnetAdapterOptions) {
+    this.network = options.network;
+    this.facts = NETWORK_FACTS[options.network];
+    this.tokenContract = options.tokenContract ?? this.facts.mainnetToken;
+    this.tokenDecimals = this.facts.tokenDecimals;
+    // A look-alike token: a valid contract id of the same format that is not USDT.
+    this.fakeContract = options.codec.sampleAddress(`chainpay-devnet:${this.network}:fake-usdt`);
+    const opened = options.storageDir ? DevnetJournal.open(options.storageDir, options.network) : undefined;
+    this.journal = opened?.journal;
+    this.chain = new DevnetChain({
+      network: options.network,
+      family: this.facts.family,
+      clock: options.clock,
+      finalityDepth: options.finalityDepth ?? DEFAULT_DEVNET_FINALITY,
+      journal: opened?.journal,
+      replay: opened?.entries,
+    });
+  }
+
+  /** Checks the key material can produce deposit addresses, then starts the block timer. */
+  async init(): Promise<void> {
+    if (this.facts.depositMode === 'master_memo') this.sharedKey = this.normalizeAddress(this.sharedDepositAddress());
+    else this.deriveDepositAddress(0);
+    if (this.options.blockIntervalMs > 0 && this.timer === undefined) this.scheduleBlock();
+  }
+
+  watch(options: WatchOptions): ChainWatch {
+    if (this.activeWatch) throw new Error(`devnet ${this.network}: a watch is already running`);
+    if (this.facts.depositMode === 'master_memo') this.sharedKey ??= this.normalizeAddress(this.sharedDepositAddress());
+    const { watched } = options;
+    const shared = this.sharedKey;
+    // Filter exactly like a live adapter: only the configured token counts, then one Set lookup.
+    const matches = (t: DevnetTransfer): boolean => t.contract === this.tokenContract && (t.toKey === shared || watched.has(t.toKey));
+    const watch = new DevnetWatch({ ...options, network: this.network, chain: this.chain, matches, retryDelayMs: this.options.retryDelayMs });
+    this.activeWatch = watch;
+    return {
+      head: () => watch.head(),
+      stop: async () => {
+        await watch.stop();
+        if (this.activeWatch === watch) this.activeWatch = undefined;
+      },
+    };
+  }
+
+  deriveDepositAddress(index: number): string {
+    return this.options.codec.deriveDepositAddress(index);
+  }
+
+  sharedDepositAddress(): string {
+    return this.options.codec.sharedDepositAddress();
+  }
+
+  isValidAddress(address: string): boolean {
+    return this.options.codec.isValidAddress(address);
+  }
+
+  normalizeAddress(address: string): string {
+    return this.options.codec.normalizeAddress(address);
+  }
+
+  paymentLink(input: PaymentLinkInput): string {
+    return this.options.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals, chainId: this.facts.chainId });
+  }
+
+  async signPayout(request: PayoutRequest): Promise<SignedPayout> {
+    const to = this.checkedAddress(request.to, 'to');
+    const amount = this.positiveAmount(request.amount);
+    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from: this.options.codec.hotWallet().address, to, amount });
+  }
+
+  /** Queues the payout for the next mined block; a second broadcast of the same hash is a no-op. */
+  async broadcastPayout(payout: SignedPayout): Promise<void> {
+    const body = decodeDevnetPayout(this.facts.family, this.network, payout);
+    this.chain.submit(this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract));
+  }
+
+  async payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
+    const location = this.chain.locate(payout.txHash);
+    if (!location) return { state: 'unknown' };
+    if (location.state === 'pending') return { state: 'pending' };
+    return { state: 'mined', blockHeight: location.height, confirmations: this.chain.head().height - location.height + 1 };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.activeWatch?.stop();
+    this.activeWatch = undefined;
+    this.journal?.close();
+  }
+
+  // ---- DevnetControls ----
+
+  /** A transfer in a new block, mined at once. `token: 'fake'` is on chain but never a payment. */
+  async pay(input: { to: string; amount: string; memo?: string | null; token?: 'usdt' | 'fake'; from?: string }): Promise<{ txHash: string; blockHeight: number }> {
+    const to = this.checkedAddress(input.to, 'to');
+    const from = input.from === undefined ? this.options.codec.sampleAddress(`chainpay-devnet:${this.network}:buyer`) : this.checkedAddress(input.from, 'from');
+    const amount = this.positiveAmount(input.amount);
+    // Only TON transfers carry a text comment; other families have no memo on a token transfer.
+    const memo = this.facts.family === 'ton' ? (input.memo ?? null) : null;
+    const contract = input.token === 'fake' ? this.fakeContract : this.tokenContract;
+    const txHash = randomTxHash(this.facts.family);
+    const block = this.live().mine(1, [this.transfer(txHash, from, to, amount, memo, contract)]);
+    return { txHash, blockHeight: block.height };
+  }
+
+  async mine(blocks: number): Promise<{ head: number; hash: string }> {
+    if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new ValidationError('invalid_blocks', 'blocks must be an integer from 1 to 10000', 'blocks');
+    const head = this.live().mine(blocks);
+    return { head: head.height, hash: head.hash };
+  }
+
+  async reorg(depth: number): Promise<{ head: number; hash: string }> {
+    const head = this.live().reorg(depth);
+    return { head: head.height, hash: head.hash };
+  }
+
+  head(): { head: number; hash: string } {
+    const head = this.chain.head();
+    return { head: head.height, hash: head.hash };
+  }
+
+  private live(): DevnetChain {
+    if (this.closed) throw new Error(`devnet ${this.network} is closed`);
+    return this.chain;
+  }
+
+  private scheduleBlock(): void {
+    this.timer = this.options.clock.setTimeout(() => {
+      if (this.closed) return;
+      try {
+        this.chain.mine(1);
+      } catch (error) {
+        this.options.onError?.(error as Error);
+      }
+      this.scheduleBlock();
+    }, this.options.blockIntervalMs);
+  }
+
+  private transfer(txHash: string, from: string, to: string, amount: string, memo: string | null, contract: string): PendingTransfer {
+    return { txHash, from, to, toKey: this.normalizeAddress(to), amount, memo, contract };
+  }
+
+  private checkedAddress(address: string, field: string): string {
+    if (!this.isValidAddress(address)) throw new ValidationError('invalid_address', `not a valid ${this.network} address`, field);
+    return address;
+  }
+
+  private positiveAmount(amount: string): string {
+    const canonical = canonicalAmount(amount, this.tokenDecimals);
+    if (/^0(\.0*)?$/.test(canonical)) throw new ValidationError('invalid_amount', 'amount must be greater than 0', 'amount');
+    return canonical;
+  }
+}

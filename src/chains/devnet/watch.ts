@@ -1,0 +1,123 @@
+import type { NetworkCode } from '../../domain/networks';
+import type { ChainCursor, ChainObservation, ChainWatch, WatchOptions } from '../types';
+import type { DevnetChain } from './chain';
+import type { DevnetBlock, DevnetTransfer } from './types';
+
+export interface DevnetWatchOptions extends WatchOptions {
+  readonly network: NetworkCode;
+  readonly chain: DevnetChain;
+  /** The adapter's filter (token contract + watched set); O(1) per transfer. */
+  readonly matches: (transfer: DevnetTransfer) => boolean;
+  /** First retry delay after a sink failure; doubles up to 10 s. */
+  readonly retryDelayMs?: number;
+}
+
+interface Step {
+  readonly observations: readonly ChainObservation[];
+  /** Where the watcher stands once every observation of the step was accepted. */
+  readonly cursor: ChainCursor;
+  readonly finalized?: number;
+}
+
+/**
+ * Streams one devnet chain from a cursor. One step is a reorg, or one block with its transfers and
+ * finality; the cursor only moves after the sink accepted the whole step, so a failing sink gets
+ * the same step again (consumers dedupe transfers by network, txHash, eventIndex).
+ */
+export class DevnetWatch implements ChainWatch {
+  private cursor: ChainCursor | null;
+  private finalized = -1;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private interrupt: (() => void) | undefined;
+  private readonly unsubscribe: () => void;
+  private readonly done: Promise<void>;
+
+  constructor(private readonly options: DevnetWatchOptions) {
+    this.cursor = options.from;
+    this.unsubscribe = options.chain.subscribe(() => this.poke());
+    this.done = this.run();
+  }
+
+  head(): number | null {
+    return this.options.chain.head().height;
+  }
+
+  /** Resolves once the loop has ended; nothing is emitted afterwards. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.poke();
+    this.interrupt?.();
+    await this.done;
+    this.unsubscribe();
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      const step = this.nextStep();
+      if (!step) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        continue;
+      }
+      try {
+        for (const observation of step.observations) {
+          if (this.stopped) return;
+          await this.options.sink(observation);
+        }
+        this.cursor = step.cursor;
+        if (step.finalized !== undefined) this.finalized = step.finalized;
+        failures = 0;
+      } catch (error) {
+        this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        await this.pause(Math.min((this.options.retryDelayMs ?? 250) * 2 ** failures++, 10_000));
+      }
+    }
+  }
+
+  private nextStep(): Step | null {
+    const { chain, network } = this.options;
+    const cursor = this.cursor;
+    if (cursor && chain.blockAt(cursor.height)?.hash !== cursor.hash) {
+      // The cursor's block left the canonical chain (maybe while we were down): rewind first.
+      const commonAncestor = chain.commonAncestor(cursor);
+      return { observations: [{ kind: 'reorg', network, commonAncestor, depth: cursor.height - commonAncestor.height }], cursor: commonAncestor };
+    }
+    // No cursor (first run): the current head is the first block streamed.
+    const block = cursor ? chain.blockAt(cursor.height + 1) : chain.head();
+    return block ? this.blockStep(block) : null;
+  }
+
+  private blockStep(block: DevnetBlock): Step {
+    const { chain, network } = this.options;
+    const observations: ChainObservation[] = [
+      { kind: 'block', network, height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp) },
+    ];
+    for (const t of block.transfers) {
+      if (!this.options.matches(t)) continue;
+      observations.push({ kind: 'transfer', network, txHash: t.txHash, eventIndex: t.eventIndex, blockHeight: block.height, blockHash: block.hash, from: t.from, to: t.toKey, memo: t.memo, amount: t.amount });
+    }
+    const finalHeight = block.height - chain.finalityDepth;
+    const final = finalHeight > this.finalized ? chain.blockAt(finalHeight) : undefined;
+    if (final) observations.push({ kind: 'finalize', network, height: final.height, hash: final.hash });
+    return { observations, cursor: { height: block.height, hash: block.hash }, finalized: final?.height };
+  }
+
+  /** Waits `ms` of real time (infrastructure retry, not business time); only stop() cuts it short. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.interrupt?.(), ms);
+      this.interrupt = () => {
+        clearTimeout(timer);
+        this.interrupt = undefined;
+        resolve();
+      };
+    });
+  }
+}

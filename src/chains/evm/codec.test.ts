@@ -1,0 +1,82 @@
+import { HDKey, mnemonicToAccount } from 'viem/accounts';
+import { mnemonicToSeed } from '../keys/bip39';
+import { KeyMaterialError, UnsupportedOperationError } from '../errors';
+import { EVM_DEPOSIT_ACCOUNT_PATH, EvmCodec } from './codec';
+
+const JUNK = 'test test test test test test test test test test test junk';
+const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+describe('EvmCodec', () => {
+  const codec = new EvmCodec({ mnemonic: JUNK });
+
+  it('derives the well-known BIP-44 addresses (m/44\'/60\'/0\'/0/i)', () => {
+    expect(codec.deriveDepositAddress(0)).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+    expect(codec.deriveDepositAddress(1)).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+    expect(new EvmCodec({ mnemonic: ABANDON }).deriveDepositAddress(0)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+  });
+
+  it('matches viem mnemonicToAccount for further indexes and is deterministic', () => {
+    for (const i of [2, 7, 1000]) {
+      expect(codec.deriveDepositAddress(i)).toBe(mnemonicToAccount(JUNK, { addressIndex: i }).address);
+      expect(new EvmCodec({ mnemonic: JUNK }).deriveDepositAddress(i)).toBe(codec.deriveDepositAddress(i));
+    }
+  });
+
+  it('derives the same addresses watch-only from the account xpub', () => {
+    const xpub = HDKey.fromMasterSeed(mnemonicToSeed(JUNK)).derive(EVM_DEPOSIT_ACCOUNT_PATH).publicExtendedKey;
+    const watchOnly = new EvmCodec({ xpub });
+    for (const i of [0, 1, 42]) expect(watchOnly.deriveDepositAddress(i)).toBe(codec.deriveDepositAddress(i));
+    expect(() => watchOnly.hotWallet()).toThrow(KeyMaterialError);
+    expect(() => new EvmCodec({ xpub: 'xpub-garbage' }).deriveDepositAddress(0)).toThrow(KeyMaterialError);
+  });
+
+  it('refuses missing or mistyped mnemonics and bad indexes', () => {
+    expect(() => new EvmCodec({}).deriveDepositAddress(0)).toThrow(KeyMaterialError);
+    expect(() => new EvmCodec({ mnemonic: JUNK.replace('junk', 'test') }).deriveDepositAddress(0)).toThrow(/checksum/);
+    expect(() => new EvmCodec({ mnemonic: 'test test test' }).deriveDepositAddress(0)).toThrow(/words/);
+    expect(() => codec.deriveDepositAddress(-1)).toThrow(RangeError);
+    expect(() => codec.deriveDepositAddress(1.5)).toThrow(RangeError);
+    expect(() => codec.deriveDepositAddress(2 ** 31)).toThrow(RangeError);
+  });
+
+  it('hot wallet is m/44\'/60\'/1\'/0/0 with its private key', () => {
+    const hot = codec.hotWallet();
+    const account = mnemonicToAccount(JUNK, { accountIndex: 1 });
+    expect(hot.address).toBe(account.address);
+    expect(hot.privateKeyHex).toMatch(/^[0-9a-f]{64}$/);
+    expect(Buffer.from(account.getHdKey().privateKey!).toString('hex')).toBe(hot.privateKeyHex);
+    expect(hot.address).not.toBe(codec.deriveDepositAddress(0));
+  });
+
+  it('validates EIP-55 checksums', () => {
+    expect(codec.isValidAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(true);
+    expect(codec.isValidAddress('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')).toBe(true); // no checksum
+    expect(codec.isValidAddress('0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266')).toBe(true); // no checksum
+    expect(codec.isValidAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92267')).toBe(false); // wrong checksum
+    expect(codec.isValidAddress('0xF39fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(false); // one case flipped
+    expect(codec.isValidAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb9226')).toBe(false);
+    expect(codec.isValidAddress('f39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(false);
+    expect(codec.isValidAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(false);
+    expect(codec.isValidAddress('')).toBe(false);
+  });
+
+  it('normalizes to lowercase and refuses garbage', () => {
+    expect(codec.normalizeAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
+    expect(() => codec.normalizeAddress('0x123')).toThrow(expect.objectContaining({ code: 'invalid_address' }));
+  });
+
+  it('builds EIP-681 links with chain id and exact base units', () => {
+    const link = codec.paymentLink({ address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', amount: '10.5', memo: null, tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', tokenDecimals: 6, chainId: 137 });
+    expect(link).toBe('ethereum:0xc2132D05D31c914a87C6611C10748AEb04B58e8F@137/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=10500000');
+    const bep = codec.paymentLink({ address: codec.deriveDepositAddress(0), amount: '1234.123456789012345678', memo: null, tokenContract: '0x55d398326f99059fF775485246999027B3197955', tokenDecimals: 18, chainId: 56 });
+    expect(bep).toContain('@56/transfer?');
+    expect(bep).toContain('&uint256=1234123456789012345678');
+    expect(() => codec.paymentLink({ address: codec.deriveDepositAddress(0), amount: '1.0000001', memo: null, tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', tokenDecimals: 6, chainId: 137 })).toThrow(expect.objectContaining({ code: 'amount_precision' }));
+  });
+
+  it('has no shared deposit address; sample addresses are valid', () => {
+    expect(() => codec.sharedDepositAddress()).toThrow(UnsupportedOperationError);
+    expect(codec.isValidAddress(codec.sampleAddress('buyer'))).toBe(true);
+    expect(codec.sampleAddress('buyer')).toBe(codec.sampleAddress('buyer'));
+  });
+});

@@ -1,0 +1,31 @@
+import type { CommandSpec } from '../command';
+import { actorCommands } from './actors';
+import { auditCommands } from './audit';
+import { balanceCommands } from './balance';
+import { depositCommands } from './deposits';
+import { devnetCommands } from './devnet';
+import { invoiceCommands } from './invoices';
+import { merchantCommands } from './merchant';
+import { networkCommands } from './networks';
+import { signCommands } from './sign';
+import { watcherCommands } from './watchers';
+import { webhookCommands } from './webhooks';
+import { whitelistCommands } from './whitelist';
+import { withdrawalCommands } from './withdrawals';
+
+/** Every command, in the order `chainpay help` lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...merchantCommands,
+  ...networkCommands,
+  ...whitelistCommands,
+  ...balanceCommands,
+  ...invoiceCommands,
+  ...withdrawalCommands,
+  ...actorCommands,
+  ...watcherCommands,
+  ...webhookCommands,
+  ...depositCommands,
+  ...auditCommands,
+  ...devnetCommands,
+  ...signCommands,
+];

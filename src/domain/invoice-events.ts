@@ -1,0 +1,15 @@
+import type { TransferSeen } from './invoice-payment';
+
+/**
+ * What the invoice actor is told. `at` is the daemon clock's time of the observation (ISO); it is
+ * the machine's only notion of "now" besides its timers, so it must never be ahead of the clock.
+ * Watchers never set a status: they report, the machine decides.
+ */
+export type InvoiceMachineEvent =
+  | { readonly type: 'TRANSFER_SEEN'; readonly payment: TransferSeen; readonly at: string }
+  | { readonly type: 'CONFIRMATIONS'; readonly key: string; readonly confirmations: number; readonly at: string }
+  | { readonly type: 'TRANSFER_REVERTED'; readonly key: string; readonly at: string }
+  /** Only taken while pending, unexpired and with nothing received (see canChangeNetwork). */
+  | { readonly type: 'NETWORK_CHANGED'; readonly payAmount: string; readonly requiredConfirmations: number; readonly at?: string }
+  /** Sent by the host right after restoring a snapshot: re-arms the timers from `at`. */
+  | { readonly type: 'RESUME'; readonly at: string };

@@ -1,0 +1,125 @@
+import { Dec } from './decimal';
+import { parseAmount } from './amount';
+import { formatAmount } from './decimal';
+import { MalformedRequestError, ValidationError } from './errors';
+import { isNetworkCode, type NetworkCode, type NetworkSettings } from './networks';
+import type { FeePayer } from './fees';
+
+/** The body of POST /v1/invoices, validated. Amounts stay decimal strings. */
+export interface CreateInvoiceInput {
+  readonly amount: string;
+  readonly orderId: string | null;
+  readonly title: string | null;
+  readonly network: NetworkCode | null;
+  readonly feePayer: FeePayer;
+  readonly lifetimeMinutes: number;
+  readonly webhookUrl: string | null;
+  readonly returnUrl: string | null;
+  readonly cancelUrl: string | null;
+  /** The merchant's JSON object, serialized once here and echoed verbatim afterwards. */
+  readonly metadataJson: string;
+}
+
+export const INVOICE_LIMITS = {
+  amountDecimals: 8,
+  lifetimeMin: 5,
+  lifetimeMax: 10080,
+  lifetimeDefault: 60,
+  orderIdMax: 200,
+  titleMax: 200,
+  urlMax: 2048,
+  metadataMaxBytes: 16 * 1024,
+} as const;
+
+function optionalString(body: Record<string, unknown>, field: string): string | null {
+  const v = body[field];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new MalformedRequestError(`${field} must be a string`, field);
+  return v;
+}
+
+function boundedText(body: Record<string, unknown>, field: string, max: number): string | null {
+  const v = optionalString(body, field);
+  if (v === null) return null;
+  if (v.length === 0 || v.length > max) throw new ValidationError(`invalid_${field}`, `${field} must be 1 to ${max} characters`, field);
+  return v;
+}
+
+function url(body: Record<string, unknown>, field: string, httpsOnly: boolean): string | null {
+  const v = optionalString(body, field);
+  if (v === null) return null;
+  let parsed: URL | null = null;
+  try {
+    parsed = v.length <= INVOICE_LIMITS.urlMax ? new URL(v) : null;
+  } catch {
+    parsed = null;
+  }
+  const allowed = httpsOnly ? ['https:'] : ['https:', 'http:'];
+  if (!parsed || !allowed.includes(parsed.protocol)) {
+    throw new ValidationError(`invalid_${field}`, `${field} must be a valid ${httpsOnly ? 'HTTPS' : 'HTTP(S)'} URL`, field);
+  }
+  return v;
+}
+
+/** A network code of the request: unknown or inactive codes are refused with 422 `unknown_network`. */
+export function parseNetwork(value: unknown, active: readonly NetworkSettings[], field = 'network'): NetworkSettings {
+  if (typeof value !== 'string') throw new MalformedRequestError(`${field} must be a string`, field);
+  const found = isNetworkCode(value) ? active.find((n) => n.code === value) : undefined;
+  if (!found) throw new ValidationError('unknown_network', `${field} must be one of ${active.map((n) => n.code).join(', ')}`, field);
+  return found;
+}
+
+/** The minimum an invoice amount must meet: the network's, or the lowest active one while unset. */
+export function minimumFor(network: NetworkSettings | null, active: readonly NetworkSettings[]): string {
+  if (network) return network.minInvoice;
+  return active.reduce((min, n) => (new Dec(n.minInvoice).lessThan(min) ? n.minInvoice : min), active[0]?.minInvoice ?? '0');
+}
+
+export function assertMeetsMinimum(amount: string, minimum: string, network: string | null): void {
+  if (new Dec(amount).lessThan(minimum)) {
+    throw new ValidationError('amount_below_minimum', `amount is below the minimum of ${minimum}${network ? ` on ${network}` : ''}`, 'amount', { min_invoice: minimum });
+  }
+}
+
+export function parseCreateInvoice(body: Record<string, unknown>, active: readonly NetworkSettings[]): CreateInvoiceInput {
+  if (body.amount === undefined) throw new MalformedRequestError('amount is required', 'amount', 'missing_field');
+  const amount = formatAmount(parseAmount(body.amount, { field: 'amount', maxDecimals: INVOICE_LIMITS.amountDecimals }));
+  const network = body.network === undefined || body.network === null ? null : parseNetwork(body.network, active);
+  assertMeetsMinimum(amount, minimumFor(network, active), network?.code ?? null);
+
+  const feePayerRaw = optionalString(body, 'fee_payer') ?? 'buyer';
+  if (feePayerRaw !== 'buyer' && feePayerRaw !== 'merchant') throw new ValidationError('invalid_fee_payer', 'fee_payer must be buyer or merchant', 'fee_payer');
+
+  let lifetimeMinutes: number = INVOICE_LIMITS.lifetimeDefault;
+  if (body.lifetime_minutes !== undefined && body.lifetime_minutes !== null) {
+    const v = body.lifetime_minutes;
+    if (typeof v !== 'number') throw new MalformedRequestError('lifetime_minutes must be an integer', 'lifetime_minutes');
+    if (!Number.isInteger(v) || v < INVOICE_LIMITS.lifetimeMin || v > INVOICE_LIMITS.lifetimeMax) {
+      throw new ValidationError('lifetime_out_of_range', `lifetime_minutes must be an integer from ${INVOICE_LIMITS.lifetimeMin} to ${INVOICE_LIMITS.lifetimeMax}`, 'lifetime_minutes');
+    }
+    lifetimeMinutes = v;
+  }
+
+  let metadataJson = '{}';
+  if (body.metadata !== undefined && body.metadata !== null) {
+    const m = body.metadata;
+    if (typeof m !== 'object' || Array.isArray(m)) throw new MalformedRequestError('metadata must be a JSON object', 'metadata');
+    metadataJson = JSON.stringify(m);
+    if (Buffer.byteLength(metadataJson) > INVOICE_LIMITS.metadataMaxBytes) {
+      throw new ValidationError('metadata_too_large', `metadata is larger than ${INVOICE_LIMITS.metadataMaxBytes} bytes`, 'metadata');
+    }
+  }
+
+  return {
+    amount,
+    orderId: boundedText(body, 'order_id', INVOICE_LIMITS.orderIdMax),
+    title: boundedText(body, 'title', INVOICE_LIMITS.titleMax),
+    network: network?.code ?? null,
+    feePayer: feePayerRaw,
+    lifetimeMinutes,
+    webhookUrl: url(body, 'webhook_url', true),
+    returnUrl: url(body, 'return_url', false),
+    cancelUrl: url(body, 'cancel_url', false),
+    metadataJson,
+  };
+}

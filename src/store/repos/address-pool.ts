@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface AllocatedAddress {
+  readonly address: string;
+  readonly normalized: string;
+  readonly derivationIndex: number;
+}
+
+export interface AddressDeriver {
+  deriveDepositAddress(index: number): string;
+  normalizeAddress(address: string): string;
+}
+
+/**
+ * The deposit-address pool of an address_pool network.
+ * Allocation takes one free row with FOR UPDATE SKIP LOCKED, so concurrent invoices never wait on
+ * each other and never share an address. Runs in the caller's transaction: a rolled-back invoice
+ * gives its address back.
+ */
+export async function allocateAddress(em: EntityManager, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
+  const rows = await em.getConnection().execute<{ address: string; normalized: string; derivation_index: number }[]>(
+    `update deposit_addresses set state = 'allocated', invoice_uuid = ?, allocated_at = ?, available_at = null
+     where (network, derivation_index) = (
+       select network, derivation_index from deposit_addresses
+       where network = ? and state = 'free'
+       order by derivation_index limit 1 for update skip locked)
+     returning address, normalized, derivation_index`,
+    [invoiceUuid, now, network],
+  );
+  const row = rows[0];
+  return row ? { address: row.address, normalized: row.normalized, derivationIndex: row.derivation_index } : null;
+}
+
+/** Back to the pool: only called once the invoice's late-payment window is over. */
+export async function releaseAddress(em: EntityManager, network: string, invoiceUuid: string): Promise<void> {
+  await em.getConnection().execute(
+    `update deposit_addresses set state = 'free', invoice_uuid = null, available_at = null where network = ? and invoice_uuid = ?`,
+    [network, invoiceUuid],
+  );
+}
+
+export async function freeAddressCount(em: EntityManager, network: string): Promise<number> {
+  const rows = await em.getConnection().execute<{ n: string }[]>(`select count(*)::text as n from deposit_addresses where network = ? and state = 'free'`, [network]);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Derives the next `count` addresses into the pool. Safe with several daemons: a clash on the
+ * (network, derivation_index) key is skipped. Returns the normalized addresses added.
+ */
+export async function refillPool(em: EntityManager, network: string, deriver: AddressDeriver, count: number, now: Date): Promise<string[]> {
+  const rows = await em.getConnection().execute<{ next: number | null }[]>(`select max(derivation_index) + 1 as next from deposit_addresses where network = ?`, [network]);
+  const start = Number(rows[0]?.next ?? 0);
+  const added: string[] = [];
+  const values: unknown[] = [];
+  const placeholders: string[] = [];
+  for (let i = start; i < start + count; i++) {
+    const address = deriver.deriveDepositAddress(i);
+    const normalized = deriver.normalizeAddress(address);
+    placeholders.push(`(?, ?, ?, ?, 'free', ?)`);
+    values.push(network, i, address, normalized, now);
+    added.push(normalized);
+  }
+  if (placeholders.length === 0) return [];
+  await em.getConnection().execute(
+    `insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${placeholders.join(', ')} on conflict do nothing`,
+    values,
+  );
+  return added;
+}
+
+export async function allPoolAddresses(em: EntityManager, network: string): Promise<string[]> {
+  const rows = await em.getConnection().execute<{ normalized: string }[]>(`select normalized from deposit_addresses where network = ?`, [network]);
+  return rows.map((r) => r.normalized);
+}
+
+export async function addressOwner(em: EntityManager, network: string, normalized: string): Promise<{ state: string; invoiceUuid: string | null } | null> {
+  const rows = await em.getConnection().execute<{ state: string; invoice_uuid: string | null }[]>(
+    `select state, invoice_uuid from deposit_addresses where network = ? and normalized = ?`,
+    [network, normalized],
+  );
+  const r = rows[0];
+  return r ? { state: r.state, invoiceUuid: r.invoice_uuid } : null;
+}

@@ -1,0 +1,34 @@
+import { loadConfig, ConfigError } from '../../src/config/config';
+
+describe('configuration from the environment', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    expect(c.GRPC_PORT).toBe(50051);
+    expect(c.HTTP_PORT).toBe(8080);
+    expect(c.CHAIN_MODE).toBe('devnet');
+    expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(c.dataDir.endsWith('.chainpay')).toBe(true);
+    expect(c.networks.BEP20.requiredConfirmations).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['GRPC_PORT', 'abc'],
+    ['HTTP_PORT', '70000'],
+    ['DATABASE_URL', 'not a url'],
+    ['CHAIN_MODE', 'mainnet'],
+    ['MASTER_KEY', 'short'],
+    ['TRC20_WITHDRAWAL_FEE', '-1'],
+    ['POLYGON_CONFIRMATIONS', '0'],
+    ['BEP20_RPC_URL', 'nope'],
+  ])('a bad %s stops start-up with a message naming it', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(variable));
+  });
+
+  it('per-network overrides apply', () => {
+    const c = loadConfig({ TRC20_BUYER_NETWORK_FEE: '2.5', TON_CONFIRMATIONS: '7', SOLANA_ENABLED: '0' });
+    expect(c.networks.TRC20.buyerNetworkFee).toBe('2.5');
+    expect(c.networks.TON.requiredConfirmations).toBe(7);
+    expect(c.networks.SOLANA.enabled).toBe(false);
+  });
+});

@@ -1,0 +1,40 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig, openDatabase } from '../../src/store/orm';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+describe('migrations', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('cp_migr');
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('apply to an empty database, twice without change, and leave nothing for the entities to add', async () => {
+    const orm = await openDatabase({ clientUrl: db.url });
+    const applied = await orm.getMigrator().getExecutedMigrations();
+    expect(applied.map((m) => m.name)).toEqual(['Migration20261121000000Initial']);
+    expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
+    await orm.close();
+
+    const again = await openDatabase({ clientUrl: db.url });
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(1);
+    // The committed migration and the entity definitions describe the same schema.
+    const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+    expect(diff.trim()).toBe('');
+    await again.close();
+  });
+
+  it('ORM config refuses the global entity manager (one fork per unit of work)', async () => {
+    const orm = await MikroORM.init(ormConfig({ clientUrl: db.url }));
+    let error: unknown = null;
+    try {
+      await orm.em.find('Merchant', {});
+    } catch (e) {
+      error = e;
+    }
+    expect(String(error)).toMatch(/global EntityManager/);
+    await orm.close();
+  });
+});

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { loadGatewayEnv } from '../../gateway/main';
+import { FakeDaemon } from './fake-daemon';
+import { send } from './http-client';
+
+describe('loadGatewayEnv', () => {
+  it('defaults', () => {
+    expect(loadGatewayEnv({})).toEqual({
+      httpPort: 8080,
+      httpHost: '0.0.0.0',
+      grpcAddress: '127.0.0.1:50051',
+      publicUrl: undefined,
+      logLevel: 'info',
+      rateLimit: undefined,
+      shutdownGraceMs: 10_000,
+    });
+  });
+
+  it('GRPC_PORT when CHAINPAY_GRPC_ADDR is not given; CHAINPAY_GRPC_ADDR wins', () => {
+    expect(loadGatewayEnv({ GRPC_PORT: '6000' }).grpcAddress).toBe('127.0.0.1:6000');
+    expect(loadGatewayEnv({ GRPC_PORT: '6000', CHAINPAY_GRPC_ADDR: 'daemon:7000' }).grpcAddress).toBe('daemon:7000');
+    expect(loadGatewayEnv({ CHAINPAY_GRPC_ADDR: '' }).grpcAddress).toBe('127.0.0.1:50051');
+  });
+
+  it('rate limit from RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST', () => {
+    expect(loadGatewayEnv({ RATE_LIMIT_PER_SECOND: '5' }).rateLimit).toEqual({ ratePerSecond: 5, burst: 10 });
+    expect(loadGatewayEnv({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '3' }).rateLimit).toEqual({ ratePerSecond: 5, burst: 3 });
+  });
+
+  it('names the variable at fault', () => {
+    expect(() => loadGatewayEnv({ HTTP_PORT: 'eighty' })).toThrow(/HTTP_PORT/);
+    expect(() => loadGatewayEnv({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
+  });
+});
+
+describe('gateway/main.ts process', () => {
+  it('starts from the environment and exits 0 on SIGTERM', async () => {
+    const daemon = await new FakeDaemon().start();
+    const root = path.resolve(__dirname, '../..');
+    const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'gateway/main.ts'], {
+      cwd: root,
+      env: { ...process.env, HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', CHAINPAY_GRPC_ADDR: daemon.address, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const line = out.split('\n').find((l) => l.includes('gateway listening'));
+          if (line) resolve(JSON.parse(line).port);
+        });
+        child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+      });
+      expect((await send(port, { path: '/readyz' })).status).toBe(200);
+      const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      daemon.stop();
+    }
+  }, 20_000);
+});

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+export interface TestDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!url) throw new Error('no PostgreSQL for tests: set DATABASE_URL (jest global setup normally does)');
+  return url;
+}
+
+/** A fresh, empty database on the test PostgreSQL; each test file gets its own. */
+export async function createTestDatabase(prefix = 'cp_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new Client({ connectionString: adminUrl() });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
