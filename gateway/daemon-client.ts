@@ -10,8 +10,9 @@ export interface UnaryMethod<Req, Res> {
 }
 
 /**
- * The signed body travels in metadata (up to 64 KiB, ~87 KiB base64), so the limit is raised on
- * both ends; the daemon sets the same value.
+ * The signed body travels in metadata (up to 64 KiB, ~87 KiB base64), so the limit is raised; the
+ * daemon sets the same value. (grpc-js 1.14 does not enforce this option; what binds is HTTP/2's
+ * 64 KiB per header field, which auth.ts avoids by splitting the body over several values.)
  */
 export const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.max_metadata_size': 256 * 1024,

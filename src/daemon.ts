@@ -16,6 +16,20 @@ import { networkService } from './grpc/services/networks';
 import { merchantService } from './grpc/services/merchants';
 import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
+import { createChainAdapters } from './chains/registry';
+import type { NetworkCode } from './domain/networks';
+import { InvoiceActors } from './actors/invoices/invoice-actors';
+import { Invoices } from './actors/invoices/invoices';
+import { NetworkWatcher } from './actors/watchers/network-watcher';
+import { PoolKeeper } from './actors/watchers/pool-keeper';
+import { writeInvoiceEvents } from './webhooks/outbox';
+import { invoiceService } from './grpc/services/invoices';
+import { checkoutService } from './grpc/services/checkout';
+import { devnetService } from './grpc/services/devnet';
+import { SystemSetting } from './store/entities';
+import path from 'node:path';
+
+const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
 
 export interface Daemon {
   readonly config: Config;
@@ -45,13 +59,87 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
   const orm = await openDatabase({ clientUrl: databaseUrl, logger });
   logger.info({ embedded: embedded !== null }, 'database ready, migrations applied');
 
-  const clock = new DaemonClock();
+  // The devnet clock offset survives restarts, so advanced time never runs backwards.
+  const savedOffset = await orm.em.fork().findOne(SystemSetting, { key: CLOCK_OFFSET_KEY });
+  const clock = new DaemonClock({ offsetMs: Number(savedOffset?.value ?? 0) });
   const box = new SecretBox(keys.masterKey);
-  const networks = new NetworkSettingsRepo(() => new Map());
+
+  const enabled = NETWORK_CODES.filter((c) => config.networks[c].enabled);
+  const chains = createChainAdapters({
+    networks: enabled,
+    mode: config.CHAIN_MODE,
+    keys: { mnemonic: keys.mnemonic },
+    clock,
+    devnet: {
+      storageDir: path.join(config.dataDir, 'devnet'),
+      blockIntervalMs: config.DEVNET_BLOCK_MS,
+      finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
+    },
+  });
+  for (const adapter of chains.adapters.values()) await adapter.init();
+  const networks = new NetworkSettingsRepo(() => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])));
   await networks.seed(orm.em.fork(), NETWORK_CODES.map((c) => config.networks[c]), clock.now());
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
   const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN });
+
+  const watchers = new Map<NetworkCode, NetworkWatcher>();
+  const invoiceActors = new InvoiceActors({
+    orm,
+    logger,
+    clock,
+    writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, config.publicUrl, clock.now()),
+    onClosed: () => undefined,
+  });
+  const pools = new PoolKeeper({
+    orm,
+    logger,
+    clock,
+    adapters: chains.adapters,
+    minFree: config.ADDRESS_POOL_MIN_FREE,
+    batch: config.ADDRESS_POOL_BATCH,
+    onAdded: (network, added) => watchers.get(network)?.addWatched(added),
+  });
+  const invoices = new Invoices({
+    orm,
+    logger,
+    clock,
+    actors: invoiceActors,
+    adapters: chains.adapters,
+    lateWindowMs: config.LATE_PAYMENT_WINDOW_MINUTES * 60_000,
+    onAddressAllocated: (network) => pools.schedule(network),
+    refillNow: (network) => pools.ensure(network, true),
+  });
+
+  const restored = await invoiceActors.restoreAll();
+  for (const [code, adapter] of chains.adapters) {
+    const watcher = new NetworkWatcher({
+      network: code,
+      adapter,
+      orm,
+      logger: logger.child({ network: code }),
+      clock,
+      actors: invoiceActors,
+      requiredConfirmations: async () => (await networks.get(orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
+    });
+    watchers.set(code, watcher);
+    await pools.ensure(code);
+    await watcher.start();
+  }
+  // Rescan from the saved cursors before any restored invoice may expire (DESIGN.md, Actors).
+  await Promise.all([...watchers.values()].map((w) => w.waitCaughtUp(30_000)));
+  await invoiceActors.resumeAll();
+  logger.info({ restoredInvoices: restored, networks: [...watchers.keys()] }, 'actors restored and watchers caught up');
+
+  const advanceClock = async (seconds: number): Promise<{ now: Date; offsetMs: number }> => {
+    const now = clock.advance(seconds * 1000);
+    await orm.em.fork().getConnection().execute(
+      `insert into system_settings (key, value, updated_at) values (?, ?, ?) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
+      [CLOCK_OFFSET_KEY, JSON.stringify(clock.offset()), now],
+    );
+    logger.info({ seconds, now: now.toISOString() }, 'devnet clock advanced');
+    return { now, offsetMs: clock.offset() };
+  };
 
   const ctx: ServiceContext = {
     orm,
@@ -62,14 +150,18 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
     merchants,
     defaultPlatformFeePercent: config.DEFAULT_PLATFORM_FEE_PERCENT,
     onMerchantCredentialsChanged: (apiKey) => secretCache.forget(apiKey),
+    publicUrl: config.publicUrl,
+    invoices,
+    invoiceActors,
   };
 
-  const chainModeOf = (): string => config.CHAIN_MODE;
+  const chainModeOf = (code: string): string => chains.adapters.get(code as NetworkCode)?.mode ?? config.CHAIN_MODE;
   const grpc: GrpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     register: (server) => {
-      for (const svc of [networkService(ctx, chainModeOf), merchantService(ctx)]) server.addService(svc.definition, svc.implementation);
+      const services = [networkService(ctx, chainModeOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock)];
+      for (const svc of services) server.addService(svc.definition, svc.implementation);
     },
   });
   grpc.health.setStatus('', 'SERVING');
@@ -87,6 +179,9 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
       (stopping ??= (async () => {
         grpc.health.setStatus('', 'NOT_SERVING');
         await grpc.shutdown(config.SHUTDOWN_GRACE_MS);
+        for (const w of watchers.values()) await w.stop();
+        await invoiceActors.stop();
+        for (const a of chains.adapters.values()) await a.close();
         await orm.close(true);
         if (embedded) await embedded.stop();
         logger.info('daemon stopped');

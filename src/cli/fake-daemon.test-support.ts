@@ -23,7 +23,6 @@ import { WithdrawalServiceService } from '../grpc/generated/chainpay/v1/withdraw
 
 export interface RecordedCall {
   readonly method: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly request: any;
   readonly metadata: Readonly<Record<string, string>>;
 }

@@ -28,6 +28,28 @@ export function paymentKey(p: { txHash: string; eventIndex: number }): string {
   return `${p.txHash}:${p.eventIndex}`;
 }
 
+const PLAIN_AMOUNT = /^\d+(\.\d+)?$/;
+
+/**
+ * A malformed observation must not throw inside the actor (an action that throws stops the actor
+ * for good), so the step ignores what fails this check.
+ */
+export function isValidTransfer(t: TransferSeen): boolean {
+  return (
+    typeof t.txHash === 'string' &&
+    t.txHash.length > 0 &&
+    isCount(t.eventIndex) &&
+    isCount(t.blockHeight) &&
+    isCount(t.confirmations) &&
+    typeof t.amount === 'string' &&
+    PLAIN_AMOUNT.test(t.amount)
+  );
+}
+
+export function isCount(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+}
+
 function stateFor(confirmations: number, required: number): InvoicePaymentState {
   return confirmations >= required ? 'confirmed' : 'confirming';
 }

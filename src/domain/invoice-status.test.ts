@@ -54,10 +54,25 @@ describe('applyInvoiceEvent', () => {
     expect(after.payments[0]!.state).toBe('reverted');
   });
 
+  it('ignores malformed observations instead of throwing inside the actor', () => {
+    const bad = { txHash: '0x1', eventIndex: 0, from: 'f', amount: '1e3', blockHeight: 5, confirmations: 0 };
+    expect(applyInvoiceEvent(base, { type: 'TRANSFER_SEEN', payment: bad, at: base.observedAt }).payments).toEqual([]);
+    expect(applyInvoiceEvent(base, { type: 'TRANSFER_SEEN', payment: { ...bad, amount: '1', eventIndex: -1 }, at: base.observedAt }).payments).toEqual([]);
+    expect(applyInvoiceEvent(base, { type: 'NETWORK_CHANGED', payAmount: 'abc', requiredConfirmations: 1 }).payAmount).toBe('100');
+  });
+
   it('never moves time backwards and ignores an unreadable time', () => {
     const c = applyInvoiceEvent(base, { type: 'RESUME', at: '2025-01-01T00:30:00Z' });
     expect(applyInvoiceEvent(c, { type: 'RESUME', at: '2025-01-01T00:10:00Z' }).observedAt).toBe('2025-01-01T00:30:00.000Z');
     expect(applyInvoiceEvent(c, { type: 'RESUME', at: 'yesterday' }).observedAt).toBe('2025-01-01T00:30:00.000Z');
+  });
+
+  it('credits nothing once the late-payment window is over', () => {
+    const seen = (at: string) => ({ type: 'TRANSFER_SEEN' as const, payment: { txHash: '0x9', eventIndex: 0, from: 'f', amount: '100', blockHeight: 5, confirmations: 9 }, at });
+    const expired = applyInvoiceEvent(base, { type: 'RESUME', at: '2025-01-01T01:00:00Z' });
+    expect(expired).toMatchObject({ status: 'expired', endedAt: '2025-01-01T01:00:00.000Z' });
+    expect(applyInvoiceEvent(expired, seen('2025-01-02T00:59:59.999Z'))).toMatchObject({ status: 'paid', paidLate: true });
+    expect(applyInvoiceEvent(expired, seen('2025-01-02T01:00:00Z'))).toMatchObject({ status: 'expired', receivedAmount: '0' });
   });
 
   it('normalises amounts of payments and of a network change', () => {

@@ -1,7 +1,7 @@
 import { formatAmount, toDecimal } from './decimal';
 import type { InvoiceMachineContext } from './invoice-context';
 import type { InvoiceMachineEvent } from './invoice-events';
-import { recordConfirmations, recordRevert, recordTransfer, summarizePayments } from './invoice-payment';
+import { isCount, isValidTransfer, recordConfirmations, recordRevert, recordTransfer, summarizePayments } from './invoice-payment';
 import { deriveStatus, isTerminalInvoiceStatus, lateMoneyChangedOutcome } from './invoice-status';
 
 /**
@@ -18,19 +18,21 @@ export function applyInvoiceEvent(ctx: InvoiceMachineContext, event: InvoiceMach
   if (isLateWindowOver(next)) return next;
   switch (event.type) {
     case 'TRANSFER_SEEN': {
+      if (!isValidTransfer(event.payment)) break;
       const late = next.expired || isTerminalInvoiceStatus(next.status);
       const payments = recordTransfer(next.payments, event.payment, { requiredConfirmations: next.requiredConfirmations, at: now, late });
       next = { ...next, payments };
       break;
     }
     case 'CONFIRMATIONS':
+      if (!isCount(event.confirmations)) break;
       next = { ...next, payments: recordConfirmations(next.payments, event.key, event.confirmations, next.requiredConfirmations) };
       break;
     case 'TRANSFER_REVERTED':
       next = { ...next, payments: recordRevert(next.payments, event.key) };
       break;
     case 'NETWORK_CHANGED':
-      if (!canChangeNetwork(next)) return next;
+      if (!canChangeNetwork(next) || !isCount(event.requiredConfirmations) || !/^\d+(\.\d+)?$/.test(event.payAmount)) return next;
       // Reverted transfers belonged to the old network's address: drop them with it.
       next = { ...next, payAmount: formatAmount(toDecimal(event.payAmount)), requiredConfirmations: event.requiredConfirmations, payments: [] };
       break;

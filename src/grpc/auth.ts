@@ -9,10 +9,11 @@ export interface SigningSecretSource {
 
 /** Who is calling a merchant-facing RPC, and (for signed calls) the exact body that was signed. */
 export interface MerchantCaller {
-  readonly merchantId: string;
-  /** Raw signed REST body; null for service-token calls (fields come from the message). */
+  readonly merchantId: string | null;
+  /** Raw signed REST body; null for token calls (fields come from the message). */
+  /** null: the operator acting across merchants (no x-merchant-id given). */
   readonly signedBody: Buffer | null;
-  readonly via: 'signature' | 'service_token';
+  readonly via: 'signature' | 'service_token' | 'operator';
 }
 
 function first(md: Metadata, key: string): string | undefined {
@@ -50,8 +51,8 @@ export class Authenticator {
     if (apiKey !== undefined || signature !== undefined) {
       if (!apiKey) throw new UnauthenticatedError('missing_api_key', 'X-Service-Key header is required');
       if (!signature) throw new UnauthenticatedError('missing_signature', 'X-Service-Signature header is required');
-      const raw = md.get('x-signed-body-bin')[0];
-      const body = raw === undefined ? Buffer.alloc(0) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+      // The gateway splits the body over several values (one HTTP/2 header field is limited).
+      const body = Buffer.concat(md.get('x-signed-body-bin').map((v) => (Buffer.isBuffer(v) ? v : Buffer.from(v))));
       const found = await this.secrets.signingSecret(apiKey);
       if (!found) throw new UnauthenticatedError('invalid_api_key', 'unknown API key');
       if (!verifyHmac(found.secret, body, signature)) throw new UnauthenticatedError('invalid_signature', 'signature does not match the body');
@@ -63,9 +64,16 @@ export class Authenticator {
       if (!merchantId) throw new UnauthenticatedError('missing_merchant_id', 'x-merchant-id metadata is required with a service token');
       return { merchantId, signedBody: null, via: 'service_token' };
     }
-    if (token && safeEqual(token, this.tokens.operator) && merchantId) {
-      return { merchantId, signedBody: null, via: 'service_token' };
+    if (token && safeEqual(token, this.tokens.operator)) {
+      return { merchantId: merchantId ?? null, signedBody: null, via: 'operator' };
     }
     throw new UnauthenticatedError('missing_credentials', 'a signed request or a service token is required');
+  }
+
+  /** A merchant-facing call that must name one merchant (creating things). */
+  async merchantRequired(md: Metadata): Promise<MerchantCaller & { merchantId: string }> {
+    const caller = await this.merchant(md);
+    if (caller.merchantId === null) throw new UnauthenticatedError('missing_merchant_id', 'x-merchant-id metadata is required');
+    return caller as MerchantCaller & { merchantId: string };
   }
 }

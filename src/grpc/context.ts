@@ -4,6 +4,8 @@ import type { Clock } from '../domain/clock';
 import type { Authenticator } from './auth';
 import type { NetworkSettingsRepo } from '../store/repos/network-settings';
 import type { MerchantsRepo } from '../store/repos/merchants';
+import type { Invoices } from '../actors/invoices/invoices';
+import type { InvoiceActors } from '../actors/invoices/invoice-actors';
 
 /** What the thin gRPC services reach: repositories and the actor system, never SQL. */
 export interface ServiceContext {
@@ -16,4 +18,7 @@ export interface ServiceContext {
   readonly defaultPlatformFeePercent: string;
   /** Called after a merchant's key or secret changed, so cached secrets are dropped. */
   readonly onMerchantCredentialsChanged: (apiKey: string) => void;
+  readonly publicUrl: string;
+  readonly invoices: Invoices;
+  readonly invoiceActors: InvoiceActors;
 }

@@ -123,3 +123,27 @@ export async function signed(stack: Stack, creds: { apiKey: string; apiSecret: s
   }
   return { status: res.status, body: parsed, text, headers: res.headers };
 }
+
+/** Polls until `check` returns a value that is not undefined (or throws after timeoutMs). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** GET the invoice until its status is `status`; returns the body. */
+export async function waitForStatus(stack: Stack, creds: { apiKey: string; apiSecret: string }, uuid: string, status: string, timeoutMs = 10_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return eventually(async () => {
+    const r = await signed(stack, creds, 'GET', `/v1/invoices/${uuid}`);
+    return r.body?.status === status ? r.body : undefined;
+  }, timeoutMs, `invoice ${uuid} to be ${status}`);
+}

@@ -171,6 +171,12 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     return { head: head.height, hash: head.hash };
   }
 
+  /** A canonical block (CLI inspection, tests). */
+  block(height: number): { height: number; hash: string; parentHash: string; timestamp: Date; transfers: number } | undefined {
+    const block = this.chain.blockAt(height);
+    return block && { height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp), transfers: block.transfers.length };
+  }
+
   private live(): DevnetChain {
     if (this.closed) throw new Error(`devnet ${this.network} is closed`);
     return this.chain;

@@ -25,7 +25,7 @@ export class TonCodec implements AddressCodec {
 
   constructor(private readonly keys: KeyMaterial) {}
 
-  deriveDepositAddress(): string {
+  deriveDepositAddress(_index: number): string {
     throw new UnsupportedOperationError('ton', 'deriveDepositAddress');
   }
 

@@ -14,11 +14,9 @@ function pretty(text: string): string {
 }
 
 function showActor(d: ActorDetail): string {
-  const s = d.summary;
-  const head = s ? fields(s, ['kind', 'id', 'status', 'network', 'updated_at']) : '';
+  const head = fields({ ...d.summary, persisted_at: d.persisted_at }, ['kind', 'id', 'status', 'network', 'updated_at', 'persisted_at']);
   return [
     head,
-    `persisted_at  ${d.persisted_at ?? '-'}`,
     `\nstate:\n${pretty(d.state_value_json)}`,
     `\ncontext:\n${pretty(d.context_json)}`,
     `\npending timers:\n${d.pending_timers.length ? d.pending_timers.join('\n') : '(none)'}`,

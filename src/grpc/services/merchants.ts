@@ -118,15 +118,9 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       return { webhook_secret: secret };
     }),
     getBalance: unary(ctx.logger, 'GetBalance', async (call) => {
-      let merchantId: string;
-      try {
-        merchantId = (await ctx.auth.merchant(call.metadata)).merchantId;
-      } catch (e) {
-        // The operator may read any merchant's balance by id.
-        ctx.auth.operator(call.metadata);
-        merchantId = call.request.merchant_id;
-        void e;
-      }
+      const caller = await ctx.auth.merchant(call.metadata);
+      // A signed call reads its own balance; the operator names the merchant.
+      const merchantId = caller.via === 'signature' ? caller.merchantId! : caller.merchantId ?? call.request.merchant_id;
       const em = ctx.orm.em.fork();
       await ctx.merchants.get(em, merchantId);
       const b = await merchantBalance(em, merchantId);

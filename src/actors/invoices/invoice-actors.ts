@@ -1,0 +1,296 @@
+import { EventEmitter } from 'node:events';
+import { createActor, type Actor, type Snapshot } from 'xstate';
+import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../../domain/clock';
+import { invoiceMachine } from '../../domain/invoice-machine';
+import type { InvoiceMachineContext } from '../../domain/invoice-context';
+import type { InvoiceMachineEvent } from '../../domain/invoice-events';
+import { confirmedTotal } from '../../domain/invoice-status';
+import { invoiceWebhookEvents } from '../../domain/invoice-webhooks';
+import { formatAmount } from '../../domain/decimal';
+import { Invoice, InvoicePayment } from '../../store/entities';
+import { postJournal } from '../../store/repos/ledger';
+import { releaseAddress } from '../../store/repos/address-pool';
+import { canonicalDecimal } from '../../store/repos/network-settings';
+import { settlementLines } from './settlement';
+
+type InvoiceActor = Actor<typeof invoiceMachine>;
+
+/** Restore from a persisted snapshot; XState ignores `input` when a snapshot is given. */
+function restoreActor(persisted: unknown, clock: Clock): InvoiceActor {
+  const snapshot = persisted as Snapshot<unknown> & { context: InvoiceMachineContext };
+  return createActor(invoiceMachine, { snapshot, input: snapshot.context, clock });
+}
+
+/** Where a transfer landed, which the pure machine does not keep but the payment row does. */
+export interface TransferDetails {
+  readonly network: string;
+  readonly toAddress: string;
+  readonly memo: string | null;
+  readonly blockHash: string;
+}
+
+/** Extra writes that belong in the same transaction as the actor's new state. */
+export type UnitOfWork = (em: EntityManager, row: Invoice) => Promise<void>;
+
+export interface InvoiceUpdate {
+  readonly uuid: string;
+  readonly reason: string;
+}
+
+export interface OutboxWriter {
+  (em: EntityManager, row: Invoice, types: readonly string[]): Promise<void>;
+}
+
+interface Entry {
+  actor: InvoiceActor;
+  queue: Promise<void>;
+  /** The context last committed with the row. */
+  persisted: InvoiceMachineContext;
+  persistedSnapshot: unknown;
+  network: string | null;
+  details: Map<string, TransferDetails>;
+  watching: boolean;
+}
+
+const BOOKED_STATUSES = new Set(['paid', 'overpaid', 'underpaid']);
+const RESTORE_BATCH = 1000;
+
+/**
+ * One XState actor per open invoice. Invariants:
+ * - every change of an actor is committed with the row, its payments, ledger entries and outbox
+ *   events in ONE transaction (the row is the truth; the snapshot exists to resume);
+ * - changes of one invoice are applied one at a time (a per-invoice queue);
+ * - if a commit fails the actor is rebuilt from the last committed snapshot, so memory never runs
+ *   ahead of the database.
+ */
+export class InvoiceActors {
+  private readonly entries = new Map<string, Entry>();
+  /** Emits `update` with an InvoiceUpdate after each commit. */
+  readonly updates = new EventEmitter();
+
+  constructor(
+    private readonly deps: {
+      orm: MikroORM;
+      logger: Logger;
+      clock: Clock;
+      writeOutbox: OutboxWriter;
+      /** The invoice's actor finished (late window over): stop watching its address/memo. */
+      onClosed: (uuid: string, network: string | null) => void;
+    },
+  ) {
+    this.updates.setMaxListeners(0);
+  }
+
+  size(): number {
+    return this.entries.size;
+  }
+
+  has(uuid: string): boolean {
+    return this.entries.has(uuid);
+  }
+
+  context(uuid: string): InvoiceMachineContext | undefined {
+    return this.entries.get(uuid)?.actor.getSnapshot().context;
+  }
+
+  snapshot(uuid: string): ReturnType<InvoiceActor['getSnapshot']> | undefined {
+    return this.entries.get(uuid)?.actor.getSnapshot();
+  }
+
+  uuids(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  /** A new invoice's actor, started before its creating transaction; `adopt` after the commit. */
+  spawn(context: InvoiceMachineContext): { actor: InvoiceActor; persistedSnapshot: unknown } {
+    const actor = createActor(invoiceMachine, { input: context, clock: this.deps.clock });
+    actor.start();
+    return { actor, persistedSnapshot: actor.getPersistedSnapshot() };
+  }
+
+  adopt(uuid: string, network: string | null, spawned: { actor: InvoiceActor; persistedSnapshot: unknown }): void {
+    const entry: Entry = {
+      actor: spawned.actor,
+      queue: Promise.resolve(),
+      persisted: spawned.actor.getSnapshot().context,
+      persistedSnapshot: spawned.persistedSnapshot,
+      network,
+      details: new Map(),
+      watching: true,
+    };
+    this.entries.set(uuid, entry);
+    this.watch(uuid, entry);
+  }
+
+  /** Rehydrate every open invoice from its snapshot (no timers until resumeAll). */
+  async restoreAll(): Promise<number> {
+    let after = '00000000-0000-0000-0000-000000000000';
+    let count = 0;
+    for (;;) {
+      const em = this.deps.orm.em.fork();
+      const rows = await em.getConnection().execute<{ uuid: string; network: string | null; actor_snapshot: unknown }[]>(
+        'select uuid, network, actor_snapshot from invoices where open and uuid > ? order by uuid limit ?',
+        [after, RESTORE_BATCH],
+      );
+      for (const row of rows) {
+        const snapshot = typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot;
+        const actor = restoreActor(snapshot, this.deps.clock);
+        actor.start();
+        const entry: Entry = { actor, queue: Promise.resolve(), persisted: actor.getSnapshot().context, persistedSnapshot: snapshot, network: row.network, details: new Map(), watching: true };
+        this.entries.set(row.uuid, entry);
+        this.watch(row.uuid, entry);
+        count++;
+      }
+      if (rows.length < RESTORE_BATCH) break;
+      after = rows[rows.length - 1]!.uuid;
+    }
+    return count;
+  }
+
+  /** After the watchers caught up: re-arm timers; whatever fell due while down happens now. */
+  async resumeAll(): Promise<void> {
+    const at = this.deps.clock.now().toISOString();
+    await Promise.all([...this.entries.keys()].map((uuid) => this.send(uuid, { type: 'RESUME', at })));
+  }
+
+  /**
+   * Deliver one event and commit the result (plus `work`) in one transaction.
+   * Resolves once committed; rejects (and rolls the actor back) when the commit fails.
+   */
+  send(uuid: string, event: InvoiceMachineEvent, work?: UnitOfWork, details?: { key: string; value: TransferDetails }): Promise<void> {
+    const entry = this.entries.get(uuid);
+    if (!entry) return Promise.reject(new Error(`no open invoice actor ${uuid}`));
+    const run = async (): Promise<void> => {
+      if (details) entry.details.set(details.key, details.value);
+      entry.watching = false; // this change is committed below, not by the subscription
+      try {
+        entry.actor.send(event);
+      } finally {
+        entry.watching = true;
+      }
+      await this.commit(uuid, entry, work, event.type);
+    };
+    const next = entry.queue.then(run, run);
+    entry.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Timer-driven changes (expiry, late-window end) are committed through the same queue. */
+  private watch(uuid: string, entry: Entry): void {
+    entry.actor.subscribe({
+      next: () => {
+        if (!entry.watching) return;
+        const run = (): Promise<void> => this.commit(uuid, entry, undefined, 'timer');
+        entry.queue = entry.queue.then(run, run).catch((err: unknown) => this.deps.logger.error({ err, invoiceUuid: uuid }, 'committing a timer change failed'));
+      },
+      error: (err) => this.deps.logger.error({ err, invoiceUuid: uuid }, 'invoice actor failed'),
+    });
+  }
+
+  private async commit(uuid: string, entry: Entry, work: UnitOfWork | undefined, reason: string): Promise<void> {
+    const snapshot = entry.actor.getSnapshot();
+    const ctx = snapshot.context;
+    const done = snapshot.status === 'done';
+    const before = entry.persisted;
+    if (!work && !done && ctx === before) return;
+    const persistedSnapshot = entry.actor.getPersistedSnapshot();
+    const now = this.deps.clock.now();
+    try {
+      await this.deps.orm.em.fork().transactional(async (em) => {
+        const row = await em.findOneOrFail(Invoice, { uuid });
+        this.applyContext(row, ctx);
+        await this.writePayments(em, row, before, ctx, entry);
+        await this.book(em, row, ctx, now);
+        if (work) await work(em, row);
+        if (done) {
+          row.open = false;
+          row.closedAt = now;
+          if (row.network && row.address && !row.memo) await releaseAddress(em, row.network, uuid);
+        }
+        row.actorSnapshot = persistedSnapshot;
+        row.updatedAt = now;
+        await em.flush();
+        const types = invoiceWebhookEvents(before, ctx);
+        if (types.length > 0) await this.deps.writeOutbox(em, row, types);
+      });
+    } catch (err) {
+      this.rebuild(uuid, entry);
+      throw err;
+    }
+    entry.persisted = ctx;
+    entry.persistedSnapshot = persistedSnapshot;
+    if (done) {
+      entry.actor.stop();
+      this.entries.delete(uuid);
+      this.deps.onClosed(uuid, entry.network);
+    }
+    this.updates.emit('update', { uuid, reason } satisfies InvoiceUpdate);
+  }
+
+  /** Memory must never run ahead of the database: restart the actor from the committed snapshot. */
+  private rebuild(uuid: string, entry: Entry): void {
+    entry.actor.stop();
+    const actor = restoreActor(entry.persistedSnapshot, this.deps.clock);
+    actor.start();
+    entry.actor = actor;
+    this.watch(uuid, entry);
+    actor.send({ type: 'RESUME', at: this.deps.clock.now().toISOString() });
+  }
+
+  /** Replace the actor after an out-of-band row change (network chosen) — called inside the queue. */
+  setNetwork(uuid: string, network: string): void {
+    const entry = this.entries.get(uuid);
+    if (entry) entry.network = network;
+  }
+
+  private applyContext(row: Invoice, ctx: InvoiceMachineContext): void {
+    row.status = ctx.status;
+    row.receivedAmount = ctx.receivedAmount;
+    row.confirmations = ctx.confirmations;
+    row.txHash = ctx.txHash;
+    row.paidAt = ctx.paidAt ? new Date(ctx.paidAt) : null;
+    row.paidLate = ctx.paidLate;
+  }
+
+  private async writePayments(em: EntityManager, row: Invoice, before: InvoiceMachineContext, ctx: InvoiceMachineContext, entry: Entry): Promise<void> {
+    const previous = new Map(before.payments.map((p) => [p.key, p]));
+    for (const p of ctx.payments) {
+      const old = previous.get(p.key);
+      if (old && old.state === p.state && old.confirmations === p.confirmations && old.blockHeight === p.blockHeight) continue;
+      const d = entry.details.get(p.key);
+      const existing = await em.findOne(InvoicePayment, { network: row.network ?? '', txHash: p.txHash, eventIndex: p.eventIndex });
+      if (existing) {
+        existing.confirmations = p.confirmations;
+        existing.state = p.state;
+        existing.blockHeight = p.blockHeight;
+        if (d) existing.blockHash = d.blockHash;
+        existing.late = p.late;
+      } else {
+        const payment = new InvoicePayment(row.uuid, d?.network ?? row.network ?? '', p.txHash, p.eventIndex, p.from, d?.toAddress ?? row.address ?? '', d?.memo ?? null, p.amount, p.blockHeight, d?.blockHash ?? '', new Date(p.seenAt));
+        payment.confirmations = p.confirmations;
+        payment.state = p.state;
+        payment.late = p.late;
+        em.persist(payment);
+      }
+    }
+  }
+
+  /** Book confirmed money once the invoice has an outcome; only the difference to what is booked. */
+  private async book(em: EntityManager, row: Invoice, ctx: InvoiceMachineContext, now: Date): Promise<void> {
+    if (!BOOKED_STATUSES.has(ctx.status) || !row.network) return;
+    const confirmed = formatAmount(confirmedTotal(ctx));
+    const booked = canonicalDecimal(row.bookedReceived);
+    if (confirmed === booked) return;
+    const lines = settlementLines({ merchantId: row.merchantId, network: row.network, booked, confirmed, platformFee: row.platformFee, networkFee: row.networkFee });
+    await postJournal(em, `invoice:${row.uuid}:received:${confirmed}`, 'invoice_settlement', lines, now);
+    row.bookedReceived = confirmed;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.queue));
+    for (const e of this.entries.values()) e.actor.stop();
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,87 @@
+import type { Invoice as InvoiceMessage, Payment as PaymentMessage } from '../../grpc/generated/chainpay/v1/invoices';
+import type { Invoice, InvoicePayment } from '../../store/entities';
+import { canonicalDecimal } from '../../store/repos/network-settings';
+
+/** The row (the truth) as the control plane shows it. */
+export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string): InvoiceMessage {
+  return {
+    uuid: row.uuid,
+    status: row.status,
+    order_id: row.orderId ?? undefined,
+    title: row.title ?? undefined,
+    amount: canonicalDecimal(row.amount),
+    currency: row.currency,
+    platform_fee: canonicalDecimal(row.platformFee),
+    network_fee: canonicalDecimal(row.networkFee),
+    pay_amount: canonicalDecimal(row.payAmount),
+    merchant_net: canonicalDecimal(row.merchantNet),
+    fee_payer: row.feePayer,
+    network: row.network ?? undefined,
+    address: row.address ?? undefined,
+    memo: row.memo ?? undefined,
+    checkout_url: `${publicUrl}/pay/${row.uuid}`,
+    qr_svg: row.qrSvg,
+    received_amount: canonicalDecimal(row.receivedAmount),
+    confirmations: row.confirmations,
+    required_confirmations: row.requiredConfirmations,
+    tx_hash: row.txHash ?? undefined,
+    metadata_json: row.metadataJson,
+    expires_at: row.expiresAt.toISOString(),
+    paid_at: row.paidAt?.toISOString(),
+    created_at: row.createdAt.toISOString(),
+    paid_late: row.paidLate,
+    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map(toPaymentMessage),
+    return_url: row.returnUrl ?? undefined,
+    cancel_url: row.cancelUrl ?? undefined,
+    webhook_url: row.webhookUrl ?? undefined,
+    merchant_id: row.merchantId,
+    payment_uri: row.paymentUri ?? undefined,
+  };
+}
+
+function toPaymentMessage(p: InvoicePayment): PaymentMessage {
+  return {
+    tx_hash: p.txHash,
+    event_index: p.eventIndex,
+    from: p.fromAddress,
+    amount: canonicalDecimal(p.amount),
+    confirmations: p.confirmations,
+    status: p.state,
+    block_height: String(p.blockHeight),
+    seen_at: p.seenAt.toISOString(),
+  };
+}
+
+/** The REST Invoice object (webhook `data`): the spec's fields in the spec's order, nulls explicit. */
+export function toRestInvoice(m: InvoiceMessage): Record<string, unknown> {
+  return {
+    uuid: m.uuid,
+    status: m.status,
+    order_id: m.order_id ?? null,
+    title: m.title ?? null,
+    amount: m.amount,
+    currency: m.currency,
+    platform_fee: m.platform_fee,
+    network_fee: m.network_fee,
+    pay_amount: m.pay_amount,
+    merchant_net: m.merchant_net,
+    fee_payer: m.fee_payer,
+    network: m.network ?? null,
+    address: m.address ?? null,
+    memo: m.memo ?? null,
+    checkout_url: m.checkout_url,
+    qr_svg: m.qr_svg,
+    received_amount: m.received_amount,
+    confirmations: m.confirmations,
+    required_confirmations: m.required_confirmations,
+    tx_hash: m.tx_hash ?? null,
+    metadata: JSON.parse(m.metadata_json || '{}') as unknown,
+    expires_at: m.expires_at,
+    paid_at: m.paid_at ?? null,
+    created_at: m.created_at,
+    paid_late: m.paid_late,
+    payments: m.payments.map((p) => ({ tx_hash: p.tx_hash, event_index: p.event_index, from: p.from, amount: p.amount, confirmations: p.confirmations, status: p.status })),
+    return_url: m.return_url ?? null,
+    cancel_url: m.cancel_url ?? null,
+  };
+}

@@ -1,0 +1,55 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../../domain/clock';
+import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
+import type { ChainAdapter } from '../../chains/types';
+import { freeAddressCount, refillPool } from '../../store/repos/address-pool';
+
+/**
+ * Keeps each address pool above its low-water mark: derives a batch when free addresses drop
+ * below `minFree`. New addresses are handed to the network's watcher before any invoice can get
+ * them, so no payment to them is missed. One refill per network at a time.
+ */
+export class PoolKeeper {
+  private readonly running = new Map<NetworkCode, Promise<void>>();
+
+  constructor(
+    private readonly deps: {
+      orm: MikroORM;
+      logger: Logger;
+      clock: Clock;
+      adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+      minFree: number;
+      batch: number;
+      onAdded: (network: NetworkCode, normalized: string[]) => void;
+    },
+  ) {}
+
+  /** Refill when below the mark; `force` derives a batch regardless (the pool ran dry). */
+  ensure(network: NetworkCode, force = false): Promise<void> {
+    if (NETWORK_FACTS[network].depositMode !== 'address_pool') return Promise.resolve();
+    const current = this.running.get(network);
+    if (current && !force) return current;
+    const run = (current ?? Promise.resolve()).then(() => this.refill(network, force)).finally(() => {
+      if (this.running.get(network) === run) this.running.delete(network);
+    });
+    this.running.set(network, run);
+    return run;
+  }
+
+  schedule(network: NetworkCode): void {
+    this.ensure(network).catch((err: unknown) => this.deps.logger.error({ err, network }, 'address pool refill failed'));
+  }
+
+  private async refill(network: NetworkCode, force: boolean): Promise<void> {
+    const adapter = this.deps.adapters.get(network);
+    if (!adapter) return;
+    const em = this.deps.orm.em.fork();
+    const free = await freeAddressCount(em, network);
+    if (!force && free >= this.deps.minFree) return;
+    const count = Math.max(this.deps.batch, this.deps.minFree * 2 - free);
+    const added = await refillPool(em, network, adapter, count, this.deps.clock.now());
+    this.deps.onAdded(network, added);
+    this.deps.logger.info({ network, added: added.length, freeBefore: free }, 'address pool refilled');
+  }
+}

@@ -1,0 +1,191 @@
+import { createAddressCodec } from '../codecs';
+import type { NetworkCode } from '../../domain/networks';
+import type { ChainWatch, WatchedAddresses } from '../types';
+import { DevnetAdapter } from './adapter';
+import { CountingSet, manualClock, Recorder } from './testing';
+
+const MNEMONIC = 'test test test test test test test test test test test junk';
+
+function devnet(network: NetworkCode, extra: { finalityDepth?: number; storageDir?: string; retryDelayMs?: number } = {}): DevnetAdapter {
+  return new DevnetAdapter({ network, codec: createAddressCodec(network, { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, ...extra });
+}
+
+function watchedOf(adapter: DevnetAdapter, ...addresses: string[]): WatchedAddresses {
+  return new CountingSet(new Set(addresses.map((a) => adapter.normalizeAddress(a))));
+}
+
+describe('DevnetAdapter: pay and watch', () => {
+  const watches: ChainWatch[] = [];
+  afterEach(async () => {
+    await Promise.all(watches.splice(0).map((w) => w.stop()));
+  });
+
+  it('emits block then transfer for a USDT payment to a watched address', async () => {
+    const chain = devnet('POLYGON');
+    const to = chain.deriveDepositAddress(0);
+    const rec = new Recorder();
+    watches.push(chain.watch({ from: null, watched: watchedOf(chain, to), sink: rec.sink }));
+    await rec.until((s) => s.length === 1); // first run starts at the head (genesis here)
+    expect(rec.seen[0]).toMatchObject({ kind: 'block', network: 'POLYGON', height: 0 });
+
+    const paid = await chain.pay({ to, amount: '10.50' });
+    expect(paid).toEqual({ txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), blockHeight: 1 });
+    await rec.until((s) => s.some((o) => o.kind === 'transfer'));
+    const [block, transfer] = rec.seen.slice(1);
+    expect(block).toMatchObject({ kind: 'block', height: 1, hash: chain.head().hash, timestamp: expect.any(Date) });
+    expect(transfer).toEqual({
+      kind: 'transfer', network: 'POLYGON', txHash: paid.txHash, eventIndex: 0, blockHeight: 1, blockHash: chain.head().hash,
+      from: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), to: to.toLowerCase(), memo: null, amount: '10.5',
+    });
+    expect(rec.of('block')[1]!.parentHash).toBe(rec.of('block')[0]!.hash);
+  });
+
+  it('ignores the look-alike token and unwatched addresses, but still streams their blocks', async () => {
+    const chain = devnet('TRC20');
+    const mine = chain.deriveDepositAddress(0);
+    const other = chain.deriveDepositAddress(1);
+    const rec = new Recorder();
+    const watched = new CountingSet(new Set([chain.normalizeAddress(mine)]));
+    watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched, sink: rec.sink }));
+    const fake = await chain.pay({ to: mine, amount: '5', token: 'fake' });
+    await chain.pay({ to: other, amount: '5' });
+    const real = await chain.pay({ to: mine, amount: '7', from: other });
+    await rec.until(() => rec.lastBlock() === 3);
+    expect(fake.txHash).toMatch(/^[0-9a-f]{64}$/); // TRON: 64 hex, no 0x
+    expect(rec.of('transfer')).toEqual([expect.objectContaining({ txHash: real.txHash, to: mine, from: other, amount: '7' })]);
+    expect(rec.of('block').map((b) => b.height)).toEqual([1, 2, 3]);
+    expect(watched.lookups).toBe(2); // one Set lookup per USDT transfer; the fake token never reaches it
+  });
+
+  it('carries the TON memo to the shared address and ignores other TON addresses', async () => {
+    const chain = devnet('TON');
+    await chain.init();
+    const shared = chain.sharedDepositAddress();
+    const rec = new Recorder();
+    watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched: new CountingSet(new Set()), sink: rec.sink }));
+    const paid = await chain.pay({ to: shared, amount: '3.25', memo: 'inv-42' });
+    await chain.pay({ to: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs', amount: '1', memo: 'inv-42' });
+    await chain.pay({ to: shared, amount: '1' }); // no memo: still observed, memo null
+    await rec.until(() => rec.lastBlock() === 3);
+    expect(rec.of('transfer')).toEqual([
+      expect.objectContaining({ txHash: paid.txHash, to: chain.normalizeAddress(shared), memo: 'inv-42', amount: '3.25' }),
+      expect.objectContaining({ to: chain.normalizeAddress(shared), memo: null, amount: '1' }),
+    ]);
+    expect(paid.txHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('drops memos on families without one and uses Solana-shaped hashes', async () => {
+    const chain = devnet('SOLANA');
+    const to = chain.deriveDepositAddress(0);
+    const rec = new Recorder();
+    watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched: watchedOf(chain, to), sink: rec.sink }));
+    const paid = await chain.pay({ to, amount: '1', memo: 'ignored' });
+    await rec.until((s) => s.some((o) => o.kind === 'transfer'));
+    expect(paid.txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{80,88}$/);
+    expect(rec.of('transfer')[0]).toMatchObject({ memo: null, to });
+  });
+
+  it('refuses bad payments: precision beyond the token, zero, invalid addresses', async () => {
+    const tron = devnet('TRC20');
+    const to = tron.deriveDepositAddress(0);
+    await expect(tron.pay({ to, amount: '1.1234567' })).rejects.toMatchObject({ code: 'amount_precision' });
+    await expect(tron.pay({ to, amount: '0' })).rejects.toMatchObject({ code: 'invalid_amount' });
+    await expect(tron.pay({ to, amount: '-1' })).rejects.toMatchObject({ code: 'invalid_amount' });
+    await expect(tron.pay({ to: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', amount: '1' })).rejects.toMatchObject({ code: 'invalid_address', field: 'to' });
+    await expect(tron.pay({ to, amount: '1', from: 'nope' })).rejects.toMatchObject({ code: 'invalid_address', field: 'from' });
+    expect(tron.head().head).toBe(0); // nothing was mined
+    const bsc = devnet('BEP20');
+    await expect(bsc.pay({ to: bsc.deriveDepositAddress(0), amount: '1.123456789012345678' })).resolves.toMatchObject({ blockHeight: 1 });
+  });
+
+  it('emits finalize as height - finalityDepth grows, and catches up from a cursor', async () => {
+    const chain = devnet('ARBITRUM', { finalityDepth: 2 });
+    await chain.mine(5);
+    const rec = new Recorder();
+    watches.push(chain.watch({ from: { height: 1, hash: chain.block(1)!.hash }, watched: new CountingSet(new Set()), sink: rec.sink }));
+    await rec.until(() => rec.lastBlock() === 5);
+    expect(rec.seen.map((o) => `${o.kind}:${'height' in o ? o.height : ''}`)).toEqual([
+      'block:2', 'finalize:0', 'block:3', 'finalize:1', 'block:4', 'finalize:2', 'block:5', 'finalize:3',
+    ]);
+  });
+
+  it('one watch at a time; nothing is emitted after stop()', async () => {
+    const chain = devnet('BEP20');
+    const rec = new Recorder();
+    const watch = chain.watch({ from: null, watched: new CountingSet(new Set()), sink: rec.sink });
+    expect(() => chain.watch({ from: null, watched: new CountingSet(new Set()), sink: rec.sink })).toThrow(/already/);
+    await rec.until((s) => s.length === 1);
+    await watch.stop();
+    await chain.mine(3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(rec.seen).toHaveLength(1);
+    const again = chain.watch({ from: { height: 0, hash: rec.of('block')[0]!.hash }, watched: new CountingSet(new Set()), sink: rec.sink });
+    watches.push(again);
+    await rec.until(() => rec.lastBlock() === 3);
+    expect(again.head()).toBe(3);
+  });
+
+  it('retries a step whose sink failed, after reporting the error', async () => {
+    const chain = devnet('POLYGON', { retryDelayMs: 5 });
+    const to = chain.deriveDepositAddress(0);
+    const rec = new Recorder();
+    const errors: Error[] = [];
+    let failOnce = true;
+    const sink = async (o: Parameters<typeof rec.sink>[0]): Promise<void> => {
+      if (o.kind === 'transfer' && failOnce) {
+        failOnce = false;
+        throw new Error('db down');
+      }
+      await rec.sink(o);
+    };
+    watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched: watchedOf(chain, to), sink, onError: (e) => errors.push(e) }));
+    await chain.pay({ to, amount: '2' });
+    await rec.until((s) => s.some((o) => o.kind === 'transfer'));
+    expect(errors.map((e) => e.message)).toEqual(['db down']);
+    // The whole block is replayed: block, block (again), transfer.
+    expect(rec.seen.map((o) => o.kind)).toEqual(['block', 'block', 'transfer']);
+  });
+
+  it('scales: 100,000 watched addresses cost one lookup per transfer and no iteration', async () => {
+    const chain = devnet('BEP20');
+    const set = new Set<string>();
+    for (let i = 0; i < 100_000; i++) set.add(`0x${i.toString(16).padStart(40, 'a')}`);
+    const target = `0x${(99_999).toString(16).padStart(40, 'a')}`.toUpperCase().replace('0X', '0x');
+    const watched = new CountingSet(set);
+    const rec = new Recorder();
+    watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched, sink: rec.sink }));
+    await chain.mine(50);
+    await chain.pay({ to: target, amount: '1' });
+    await rec.until(() => rec.lastBlock() === 51);
+    expect(rec.of('transfer')).toHaveLength(1);
+    expect(watched.lookups).toBe(1);
+  });
+
+  it('mines empty blocks on the clock once init() ran, and stops on close()', async () => {
+    const clock = manualClock();
+    const chain = new DevnetAdapter({ network: 'POLYGON', codec: createAddressCodec('POLYGON', { mnemonic: MNEMONIC }), clock, blockIntervalMs: 1000 });
+    clock.advance(5000);
+    expect(chain.head().head).toBe(0); // not before init()
+    await chain.init();
+    clock.advance(1000);
+    clock.advance(1000);
+    expect(chain.head().head).toBe(2);
+    await chain.close();
+    clock.advance(5000);
+    expect(chain.head().head).toBe(2);
+    await expect(chain.mine(1)).rejects.toThrow(/closed/);
+  });
+
+  it('refuses a bad mine count', async () => {
+    await expect(devnet('TON').mine(0)).rejects.toMatchObject({ code: 'invalid_blocks' });
+  });
+
+  it('exposes the codec: links carry the configured token, decimals and chain id', () => {
+    const chain = devnet('BEP20');
+    const link = chain.paymentLink({ address: chain.deriveDepositAddress(0), amount: '1.5', memo: null });
+    expect(link).toBe(`ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000000000000000`);
+    expect(chain.tokenContract).toBe('0x55d398326f99059fF775485246999027B3197955');
+    expect(chain.tokenDecimals).toBe(18);
+    expect(chain.mode).toBe('devnet');
+  });
+});

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NETWORK_CODES } from '../domain/networks';
+import { DevnetAdapter } from './devnet/adapter';
+import { manualClock } from './devnet/testing';
+import { AdapterUnavailableError } from './errors';
+import { createChainAdapters } from './registry';
+
+const keys = { mnemonic: 'test test test test test test test test test test test junk' };
+
+describe('createChainAdapters', () => {
+  it('devnet: one adapter and its controls per network, with real-format addresses', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-registry-'));
+    const { adapters, devnet } = createChainAdapters({
+      networks: [...NETWORK_CODES], mode: 'devnet', keys, clock: manualClock(),
+      devnet: { storageDir: dir, blockIntervalMs: 0, finalityDepth: { TRC20: 2 } },
+    });
+    try {
+      expect([...adapters.keys()]).toEqual([...NETWORK_CODES]);
+      expect([...devnet.keys()]).toEqual([...NETWORK_CODES]);
+      for (const adapter of adapters.values()) {
+        expect(adapter).toBeInstanceOf(DevnetAdapter);
+        expect(adapter.mode).toBe('devnet');
+        await adapter.init();
+      }
+      expect(devnet.get('TRC20')).toBe(adapters.get('TRC20'));
+      expect(adapters.get('TRC20')!.deriveDepositAddress(0)).toBe('TWer2Ygk5TEheHp3TPuYeqxmB6SsGZmaL6');
+      expect(adapters.get('POLYGON')!.deriveDepositAddress(0)).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+      expect(adapters.get('TON')!.isValidAddress(adapters.get('TON')!.sharedDepositAddress())).toBe(true);
+      expect(adapters.get('SOLANA')!.tokenContract).toBe('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p');
+      expect(adapters.get('BEP20')!.tokenDecimals).toBe(18);
+      // Per-network finality from the options; default 20 elsewhere.
+      await devnet.get('TRC20')!.mine(5);
+      await expect(devnet.get('TRC20')!.reorg(3)).rejects.toMatchObject({ code: 'reorg_too_deep' });
+      await devnet.get('POLYGON')!.mine(5);
+      await expect(devnet.get('POLYGON')!.reorg(3)).resolves.toMatchObject({ head: 6 });
+      expect(fs.readdirSync(dir).sort()).toEqual(NETWORK_CODES.map((c) => `${c}.jsonl`).sort());
+    } finally {
+      await Promise.all([...adapters.values()].map((a) => a.close()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('live: refuses a family without a live adapter instead of falling back to devnet', () => {
+    expect(() =>
+      createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } }),
+    ).toThrow(AdapterUnavailableError);
+  });
+});

@@ -1,0 +1,63 @@
+import { HDKey } from 'viem/accounts';
+import { TronWeb } from 'tronweb';
+import { mnemonicToSeed } from '../keys/bip39';
+import { UnsupportedOperationError } from '../errors';
+import { TRON_DEPOSIT_ACCOUNT_PATH, TronCodec, tronHex } from './codec';
+
+const JUNK = 'test test test test test test test test test test test junk';
+const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+
+describe('TronCodec', () => {
+  const codec = new TronCodec({ mnemonic: ABANDON });
+
+  it('derives the well-known TRON addresses (m/44\'/195\'/0\'/0/i)', () => {
+    expect(codec.deriveDepositAddress(0)).toBe('TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
+    expect(codec.deriveDepositAddress(1)).toBe('TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK');
+  });
+
+  it('agrees with TronWeb.fromMnemonic (an independent implementation)', () => {
+    const junk = new TronCodec({ mnemonic: JUNK });
+    for (const i of [0, 5]) {
+      expect(junk.deriveDepositAddress(i)).toBe(TronWeb.fromMnemonic(JUNK, `m/44'/195'/0'/0/${i}`).address);
+    }
+    const hot = TronWeb.fromMnemonic(JUNK, "m/44'/195'/1'/0/0");
+    expect(junk.hotWallet()).toEqual({ address: hot.address, privateKeyHex: hot.privateKey.replace(/^0x/, '').toLowerCase() });
+  });
+
+  it('derives watch-only from the TRON account xpub', () => {
+    const tronXpub = HDKey.fromMasterSeed(mnemonicToSeed(ABANDON)).derive(TRON_DEPOSIT_ACCOUNT_PATH).publicExtendedKey;
+    expect(new TronCodec({ tronXpub }).deriveDepositAddress(1)).toBe('TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK');
+  });
+
+  it('validates base58check with the 0x41 prefix', () => {
+    expect(codec.isValidAddress(USDT)).toBe(true);
+    expect(codec.isValidAddress('TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH')).toBe(true);
+    expect(codec.isValidAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u')).toBe(false); // checksum
+    expect(codec.isValidAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj60')).toBe(false); // '0' is not base58
+    expect(codec.isValidAddress('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).toBe(false); // bitcoin prefix
+    expect(codec.isValidAddress('41a614f803b6fd780986a42c78ec9c7f77e6ded13c')).toBe(false); // hex form
+    expect(codec.isValidAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(false);
+    expect(codec.isValidAddress('')).toBe(false);
+  });
+
+  it('normalizes base58 as is and converts the hex form', () => {
+    expect(codec.normalizeAddress(USDT)).toBe(USDT);
+    expect(codec.normalizeAddress('41a614f803b6fd780986a42c78ec9c7f77e6ded13c')).toBe(USDT);
+    expect(tronHex(USDT)).toBe('41a614f803b6fd780986a42c78ec9c7f77e6ded13c');
+    expect(() => codec.normalizeAddress('nope')).toThrow(expect.objectContaining({ code: 'invalid_address' }));
+  });
+
+  it('builds tron: links with contract and decimal amount', () => {
+    const to = codec.deriveDepositAddress(0);
+    expect(codec.paymentLink({ address: to, amount: '25.120000', memo: null, tokenContract: USDT, tokenDecimals: 6 })).toBe(
+      `tron:${to}?token=${USDT}&amount=25.12`,
+    );
+    expect(() => codec.paymentLink({ address: to, amount: '1.1234567', memo: null, tokenContract: USDT, tokenDecimals: 6 })).toThrow(/decimals/);
+  });
+
+  it('has no shared address; samples are valid', () => {
+    expect(() => codec.sharedDepositAddress()).toThrow(UnsupportedOperationError);
+    expect(codec.isValidAddress(codec.sampleAddress('x'))).toBe(true);
+  });
+});

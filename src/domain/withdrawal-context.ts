@@ -1,0 +1,105 @@
+import { formatAmount, toDecimal } from './decimal';
+import { DomainError } from './errors';
+
+/** DESIGN.md "Withdrawal statuses". */
+export const WITHDRAWAL_STATUSES = ['review', 'processing', 'completed', 'rejected', 'failed'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+
+/** Same shape as chains/types.ts SignedPayout (the domain does not import chains). */
+export interface WithdrawalSignedPayout {
+  readonly txHash: string;
+  readonly raw: string;
+  readonly meta: Record<string, string | number>;
+}
+
+/** Same shape as chains/types.ts PayoutStatus, plus the clock time of the poll. */
+export type CheckPayoutOutput = (
+  | { readonly state: 'unknown' }
+  | { readonly state: 'pending' }
+  | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number }
+  | { readonly state: 'reverted'; readonly blockHeight: number }
+) & { readonly at: string };
+
+/** Input of the signPayout actor; {id, to, amount} is chains' PayoutRequest. */
+export interface SignPayoutInput {
+  readonly id: string;
+  readonly network: string;
+  readonly to: string;
+  /** net_payout, decimal string in token units. */
+  readonly amount: string;
+}
+
+/** Input of the broadcastPayout and checkPayout actors. */
+export interface PayoutActorInput {
+  readonly id: string;
+  readonly network: string;
+  readonly payout: WithdrawalSignedPayout;
+}
+
+/** JSON-serialisable: persisted with the withdrawal row. */
+export interface WithdrawalMachineContext {
+  readonly uuid: string;
+  readonly status: WithdrawalStatus;
+  readonly network: string;
+  readonly address: string;
+  readonly netPayout: string;
+  readonly requiredConfirmations: number;
+  /** Wait between payout status polls, and before retrying a transient failure. */
+  readonly pollIntervalMs: number;
+  /** Kept from signing on: a crash never signs anew, it rebroadcasts this. */
+  readonly signed: WithdrawalSignedPayout | null;
+  readonly txHash: string | null;
+  readonly confirmations: number;
+  readonly rejectionReason: string | null;
+  readonly completedAt: string | null;
+  readonly failureReason: string | null;
+}
+
+export interface CreateWithdrawalContextInput {
+  readonly uuid: string;
+  readonly network: string;
+  readonly address: string;
+  readonly netPayout: string;
+  readonly requiredConfirmations: number;
+  /** Above the merchant's auto-payout caps: held for an operator. */
+  readonly review: boolean;
+  readonly pollIntervalMs?: number;
+}
+
+export const DEFAULT_POLL_INTERVAL_MS = 5_000;
+
+export function createWithdrawalContext(input: CreateWithdrawalContextInput): WithdrawalMachineContext {
+  const pollIntervalMs = input.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs <= 0) throw new RangeError('pollIntervalMs must be a positive integer');
+  if (!Number.isInteger(input.requiredConfirmations) || input.requiredConfirmations < 1) throw new RangeError('requiredConfirmations must be >= 1');
+  return {
+    uuid: input.uuid,
+    status: input.review ? 'review' : 'processing',
+    network: input.network,
+    address: input.address,
+    netPayout: formatAmount(toDecimal(input.netPayout)),
+    requiredConfirmations: input.requiredConfirmations,
+    pollIntervalMs,
+    signed: null,
+    txHash: null,
+    confirmations: 0,
+    rejectionReason: null,
+    completedAt: null,
+    failureReason: null,
+  };
+}
+
+/**
+ * A payout step failed for good only when the host says so with a DomainError that is not
+ * `unavailable` (e.g. the node rejected the transaction as invalid). Anything else (timeouts,
+ * RPC down, unknown errors) is retried: the transaction may already be out, so funds are never
+ * released on a guess.
+ */
+export function isPermanentPayoutError(error: unknown): boolean {
+  return error instanceof DomainError && error.kind !== 'unavailable';
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof DomainError) return error.code;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,155 @@
+/**
+ * The withdrawal actor (XState v5): review → processing (signing → broadcasting → confirming)
+ * → completed | failed; review → rejected. Pure: the three side effects are invoked promise
+ * actors named here as placeholders that the host replaces with .provide({ actors }):
+ * - signPayout(SignPayoutInput) → WithdrawalSignedPayout. Must persist the signed transaction (or
+ *   find the one already persisted for this id) before resolving: signing is re-run if the daemon
+ *   stopped mid-way, and must then return the same transaction, never a new one.
+ * - broadcastPayout(PayoutActorInput) → void. Sending the same transaction twice is harmless.
+ * - checkPayout(PayoutActorInput) → CheckPayoutOutput (chains' PayoutStatus + `at` = clock now).
+ * A DomainError that is not `unavailable` fails the withdrawal (funds are released by the host on
+ * entering `failed`); any other error is retried after pollIntervalMs.
+ *
+ * Host duties: persist getPersistedSnapshot() with the row on every change. After a restore,
+ * a pending sign/broadcast/check actor re-runs by itself (XState restarts active promise actors),
+ * but `after` timers are not persisted: send { type: 'RESUME' } once after start() so a waiting
+ * state polls (or retries) at once.
+ */
+import { assign, fromPromise, setup } from 'xstate';
+import {
+  errorText,
+  isPermanentPayoutError,
+  type CheckPayoutOutput,
+  type PayoutActorInput,
+  type SignPayoutInput,
+  type WithdrawalMachineContext,
+  type WithdrawalSignedPayout,
+} from './withdrawal-context';
+
+export type WithdrawalMachineEvent =
+  | { readonly type: 'APPROVE' }
+  | { readonly type: 'REJECT'; readonly reason: string }
+  | { readonly type: 'RESUME' };
+
+function notProvided(name: string): never {
+  throw new Error(`${name} is not provided: use withdrawalMachine.provide({ actors: { ${name} } })`);
+}
+
+const payoutInput = ({ context }: { context: WithdrawalMachineContext }): PayoutActorInput => {
+  if (!context.signed) throw new Error('no signed payout'); // invariant: signing precedes these states
+  return { id: context.uuid, network: context.network, payout: context.signed };
+};
+
+export const withdrawalMachine = setup({
+  types: {} as {
+    context: WithdrawalMachineContext;
+    events: WithdrawalMachineEvent;
+    input: WithdrawalMachineContext;
+  },
+  actors: {
+    signPayout: fromPromise<WithdrawalSignedPayout, SignPayoutInput>(async () => notProvided('signPayout')),
+    broadcastPayout: fromPromise<void, PayoutActorInput>(async () => notProvided('broadcastPayout')),
+    checkPayout: fromPromise<CheckPayoutOutput, PayoutActorInput>(async () => notProvided('checkPayout')),
+  },
+  delays: {
+    pollInterval: ({ context }) => context.pollIntervalMs,
+  },
+}).createMachine({
+  id: 'withdrawal',
+  context: ({ input }) => input,
+  // Transient: a new withdrawal goes straight to review or processing (never persisted here).
+  initial: 'created',
+  states: {
+    created: {
+      always: [{ guard: ({ context }) => context.status === 'review', target: 'review' }, { target: 'processing' }],
+    },
+    review: {
+      entry: assign({ status: 'review' }),
+      on: {
+        APPROVE: 'processing',
+        REJECT: { target: 'rejected', actions: assign({ rejectionReason: ({ event }) => event.reason }) },
+      },
+    },
+    processing: {
+      entry: assign({ status: 'processing' }),
+      initial: 'signing',
+      states: {
+        signing: {
+          invoke: {
+            src: 'signPayout',
+            input: ({ context }) => ({ id: context.uuid, network: context.network, to: context.address, amount: context.netPayout }),
+            onDone: {
+              target: 'broadcasting',
+              actions: assign({ signed: ({ event }) => event.output, txHash: ({ event }) => event.output.txHash }),
+            },
+            onError: [
+              {
+                guard: ({ event }) => isPermanentPayoutError(event.error),
+                target: '#withdrawal.failed',
+                actions: assign({ failureReason: ({ event }) => `sign_failed: ${errorText(event.error)}` }),
+              },
+              { target: 'signRetry' },
+            ],
+          },
+        },
+        signRetry: { after: { pollInterval: 'signing' }, on: { RESUME: 'signing' } },
+        broadcasting: {
+          invoke: {
+            src: 'broadcastPayout',
+            input: payoutInput,
+            onDone: 'confirming',
+            onError: [
+              {
+                guard: ({ event }) => isPermanentPayoutError(event.error),
+                target: '#withdrawal.failed',
+                actions: assign({ failureReason: ({ event }) => `broadcast_failed: ${errorText(event.error)}` }),
+              },
+              { target: 'broadcastRetry' },
+            ],
+          },
+        },
+        broadcastRetry: { after: { pollInterval: 'broadcasting' }, on: { RESUME: 'broadcasting' } },
+        confirming: {
+          initial: 'waiting',
+          states: {
+            waiting: { after: { pollInterval: 'checking' }, on: { RESUME: 'checking' } },
+            checking: {
+              invoke: {
+                src: 'checkPayout',
+                input: payoutInput,
+                onDone: [
+                  {
+                    guard: ({ event }) => event.output.state === 'reverted',
+                    target: '#withdrawal.failed',
+                    actions: assign({ failureReason: 'reverted_on_chain' }),
+                  },
+                  {
+                    guard: ({ context, event }) => event.output.state === 'mined' && event.output.confirmations >= context.requiredConfirmations,
+                    target: '#withdrawal.completed',
+                    actions: assign({
+                      confirmations: ({ context }) => context.requiredConfirmations,
+                      completedAt: ({ event }) => event.output.at,
+                    }),
+                  },
+                  // Not known to the chain (dropped, or reorged out): send the same transaction again.
+                  { guard: ({ event }) => event.output.state === 'unknown', target: '#withdrawal.processing.broadcasting' },
+                  {
+                    target: 'waiting',
+                    actions: assign({ confirmations: ({ event }) => (event.output.state === 'mined' ? event.output.confirmations : 0) }),
+                  },
+                ],
+                // The chain could not be asked: ask again later (never a reason to fail).
+                onError: 'waiting',
+              },
+            },
+          },
+        },
+      },
+    },
+    completed: { type: 'final', entry: assign({ status: 'completed' }) },
+    rejected: { type: 'final', entry: assign({ status: 'rejected' }) },
+    failed: { type: 'final', entry: assign({ status: 'failed' }) },
+  },
+});
+
+export type WithdrawalMachine = typeof withdrawalMachine;

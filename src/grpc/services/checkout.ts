@@ -1,0 +1,42 @@
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import { MalformedRequestError } from '../../domain/errors';
+import { parseNetwork } from '../../domain/invoice-request';
+import { CheckoutServiceService, type CheckoutServiceServer, type CheckoutView } from '../generated/chainpay/v1/invoices';
+import { toInvoiceMessage } from '../../actors/invoices/invoice-view';
+import type { LoadedInvoice } from '../../actors/invoices/invoices';
+import { toNetworkMessage } from './networks';
+import { streamInvoiceChanges } from './invoices';
+import { serverStream, unary } from '../handler';
+import type { ServiceContext } from '../context';
+
+/**
+ * The buyer's view of one invoice, unauthenticated and scoped to its uuid: only what paying needs.
+ * No metadata, webhook URL or merchant id ever leaves through here.
+ */
+export function checkoutService(ctx: ServiceContext, chainModeOf: (code: string) => string): { definition: typeof CheckoutServiceService; implementation: CheckoutServiceServer } {
+  const view = async (loaded: LoadedInvoice): Promise<CheckoutView> => {
+    const invoice = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+    const networks = await ctx.networks.list(ctx.orm.em.fork());
+    return {
+      invoice: { ...invoice, metadata_json: '{}', webhook_url: undefined, merchant_id: '', order_id: undefined },
+      networks: networks.map((n) => toNetworkMessage(n, chainModeOf(n.code))),
+    };
+  };
+  const implementation: CheckoutServiceServer = {
+    getCheckout: unary(ctx.logger, 'GetCheckout', async (call) => view(await ctx.invoices.get(call.request.uuid, null))),
+    chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call) => {
+      if (!call.request.network) throw new MalformedRequestError('network is required', 'network', 'missing_field');
+      await ctx.invoices.get(call.request.uuid, null);
+      const network = parseNetwork(call.request.network, await ctx.networks.list(ctx.orm.em.fork()));
+      return view(await ctx.invoices.setNetwork(call.request.uuid, null, network));
+    }),
+    watchCheckout: serverStream(ctx.logger, 'WatchCheckout', async (call) => {
+      const uuid = call.request.uuid;
+      await streamInvoiceChanges<CheckoutView>(ctx, call as ServerWritableStream<unknown, CheckoutView>, uuid, async () => {
+        const loaded = await ctx.invoices.get(uuid, null);
+        return { message: await view(loaded), open: loaded.row.open };
+      });
+    }),
+  };
+  return { definition: CheckoutServiceService, implementation };
+}

@@ -1,0 +1,104 @@
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import { MalformedRequestError } from '../../domain/errors';
+import { parseCreateInvoice, parseNetwork } from '../../domain/invoice-request';
+import { InvoiceServiceService, type InvoiceServiceServer, type Invoice as InvoiceMessage, type InvoiceUpdate as InvoiceUpdateMessage } from '../generated/chainpay/v1/invoices';
+import { Invoice, InvoicePayment } from '../../store/entities';
+import { toInvoiceMessage } from '../../actors/invoices/invoice-view';
+import type { InvoiceUpdate } from '../../actors/invoices/invoice-actors';
+import { defined, requestBody } from '../request-body';
+import { serverStream, unary } from '../handler';
+import type { ServiceContext } from '../context';
+
+/**
+ * Streams one invoice: the current state, then every committed change, until the invoice is
+ * closed (its actor finished) or the client cancels. `load` decides what the caller may see.
+ */
+export async function streamInvoiceChanges<T>(ctx: ServiceContext, call: ServerWritableStream<unknown, T>, uuid: string, load: (reason: string) => Promise<{ message: T; open: boolean }>): Promise<void> {
+  const first = await load('snapshot');
+  call.write(first.message);
+  if (!first.open) return;
+  await new Promise<void>((resolve) => {
+    let chain = Promise.resolve();
+    const finish = (): void => {
+      ctx.invoiceActors.updates.off('update', onUpdate);
+      resolve();
+    };
+    const onUpdate = (u: InvoiceUpdate): void => {
+      if (u.uuid !== uuid) return;
+      chain = chain.then(async () => {
+        if (call.cancelled) return;
+        const next = await load(u.reason);
+        call.write(next.message);
+        if (!next.open) finish();
+      }).catch((err: unknown) => {
+        ctx.logger.warn({ err, invoiceUuid: uuid }, 'invoice stream failed');
+        finish();
+      });
+    };
+    ctx.invoiceActors.updates.on('update', onUpdate);
+    call.on('cancelled', finish);
+    call.on('close', finish);
+  });
+}
+
+export function invoiceService(ctx: ServiceContext): { definition: typeof InvoiceServiceService; implementation: InvoiceServiceServer } {
+  const activeNetworks = () => ctx.networks.list(ctx.orm.em.fork());
+  const message = (loaded: { row: Invoice; payments: InvoicePayment[] }): InvoiceMessage => toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+
+  const implementation: InvoiceServiceServer = {
+    createInvoice: unary(ctx.logger, 'CreateInvoice', async (call) => {
+      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const r = call.request;
+      const body = requestBody(caller, () => {
+        let metadata: unknown;
+        if (r.metadata_json !== undefined) {
+          try {
+            metadata = JSON.parse(r.metadata_json);
+          } catch {
+            throw new MalformedRequestError('metadata_json is not valid JSON', 'metadata');
+          }
+        }
+        return defined({ amount: r.amount === '' ? undefined : r.amount, order_id: r.order_id, title: r.title, network: r.network, fee_payer: r.fee_payer, lifetime_minutes: r.lifetime_minutes, webhook_url: r.webhook_url, return_url: r.return_url, cancel_url: r.cancel_url, metadata });
+      });
+      const active = await activeNetworks();
+      const input = parseCreateInvoice(body, active);
+      const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
+      const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
+      return { invoice: message(loaded), created };
+    }),
+    getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      return message(await ctx.invoices.get(call.request.uuid, caller.merchantId));
+    }),
+    setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      const body = requestBody(caller, () => defined({ network: call.request.network || undefined }));
+      if (body.network === undefined) throw new MalformedRequestError('network is required', 'network', 'missing_field');
+      // 404 before 422: another merchant's invoice must not reveal anything.
+      await ctx.invoices.get(call.request.uuid, caller.merchantId);
+      const network = parseNetwork(body.network, await activeNetworks());
+      return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network));
+    }),
+    watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      const uuid = call.request.uuid;
+      await streamInvoiceChanges<InvoiceUpdateMessage>(ctx, call as ServerWritableStream<unknown, InvoiceUpdateMessage>, uuid, async (reason) => {
+        const loaded = await ctx.invoices.get(uuid, caller.merchantId);
+        return { message: { invoice: message(loaded), reason }, open: loaded.row.open };
+      });
+    }),
+    listInvoices: unary(ctx.logger, 'ListInvoices', async (call) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      const merchantId = caller.via === 'signature' ? caller.merchantId : caller.merchantId ?? (call.request.merchant_id || null);
+      const em = ctx.orm.em.fork();
+      const where: Record<string, unknown> = {};
+      if (merchantId) where.merchantId = merchantId;
+      if (call.request.status) where.status = call.request.status;
+      const limit = Math.min(Math.max(call.request.limit || 100, 1), 1000);
+      const rows = await em.find(Invoice, where, { orderBy: { createdAt: 'desc' }, limit });
+      const payments = rows.length ? await em.find(InvoicePayment, { invoiceUuid: { $in: rows.map((r) => r.uuid) } }) : [];
+      return { invoices: rows.map((row) => message({ row, payments: payments.filter((p) => p.invoiceUuid === row.uuid) })) };
+    }),
+  };
+  return { definition: InvoiceServiceService, implementation };
+}

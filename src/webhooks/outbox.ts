@@ -1,0 +1,22 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Invoice, InvoicePayment, OutboxEvent } from '../store/entities';
+import { toInvoiceMessage, toRestInvoice } from '../actors/invoices/invoice-view';
+import { newEventId } from './event-id';
+
+/**
+ * Writes webhook events into the outbox inside the caller's transaction (the one that changed the
+ * state), so an event exists exactly when its change was committed. The body is fixed here: the
+ * dispatcher signs and sends these bytes unchanged on every attempt.
+ */
+export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types: readonly string[], publicUrl: string, now: Date): Promise<void> {
+  const payments = await em.find(InvoicePayment, { invoiceUuid: row.uuid });
+  const data = toRestInvoice(toInvoiceMessage(row, payments, publicUrl));
+  for (const type of types) {
+    const id = newEventId();
+    const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
+    const event = new OutboxEvent(id, row.merchantId, 'invoice', row.uuid, type, body, now);
+    event.targetUrl = row.webhookUrl;
+    em.persist(event);
+  }
+  await em.flush();
+}
