@@ -11,6 +11,7 @@ import { HealthCheck } from './health';
 import { RateLimiter, type RateLimitOptions } from './rate-limit';
 import { sendError, sendJson } from './respond';
 import { matchRoute } from './routes';
+import { createCheckout, isCheckoutPath, type CheckoutTuning } from './checkout';
 
 export interface GatewayOptions {
   /** host:port of the daemon's gRPC server. */
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   readonly grpcCredentials?: ChannelCredentials;
   /** After close(), connections still open after this long are cut; default 10 s. */
   readonly shutdownGraceMs?: number;
+  /** Limits of the public checkout endpoints (`/pay`); defaults in gateway/checkout/index.ts. */
+  readonly checkout?: CheckoutTuning;
 }
 
 export interface Gateway {
@@ -44,6 +47,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const logger = opts.logger ?? pino({ name: 'chainpay-gateway' });
   const daemon = new DaemonClient(opts.grpcAddress, { credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs });
   const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined;
+  const checkout = createCheckout({ ...opts.checkout, grpcAddress: opts.grpcAddress, credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs, logger });
   let closing: Promise<void> | undefined;
   let port = 0;
 
@@ -67,7 +71,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     try {
       await dispatch(req, res, pathname, requestId);
     } catch (err) {
-      if (req.destroyed && !(err instanceof HttpError)) return log.debug({ err }, 'client went away');
+      if ((res.destroyed || req.socket.destroyed) && !(err instanceof HttpError)) return log.debug({ err }, 'client went away');
       const httpError = toHttpError(err);
       if (httpError.status === 500) {
         log.error({ err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'internal error');
@@ -86,8 +90,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return pathname === '/healthz' ? done(200, { status: 'ok' }) : done(...(await readiness(requestId)));
     }
     // ── CHECKOUT HOOK ──────────────────────────────────────────────────────────────────────────
-    // The buyer's checkout page (`/pay/<uuid>`, CheckoutService) is a later issue: dispatch it here,
-    // before the /v1 router, using opts.publicUrl. Until then `/pay/...` falls through to 404.
+    // The buyer's checkout page (`/pay/<uuid>`, its event stream, network choice and assets):
+    // public, scoped to one invoice by CheckoutService; see gateway/checkout/index.ts.
+    if (isCheckoutPath(pathname)) return checkout.handle(req, res, pathname, requestId);
     // ───────────────────────────────────────────────────────────────────────────────────────────
     const match = matchRoute(method, pathname);
     if (match.kind === 'not_found') throw new HttpError(404, 'not_found', 'no such route');
@@ -142,10 +147,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         const cut = setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
+        // Event streams never finish on their own: end them now (browsers reconnect elsewhere).
+        checkout.endStreams();
         // Node closes idle keep-alive sockets now; busy ones end after their response (Connection: close).
         server.close(() => {
           clearTimeout(cut);
           daemon.close();
+          checkout.close();
           resolve();
         });
       });

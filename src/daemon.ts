@@ -22,7 +22,17 @@ import { InvoiceActors } from './actors/invoices/invoice-actors';
 import { Invoices } from './actors/invoices/invoices';
 import { NetworkWatcher } from './actors/watchers/network-watcher';
 import { PoolKeeper } from './actors/watchers/pool-keeper';
-import { writeInvoiceEvents } from './webhooks/outbox';
+import { writeInvoiceEvents, writeWithdrawalEvents } from './webhooks/outbox';
+import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
+import { Withdrawals } from './actors/withdrawals/withdrawals';
+import { Whitelist } from './actors/withdrawals/whitelist';
+import { killPointFromEnv } from './actors/withdrawals/payout-steps';
+import { withdrawalService } from './grpc/services/withdrawals';
+import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
+import { WebhookDispatcher } from './webhooks/dispatcher';
+import type { Resolver } from './webhooks/address-guard';
+import { operatorService } from './grpc/services/operator';
+import { operatorWebhooks } from './grpc/services/operator-webhooks';
 import { invoiceService } from './grpc/services/invoices';
 import { checkoutService } from './grpc/services/checkout';
 import { devnetService } from './grpc/services/devnet';
@@ -42,7 +52,13 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export async function startDaemon(config: Config, options: { logger?: Logger } = {}): Promise<Daemon> {
+export interface DaemonOptions {
+  logger?: Logger;
+  /** Tests only: trusted CAs / resolver for webhook delivery (production: NODE_EXTRA_CA_CERTS, system DNS). */
+  webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number };
+}
+
+export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'chainpay-daemon');
   const keys = loadDaemonKeys(config.dataDir, config);
   for (const file of keys.generated) logger.info({ file }, 'generated key material on first start');
@@ -82,6 +98,12 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
   const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN });
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
+    const msg = 'WEBHOOK_ALLOW_PRIVATE_TARGETS=1: the webhook address guard is OFF (loopback/private targets allowed); for local testing only';
+    if (config.CHAIN_MODE === 'devnet') logger.warn(msg);
+    else logger.error(`${msg}, and this daemon is not on devnet`);
+  }
+  const webhooks = new WebhookDispatcher({ orm, logger: logger.child({ component: 'webhooks' }), clock, merchants, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ...options.webhooks });
 
   const watchers = new Map<NetworkCode, NetworkWatcher>();
   const invoiceActors = new InvoiceActors({
@@ -111,6 +133,28 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
     refillNow: (network) => pools.ensure(network, true),
   });
 
+  const writeWithdrawalOutbox = (em: Parameters<typeof writeWithdrawalEvents>[0], row: Parameters<typeof writeWithdrawalEvents>[1], types: readonly string[]) => writeWithdrawalEvents(em, row, types, clock.now());
+  const withdrawalActors = new WithdrawalActors({
+    orm,
+    logger,
+    clock,
+    adapters: chains.adapters,
+    writeOutbox: writeWithdrawalOutbox,
+    killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
+  });
+  const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
+  const withdrawals = new Withdrawals({
+    orm,
+    logger,
+    clock,
+    actors: withdrawalActors,
+    adapters: chains.adapters,
+    whitelist,
+    writeOutbox: writeWithdrawalOutbox,
+    // Devnet blocks come at once (or every DEVNET_BLOCK_MS): poll payouts often there.
+    pollIntervalMs: config.CHAIN_MODE === 'devnet' ? 250 : 5_000,
+  });
+
   const restored = await invoiceActors.restoreAll();
   for (const [code, adapter] of chains.adapters) {
     const watcher = new NetworkWatcher({
@@ -129,7 +173,12 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
   // Rescan from the saved cursors before any restored invoice may expire (DESIGN.md, Actors).
   await Promise.all([...watchers.values()].map((w) => w.waitCaughtUp(30_000)));
   await invoiceActors.resumeAll();
-  logger.info({ restoredInvoices: restored, networks: [...watchers.keys()] }, 'actors restored and watchers caught up');
+  // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
+  const restoredWithdrawals = await withdrawalActors.restoreAll();
+  await withdrawalActors.resumeAll();
+  // Pending deliveries resume from the outbox (after a crash too).
+  webhooks.start();
+  logger.info({ restoredInvoices: restored, restoredWithdrawals, networks: [...watchers.keys()] }, 'actors restored and watchers caught up');
 
   const advanceClock = async (seconds: number): Promise<{ now: Date; offsetMs: number }> => {
     const now = clock.advance(seconds * 1000);
@@ -153,6 +202,9 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
     publicUrl: config.publicUrl,
     invoices,
     invoiceActors,
+    withdrawals,
+    withdrawalActors,
+    whitelist,
   };
 
   const chainModeOf = (code: string): string => chains.adapters.get(code as NetworkCode)?.mode ?? config.CHAIN_MODE;
@@ -160,7 +212,7 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     register: (server) => {
-      const services = [networkService(ctx, chainModeOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock)];
+      const services = [networkService(ctx, chainModeOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, [operatorWebhooks(ctx, webhooks), operatorWithdrawals(ctx)]), withdrawalService(ctx)];
       for (const svc of services) server.addService(svc.definition, svc.implementation);
     },
   });
@@ -179,8 +231,10 @@ export async function startDaemon(config: Config, options: { logger?: Logger } =
       (stopping ??= (async () => {
         grpc.health.setStatus('', 'NOT_SERVING');
         await grpc.shutdown(config.SHUTDOWN_GRACE_MS);
+        await webhooks.stop();
         for (const w of watchers.values()) await w.stop();
         await invoiceActors.stop();
+        await withdrawalActors.stop();
         for (const a of chains.adapters.values()) await a.close();
         await orm.close(true);
         if (embedded) await embedded.stop();

@@ -89,8 +89,12 @@ export interface SignedPayout {
 export type PayoutStatus =
   | { readonly state: 'unknown' } // not seen by the chain (yet): rebroadcast
   | { readonly state: 'pending' }
-  | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number }
-  | { readonly state: 'reverted'; readonly blockHeight: number };
+  /**
+   * `txHash`: the transaction that was mined, when it is not `payout.txHash` (after a fee bump the
+   * original may win the race against its replacement; the withdrawal must show the mined one).
+   */
+  | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number; readonly txHash?: string }
+  | { readonly state: 'reverted'; readonly blockHeight: number; readonly txHash?: string };
 
 export interface PaymentLinkInput {
   readonly address: string;

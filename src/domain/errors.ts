@@ -12,6 +12,7 @@ export type DomainErrorKind =
   | 'invalid' // semantic validation or business rule: 422
   | 'rate_limited' // 429
   | 'unavailable' // dependency down, retry later: 503
+  | 'unimplemented' // the call exists in the contract but is not built (yet): gRPC UNIMPLEMENTED, HTTP 501
   | 'internal'; // 500
 
 export type DomainErrorDetails = Record<string, string | number | boolean | null | undefined>;
@@ -77,5 +78,12 @@ export class UnavailableError extends DomainError {
   override readonly name = 'UnavailableError';
   constructor(code: string, message: string, details?: DomainErrorDetails) {
     super('unavailable', code, message, undefined, details);
+  }
+}
+
+export class NotImplementedError extends DomainError {
+  override readonly name = 'NotImplementedError';
+  constructor(what: string) {
+    super('unimplemented', 'not_implemented', `${what} is not implemented`);
   }
 }

@@ -6,6 +6,9 @@ import type { NetworkSettingsRepo } from '../store/repos/network-settings';
 import type { MerchantsRepo } from '../store/repos/merchants';
 import type { Invoices } from '../actors/invoices/invoices';
 import type { InvoiceActors } from '../actors/invoices/invoice-actors';
+import type { Withdrawals } from '../actors/withdrawals/withdrawals';
+import type { WithdrawalActors } from '../actors/withdrawals/withdrawal-actors';
+import type { Whitelist } from '../actors/withdrawals/whitelist';
 
 /** What the thin gRPC services reach: repositories and the actor system, never SQL. */
 export interface ServiceContext {
@@ -21,4 +24,7 @@ export interface ServiceContext {
   readonly publicUrl: string;
   readonly invoices: Invoices;
   readonly invoiceActors: InvoiceActors;
+  readonly withdrawals: Withdrawals;
+  readonly withdrawalActors: WithdrawalActors;
+  readonly whitelist: Whitelist;
 }

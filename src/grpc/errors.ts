@@ -13,6 +13,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, status> = {
   invalid: status.FAILED_PRECONDITION,
   rate_limited: status.RESOURCE_EXHAUSTED,
   unavailable: status.UNAVAILABLE,
+  unimplemented: status.UNIMPLEMENTED,
   internal: status.INTERNAL,
 };
 

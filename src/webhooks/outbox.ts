@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Invoice, InvoicePayment, OutboxEvent } from '../store/entities';
+import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
 import { toInvoiceMessage, toRestInvoice } from '../actors/invoices/invoice-view';
+import { toRestWithdrawal, toWithdrawalMessage } from '../actors/withdrawals/withdrawal-view';
 import { newEventId } from './event-id';
 
 /**
@@ -17,6 +18,17 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
     const event = new OutboxEvent(id, row.merchantId, 'invoice', row.uuid, type, body, now);
     event.targetUrl = row.webhookUrl;
     em.persist(event);
+  }
+  await em.flush();
+}
+
+/** Withdrawal events (`withdrawal.<status>`): data is the REST Withdrawal; sent to the merchant's webhook URL. */
+export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, types: readonly string[], now: Date): Promise<void> {
+  const data = toRestWithdrawal(toWithdrawalMessage(row));
+  for (const type of types) {
+    const id = newEventId();
+    const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
+    em.persist(new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now));
   }
   await em.flush();
 }

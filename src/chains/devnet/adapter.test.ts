@@ -65,7 +65,7 @@ describe('DevnetAdapter: pay and watch', () => {
     watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched: new CountingSet(new Set()), sink: rec.sink }));
     const paid = await chain.pay({ to: shared, amount: '3.25', memo: 'inv-42' });
     await chain.pay({ to: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs', amount: '1', memo: 'inv-42' });
-    await chain.pay({ to: shared, amount: '1' }); // no memo: still observed, memo null
+    await chain.pay({ to: shared, amount: '1', memo: '' }); // no comment: still observed, memo null
     await rec.until(() => rec.lastBlock() === 3);
     expect(rec.of('transfer')).toEqual([
       expect.objectContaining({ txHash: paid.txHash, to: chain.normalizeAddress(shared), memo: 'inv-42', amount: '3.25' }),

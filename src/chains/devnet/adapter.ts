@@ -1,13 +1,13 @@
 import { ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode, type NetworkFacts } from '../../domain/networks';
-import { canonicalAmount } from '../amount';
 import type { AddressCodec } from '../codec';
 import type { ChainAdapter, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
 import { DevnetChain } from './chain';
 import { randomTxHash } from './hashes';
 import { DevnetJournal } from './journal';
 import { decodeDevnetPayout, encodeDevnetPayout } from './payouts';
+import { positiveAmount, validAddress } from './requests';
 import type { DevnetTransfer, PendingTransfer } from './types';
 import { DevnetWatch } from './watch';
 
@@ -112,8 +112,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   }
 
   async signPayout(request: PayoutRequest): Promise<SignedPayout> {
-    const to = this.checkedAddress(request.to, 'to');
-    const amount = this.positiveAmount(request.amount);
+    const to = validAddress(this.options.codec, this.network, request.to, 'to');
+    const amount = positiveAmount(request.amount, this.tokenDecimals);
     return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from: this.options.codec.hotWallet().address, to, amount });
   }
 
@@ -144,11 +144,11 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
 
   /** A transfer in a new block, mined at once. `token: 'fake'` is on chain but never a payment. */
   async pay(input: { to: string; amount: string; memo?: string | null; token?: 'usdt' | 'fake'; from?: string }): Promise<{ txHash: string; blockHeight: number }> {
-    const to = this.checkedAddress(input.to, 'to');
-    const from = input.from === undefined ? this.options.codec.sampleAddress(`chainpay-devnet:${this.network}:buyer`) : this.checkedAddress(input.from, 'from');
-    const amount = this.positiveAmount(input.amount);
+    const to = validAddress(this.options.codec, this.network, input.to, 'to');
+    const from = input.from === undefined ? this.options.codec.sampleAddress(`chainpay-devnet:${this.network}:buyer`) : validAddress(this.options.codec, this.network, input.from, 'from');
+    const amount = positiveAmount(input.amount, this.tokenDecimals);
     // Only TON transfers carry a text comment; other families have no memo on a token transfer.
-    const memo = this.facts.family === 'ton' ? (input.memo ?? null) : null;
+    const memo = this.facts.family === 'ton' && input.memo ? input.memo : null; // '' is no comment
     const contract = input.token === 'fake' ? this.fakeContract : this.tokenContract;
     const txHash = randomTxHash(this.facts.family);
     const block = this.live().mine(1, [this.transfer(txHash, from, to, amount, memo, contract)]);
@@ -196,16 +196,5 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
 
   private transfer(txHash: string, from: string, to: string, amount: string, memo: string | null, contract: string): PendingTransfer {
     return { txHash, from, to, toKey: this.normalizeAddress(to), amount, memo, contract };
-  }
-
-  private checkedAddress(address: string, field: string): string {
-    if (!this.isValidAddress(address)) throw new ValidationError('invalid_address', `not a valid ${this.network} address`, field);
-    return address;
-  }
-
-  private positiveAmount(amount: string): string {
-    const canonical = canonicalAmount(amount, this.tokenDecimals);
-    if (/^0(\.0*)?$/.test(canonical)) throw new ValidationError('invalid_amount', 'amount must be greater than 0', 'amount');
-    return canonical;
   }
 }

@@ -27,17 +27,23 @@ const chain = new DevnetAdapter({ network: 'BEP20', codec: createAddressCodec('B
 })();
 `,
   );
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+  // `node --import tsx` (not the tsx CLI, which forks): the killed pid is the process holding the journal.
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.join(__dirname, '..', '..', '..') });
+  let line: string;
+  try {
+    line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
+      setTimeout(() => reject(new Error('child did not report')), 15_000).unref();
     });
-    child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
-  });
-  child.kill('SIGKILL');
-  await new Promise((resolve) => child.once('exit', resolve));
+  } finally {
+    child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  }
   const { paid, head } = JSON.parse(line) as { paid: { txHash: string; blockHeight: number }; head: { head: number; hash: string } };
 
   const chain = new DevnetAdapter({ network: 'BEP20', codec: createAddressCodec('BEP20', { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, storageDir: dir });

@@ -7,6 +7,11 @@ import type { FollowerOptions } from './types';
 const A = '0xaaaa';
 const B = '0xbbbb';
 
+const running: BlockFollower[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((f) => f.stop()));
+});
+
 function follow(chain: MemoryChain, extra: Partial<FollowerOptions> = {}) {
   const seen: ChainObservation[] = [];
   const errors: Error[] = [];
@@ -14,6 +19,7 @@ function follow(chain: MemoryChain, extra: Partial<FollowerOptions> = {}) {
     network: 'POLYGON', source: chain, from: null, confirmations: 3, pollIntervalMs: 2, backoff: { initialMs: 1, maxMs: 5 },
     sink: async (o) => void seen.push(o), onError: (e) => errors.push(e), ...extra,
   });
+  running.push(follower);
   return { follower, seen, errors };
 }
 
@@ -85,8 +91,10 @@ describe('BlockFollower', () => {
 
   it('detects a replaced tip at the same height', async () => {
     const chain = new MemoryChain(new Set([A]));
-    chain.mine(8);
+    chain.mine(3);
     const { follower, seen } = follow(chain, { confirmations: 5 });
+    await until(() => tip(seen) === 3);
+    chain.mine(5);
     await until(() => tip(seen) === 8);
     chain.rewind(2);
     chain.mine(2, [{ to: A, amount: '3' }]);
@@ -97,8 +105,10 @@ describe('BlockFollower', () => {
 
   it('stops with ReorgBeyondFinalityError when a final block is replaced', async () => {
     const chain = new MemoryChain(new Set([A]));
-    chain.mine(10);
+    chain.mine(5);
     const { follower, seen, errors } = follow(chain, { confirmations: 3 });
+    await until(() => tip(seen) === 5);
+    chain.mine(5);
     await until(() => of(seen, 'finalize').some((f) => f.height === 8));
     chain.rewind(4);
     chain.mine(6, [{ to: A, amount: '5' }]);

@@ -1,0 +1,156 @@
+import type { CheckoutView } from '../../src/grpc/generated/chainpay/v1/invoices';
+import type { Network } from '../../src/grpc/generated/chainpay/v1/networks';
+import { addDecimal, ceilDecimal, compareDecimal, subtractDecimal } from './decimal';
+import type { SafeHtml } from './html';
+import { sanitizeQrSvg } from './qr';
+
+/**
+ * What the checkout page shows, and nothing more. Built by picking fields one by one from the
+ * daemon's CheckoutView (which already omits metadata, webhook URL, merchant id and order id), so a
+ * field added to the Invoice message later never reaches the buyer by accident.
+ */
+export type CheckoutStatus = 'pending' | 'confirming' | 'partially_paid' | 'paid' | 'overpaid' | 'underpaid' | 'expired';
+
+const STATUSES: readonly string[] = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired'];
+const FINAL: readonly string[] = ['paid', 'overpaid', 'underpaid', 'expired'];
+
+export interface NetworkOption {
+  readonly code: string;
+  readonly name: string;
+  readonly networkFee: string;
+  /** What the buyer would send on this network (display estimate; the daemon computes the real one). */
+  readonly payAmount: string;
+  readonly minInvoice: string;
+  /** False when the invoice amount is below the network's minimum (the daemon would refuse). */
+  readonly available: boolean;
+}
+
+export interface CheckoutModel {
+  readonly uuid: string;
+  /** `null` for a status this gateway does not know yet (shown neutrally). */
+  readonly status: CheckoutStatus | null;
+  readonly final: boolean;
+  readonly title: string | null;
+  readonly currency: string;
+  readonly amount: string;
+  readonly payAmount: string;
+  /** Shown only when the buyer pays the fees; the merchant's fees are none of the buyer's business. */
+  readonly fees: { readonly platformFee: string; readonly networkFee: string } | null;
+  readonly network: { readonly code: string; readonly name: string } | null;
+  readonly address: string | null;
+  readonly memo: string | null;
+  readonly qrSvg: SafeHtml | null;
+  readonly paymentUri: string | null;
+  readonly receivedAmount: string;
+  /** pay_amount − received_amount, never below 0. */
+  readonly amountDue: string;
+  readonly confirmations: number;
+  readonly requiredConfirmations: number;
+  readonly txHash: string | null;
+  readonly expiresAt: string;
+  readonly paidAt: string | null;
+  readonly returnUrl: string | null;
+  readonly cancelUrl: string | null;
+  /** The network list is offered while the daemon would still accept a choice. */
+  readonly canChooseNetwork: boolean;
+  readonly networks: readonly NetworkOption[];
+}
+
+export class CheckoutViewError extends Error {
+  override readonly name = 'CheckoutViewError';
+}
+
+export function toCheckoutModel(view: CheckoutView): CheckoutModel {
+  const inv = view.invoice;
+  if (inv === undefined) throw new CheckoutViewError('checkout view has no invoice');
+  const status = STATUSES.includes(inv.status) ? (inv.status as CheckoutStatus) : null;
+  const buyerPays = inv.fee_payer !== 'merchant';
+  const due = subtractDecimal(inv.pay_amount, inv.received_amount);
+  const chosen = inv.network ? view.networks.find((n) => n.code === inv.network) : undefined;
+  return {
+    uuid: inv.uuid,
+    status,
+    final: FINAL.includes(inv.status),
+    title: inv.title?.trim() || null,
+    currency: inv.currency || 'USDT',
+    amount: inv.amount,
+    payAmount: inv.pay_amount,
+    fees: buyerPays ? { platformFee: inv.platform_fee, networkFee: inv.network_fee } : null,
+    network: inv.network ? { code: inv.network, name: chosen?.name || inv.network } : null,
+    address: inv.address || null,
+    memo: inv.memo || null,
+    qrSvg: inv.network ? sanitizeQrSvg(inv.qr_svg) : null,
+    paymentUri: inv.payment_uri || null,
+    receivedAmount: inv.received_amount,
+    amountDue: compareDecimal(due, '0') > 0 ? due : '0',
+    confirmations: inv.confirmations,
+    requiredConfirmations: inv.required_confirmations,
+    txHash: inv.tx_hash || null,
+    expiresAt: inv.expires_at,
+    paidAt: inv.paid_at || null,
+    returnUrl: httpUrl(inv.return_url),
+    cancelUrl: httpUrl(inv.cancel_url),
+    canChooseNetwork: inv.status === 'pending' && compareDecimal(inv.received_amount, '0') === 0 && view.networks.length > 0,
+    networks: view.networks.filter((n) => n.active).map((n) => networkOption(n, inv.amount, inv.platform_fee, buyerPays)),
+  };
+}
+
+/**
+ * The amount on a network, as the daemon's fee rule gives it: buyer pays amount + platform fee +
+ * network fee, merchant pays amount; rounded up to the token's precision. The platform fee of a
+ * network-less invoice is already rounded to 8 places, so for 18-decimal tokens this may show up to
+ * 1e-8 more than the daemon will ask; the daemon's figure is shown once the network is chosen.
+ */
+function networkOption(n: Network, amount: string, platformFee: string, buyerPays: boolean): NetworkOption {
+  const decimals = n.token_decimals > 0 ? n.token_decimals : 6;
+  const raw = buyerPays ? addDecimal(addDecimal(amount, platformFee), n.buyer_network_fee) : amount;
+  return {
+    code: n.code,
+    name: n.name || n.code,
+    networkFee: buyerPays ? n.buyer_network_fee : '0',
+    payAmount: ceilDecimal(raw, decimals),
+    minInvoice: n.min_invoice,
+    available: compareDecimal(amount, n.min_invoice) >= 0,
+  };
+}
+
+/** Only absolute http(s) URLs become links; anything else (javascript:, data:, relative) is dropped. */
+export function httpUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The buyer's JSON (POST /pay/<uuid>/network and the event stream): the same picked fields. */
+export function toBuyerJson(m: CheckoutModel): Record<string, unknown> {
+  return {
+    uuid: m.uuid,
+    status: m.status,
+    title: m.title,
+    currency: m.currency,
+    amount: m.amount,
+    pay_amount: m.payAmount,
+    platform_fee: m.fees?.platformFee ?? null,
+    network_fee: m.fees?.networkFee ?? null,
+    network: m.network?.code ?? null,
+    address: m.address,
+    memo: m.memo,
+    payment_uri: m.paymentUri,
+    received_amount: m.receivedAmount,
+    amount_due: m.amountDue,
+    confirmations: m.confirmations,
+    required_confirmations: m.requiredConfirmations,
+    tx_hash: m.txHash,
+    expires_at: m.expiresAt,
+    paid_at: m.paidAt,
+    return_url: m.returnUrl,
+    cancel_url: m.cancelUrl,
+    networks: m.canChooseNetwork
+      ? m.networks.map((n) => ({ code: n.code, name: n.name, network_fee: n.networkFee, pay_amount: n.payAmount, min_invoice: n.minInvoice, available: n.available }))
+      : [],
+  };
+}

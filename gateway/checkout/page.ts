@@ -1,0 +1,94 @@
+import { html, jsonForScript, type SafeHtml } from './html';
+import type { CheckoutModel } from './model';
+import { renderRegions, statusText } from './regions';
+import type { CheckoutStrings } from './strings';
+import { formatRemaining, remainingMs } from './time';
+import { regionHashes } from './update';
+
+/** Versioned asset URLs (`?v=<content hash>`), so they can be cached for long. */
+export interface AssetUrls {
+  readonly script: string;
+  readonly style: string;
+}
+
+/** What the page script needs: its endpoints, the countdown start and its few words. */
+export interface ClientBoot {
+  readonly uuid: string;
+  readonly events: string;
+  readonly choose: string;
+  readonly remaining_ms: number;
+  readonly final: boolean;
+  /** Of the regions as rendered in the page, to compare with the pushed ones. */
+  readonly hashes: Readonly<Record<string, string>>;
+  readonly strings: Readonly<Record<string, string>>;
+}
+
+export function clientStrings(s: CheckoutStrings): Record<string, string> {
+  return { copied: s.copied, copiedShort: s.copiedShort, copy: s.copy, copyFailed: s.copyFailed, expiring: s.expiring, daysShort: s.daysShort, liveLost: s.liveLost, choosing: s.choosing, chooseFailed: s.chooseFailed };
+}
+
+export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets: AssetUrls): SafeHtml {
+  const regions = renderRegions(m, s);
+  const remaining = remainingMs(m.expiresAt);
+  const boot: ClientBoot = {
+    uuid: m.uuid,
+    events: `/pay/${m.uuid}/events`,
+    choose: `/pay/${m.uuid}/network`,
+    remaining_ms: remaining,
+    final: m.final,
+    hashes: regionHashes(regions),
+    strings: clientStrings(s),
+  };
+  const body = html`<div class="status-card" id="status-card">
+      <h2 class="visually-hidden">${s.statusHeading}</h2>
+      <p id="status" role="status" aria-atomic="true" data-status="${m.status ?? 'unknown'}"><span class="dot" aria-hidden="true"></span><span id="status-text">${statusText(m, s)}</span></p>
+      <p class="countdown" id="countdown-line"${m.final ? html` hidden` : ''}>${s.timeLeft} <time id="countdown" role="timer" aria-live="off" datetime="${m.expiresAt}">${formatRemaining(remaining, s)}</time></p>
+      <p class="live-note" id="live-note" hidden></p>
+      <noscript><p class="note">${s.noscript}</p></noscript>
+    </div>
+    <section class="card summary" id="region-summary" aria-labelledby="amount-heading">${regions.summary}</section>
+    <div id="region-panel">${regions.panel}</div>
+    <div class="actions" id="region-actions">${regions.actions}</div>
+    <p class="visually-hidden" id="copy-feedback" role="status"></p>
+    <script type="application/json" id="checkout-boot">${jsonForScript(boot)}</script>`;
+  return layout(s, s.documentTitle(m.title), m.title ?? s.defaultTitle, body, assets, m.status ?? 'unknown');
+}
+
+/** The 404 and error pages: same look, no script, nothing about any invoice. */
+export function renderMessagePage(s: CheckoutStrings, assets: AssetUrls, opts: { title: string; body: string; requestId?: string; back?: string }): SafeHtml {
+  const body = html`<section class="card result" aria-labelledby="panel-heading">
+      <h2 id="panel-heading">${opts.title}</h2>
+      <p>${opts.body}</p>
+      ${opts.requestId ? html`<p class="note">${s.reference(opts.requestId)}</p>` : ''}
+      ${opts.back ? html`<p><a class="button" href="${opts.back}">${s.backToPayment}</a></p>` : ''}
+    </section>`;
+  return layout(s, opts.title, opts.title, body, { style: assets.style, script: null }, 'message');
+}
+
+function layout(s: CheckoutStrings, documentTitle: string, heading: string, main: SafeHtml, assets: { style: string; script: string | null }, status: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="${s.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<meta name="color-scheme" content="light dark">
+<title>${documentTitle}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${assets.style}">
+${assets.script ? html`<script src="${assets.script}" defer></script>` : ''}
+</head>
+<body data-status="${status}">
+<a class="skip-link" href="#main">${s.skipToContent}</a>
+<header class="page-header">
+<p class="eyebrow">${s.securePayment}</p>
+<h1 id="page-title">${heading}</h1>
+</header>
+<main id="main" tabindex="-1">
+${main}
+</main>
+</body>
+</html>
+`;
+}

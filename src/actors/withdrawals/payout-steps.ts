@@ -1,0 +1,135 @@
+import { fromPromise } from 'xstate';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../../domain/clock';
+import { DomainError, UnavailableError, ValidationError } from '../../domain/errors';
+import type { NetworkCode } from '../../domain/networks';
+import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
+import type { ChainAdapter } from '../../chains/types';
+
+/** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
+export type PayoutKillPoint = 'after_sign' | 'after_broadcast';
+
+export interface PayoutStepDeps {
+  readonly orm: MikroORM;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  /** Resolves once every state change of this withdrawal so far is committed. */
+  readonly settled: (uuid: string) => Promise<void>;
+  readonly killAt?: PayoutKillPoint;
+}
+
+/**
+ * Adapter failures that make this signed transaction hopeless, so the withdrawal fails and its hold
+ * is released: the transfer would revert, or its nonce went to another transaction (EVM adapter
+ * codes, read by value so this module needs no chain SDK). Everything else is retried.
+ */
+const PERMANENT_CODES = new Set(['payout_rejected', 'payout_nonce_consumed', 'payout_invalid', 'invalid_address', 'invalid_amount']);
+
+function classify(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && PERMANENT_CODES.has(code)) return new ValidationError(code, error instanceof Error ? error.message : code);
+  return error;
+}
+
+interface SignedRow {
+  status: string;
+  tx_hash: string | null;
+  signed_raw: string | null;
+  signed_meta: Record<string, string | number> | string | null;
+}
+
+/**
+ * The three side effects of the withdrawal machine (domain/withdrawal-machine.ts). Invariant: a
+ * payout is signed at most once. The signed transaction is written to the row, under the row's
+ * lock, before signPayout resolves; a re-run (restart, retry) returns the stored one.
+ */
+export class PayoutSteps {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: PayoutStepDeps) {}
+
+  actors() {
+    return {
+      signPayout: fromPromise<WithdrawalSignedPayout, SignPayoutInput>(({ input }) => this.track(this.sign(input))),
+      broadcastPayout: fromPromise<void, PayoutActorInput>(({ input }) => this.track(this.broadcast(input))),
+      checkPayout: fromPromise<CheckPayoutOutput, PayoutActorInput>(({ input }) => this.track(this.check(input))),
+    };
+  }
+
+  /** Graceful stop: let running steps finish (their results are already persisted or harmless). */
+  async drain(timeoutMs: number): Promise<void> {
+    const all = Promise.allSettled([...this.inFlight]);
+    await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  private adapter(network: string): ChainAdapter {
+    const adapter = this.deps.adapters.get(network as NetworkCode);
+    if (!adapter) throw new UnavailableError('network_unavailable', `${network} is not available on this daemon`);
+    return adapter;
+  }
+
+  private async sign(input: SignPayoutInput): Promise<WithdrawalSignedPayout> {
+    // Never sign for a state that is not committed yet (an approval whose commit may still fail).
+    await this.deps.settled(input.id);
+    const signed = await this.deps.orm.em.fork().transactional(async (em) => {
+      const rows = await em.execute<SignedRow[]>('select status, tx_hash, signed_raw, signed_meta from withdrawals where uuid = ? for update', [input.id]);
+      const row = rows[0];
+      if (!row) throw new Error(`withdrawal ${input.id} has no row`);
+      if (row.signed_raw !== null && row.tx_hash !== null) {
+        const meta = typeof row.signed_meta === 'string' ? JSON.parse(row.signed_meta) : (row.signed_meta ?? {});
+        this.deps.logger.info({ withdrawalUuid: input.id, txHash: row.tx_hash }, 'payout already signed: reusing the persisted transaction');
+        return { txHash: row.tx_hash, raw: row.signed_raw, meta } satisfies WithdrawalSignedPayout;
+      }
+      if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
+      let payout: WithdrawalSignedPayout;
+      try {
+        payout = await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount });
+      } catch (error) {
+        throw classify(error);
+      }
+      await em.execute('update withdrawals set tx_hash = ?, signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
+        payout.txHash, payout.raw, JSON.stringify(payout.meta), this.deps.clock.now(), input.id,
+      ]);
+      this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash }, 'payout signed and persisted');
+      return payout;
+    });
+    this.killPoint('after_sign');
+    return signed;
+  }
+
+  private async broadcast(input: PayoutActorInput): Promise<void> {
+    try {
+      await this.adapter(input.network).broadcastPayout(input.payout);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, withdrawalUuid: input.id, txHash: input.payout.txHash }, 'payout broadcast failed');
+      throw classify(error);
+    }
+    this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash }, 'payout broadcast');
+    this.killPoint('after_broadcast');
+  }
+
+  private async check(input: PayoutActorInput): Promise<CheckPayoutOutput> {
+    const status = await this.adapter(input.network).payoutStatus(input.payout);
+    return { ...status, at: this.deps.clock.now().toISOString() };
+  }
+
+  private killPoint(point: PayoutKillPoint): void {
+    if (this.deps.killAt !== point) return;
+    this.deps.logger.warn({ point }, 'CHAINPAY_TEST_KILL_AT reached: killing the daemon');
+    process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+/** CHAINPAY_TEST_KILL_AT=after_sign|after_broadcast (crash tests); anything else: no hook. */
+export function killPointFromEnv(value: string | undefined): PayoutKillPoint | undefined {
+  return value === 'after_sign' || value === 'after_broadcast' ? value : undefined;
+}

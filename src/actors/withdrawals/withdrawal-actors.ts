@@ -1,0 +1,280 @@
+import { EventEmitter } from 'node:events';
+import { createActor, fromPromise, type Actor, type Snapshot } from 'xstate';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../../domain/clock';
+import type { NetworkCode } from '../../domain/networks';
+import { withdrawalMachine, type WithdrawalMachineEvent } from '../../domain/withdrawal-machine';
+import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalMachineContext, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
+import type { ChainAdapter } from '../../chains/types';
+import { Withdrawal } from '../../store/entities';
+import { postJournal } from '../../store/repos/ledger';
+import { canonicalDecimal } from '../../store/repos/network-settings';
+import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
+import { payoutLines, payoutReference, releaseLines, releaseReference } from './withdrawal-ledger';
+
+type WithdrawalActor = Actor<typeof withdrawalMachine>;
+
+/** Extra writes that belong in the same transaction as the actor's new state (audit, checks). */
+export type WithdrawalWork = (em: EntityManager, row: Withdrawal) => Promise<void>;
+
+export interface WithdrawalOutboxWriter {
+  (em: EntityManager, row: Withdrawal, types: readonly string[]): Promise<void>;
+}
+
+export interface WithdrawalUpdate {
+  readonly uuid: string;
+  readonly status: string;
+}
+
+export interface WithdrawalActorsDeps {
+  readonly orm: MikroORM;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  readonly writeOutbox: WithdrawalOutboxWriter;
+  readonly killAt?: PayoutKillPoint;
+}
+
+interface Entry {
+  actor: WithdrawalActor;
+  queue: Promise<void>;
+  /** What was last committed: comparison key and the persisted snapshot to roll back to. */
+  persistedKey: string;
+  persistedSnapshot: unknown;
+  watching: boolean;
+}
+
+/** Stand-ins that never settle: starting the machine with them computes a first snapshot and does nothing. */
+const inert = withdrawalMachine.provide({
+  actors: {
+    signPayout: fromPromise<WithdrawalSignedPayout, SignPayoutInput>(() => new Promise(() => undefined)),
+    broadcastPayout: fromPromise<void, PayoutActorInput>(() => new Promise(() => undefined)),
+    checkPayout: fromPromise<CheckPayoutOutput, PayoutActorInput>(() => new Promise(() => undefined)),
+  },
+});
+
+const RESTORE_BATCH = 500;
+const TERMINAL = new Set(['completed', 'rejected', 'failed']);
+
+/** A poll that found nothing new (waiting → checking → waiting) is not worth a write. */
+function stateKey(actor: WithdrawalActor): string {
+  const s = actor.getSnapshot();
+  return JSON.stringify({ v: s.value, c: s.context }).replace('"checking"', '"waiting"');
+}
+
+/**
+ * One XState actor per open withdrawal. Invariants (as InvoiceActors):
+ * - every change is committed with the row, its ledger journal and its outbox event in ONE
+ *   transaction (the row is the truth; the snapshot exists to resume);
+ * - changes of one withdrawal are applied one at a time (a per-withdrawal queue);
+ * - a failed commit rebuilds the actor from the last committed snapshot.
+ * Payout side effects run in PayoutSteps, which persists the signed transaction itself.
+ */
+export class WithdrawalActors {
+  private readonly entries = new Map<string, Entry>();
+  private readonly steps: PayoutSteps;
+  private readonly machine;
+  /** Emits `update` with a WithdrawalUpdate after each commit. */
+  readonly updates = new EventEmitter();
+
+  constructor(private readonly deps: WithdrawalActorsDeps) {
+    this.updates.setMaxListeners(0);
+    this.steps = new PayoutSteps({ ...deps, settled: (uuid) => this.settled(uuid) });
+    this.machine = withdrawalMachine.provide({ actors: this.steps.actors() });
+  }
+
+  size(): number {
+    return this.entries.size;
+  }
+
+  has(uuid: string): boolean {
+    return this.entries.has(uuid);
+  }
+
+  uuids(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  context(uuid: string): WithdrawalMachineContext | undefined {
+    return this.entries.get(uuid)?.actor.getSnapshot().context;
+  }
+
+  snapshot(uuid: string): ReturnType<WithdrawalActor['getSnapshot']> | undefined {
+    return this.entries.get(uuid)?.actor.getSnapshot();
+  }
+
+  /** The snapshot a new withdrawal is stored with (pure: nothing is signed or sent). */
+  initialSnapshot(context: WithdrawalMachineContext): unknown {
+    const actor = createActor(inert, { input: context, clock: this.deps.clock });
+    actor.start();
+    const snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as unknown;
+    actor.stop();
+    return snapshot;
+  }
+
+  /** After the creating transaction committed: run the withdrawal from its stored snapshot. */
+  adopt(uuid: string, snapshot: unknown): void {
+    this.start(uuid, snapshot);
+  }
+
+  /** Rehydrate every open withdrawal; a pending sign/broadcast/check step re-runs by itself. */
+  async restoreAll(): Promise<number> {
+    let after = '00000000-0000-0000-0000-000000000000';
+    let count = 0;
+    for (;;) {
+      const rows = await this.deps.orm.em.fork().execute<{ uuid: string; actor_snapshot: unknown }[]>(
+        'select uuid, actor_snapshot from withdrawals where open and uuid > ? order by uuid limit ?',
+        [after, RESTORE_BATCH],
+      );
+      for (const row of rows) {
+        const snapshot = typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot;
+        this.start(row.uuid, snapshot);
+        count++;
+      }
+      if (rows.length < RESTORE_BATCH) break;
+      after = rows[rows.length - 1]!.uuid;
+    }
+    return count;
+  }
+
+  /** `after` timers are not persisted: a restored actor that was waiting polls (or retries) now. */
+  async resumeAll(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((uuid) => this.send(uuid, { type: 'RESUME' })));
+  }
+
+  /**
+   * Deliver one event and commit the result (plus `work`) in one transaction. Resolves once
+   * committed; rejects (and rolls the actor back) when the commit fails. A throwing
+   * `precondition` rejects before the event is delivered.
+   */
+  send(uuid: string, event: WithdrawalMachineEvent, work?: WithdrawalWork, precondition?: (ctx: WithdrawalMachineContext) => void): Promise<void> {
+    const entry = this.entries.get(uuid);
+    if (!entry) return Promise.reject(new Error(`no open withdrawal actor ${uuid}`));
+    const run = async (): Promise<void> => {
+      if (this.entries.get(uuid) !== entry) throw new Error(`withdrawal actor ${uuid} was closed or rebuilt`);
+      // Checked in turn, after earlier queued changes: a refusal here changes nothing.
+      precondition?.(entry.actor.getSnapshot().context);
+      entry.watching = false; // this change is committed below, not by the subscription
+      try {
+        entry.actor.send(event);
+      } finally {
+        entry.watching = true;
+      }
+      await this.commit(uuid, entry, work);
+    };
+    const next = entry.queue.then(run, run);
+    entry.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Resolves when the commits queued for this withdrawal so far are done. */
+  async settled(uuid: string): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (;;) {
+      const entry = this.entries.get(uuid);
+      if (!entry) return;
+      const queue = entry.queue;
+      await queue;
+      if (this.entries.get(uuid)?.queue === queue) return;
+    }
+  }
+
+  private start(uuid: string, persisted: unknown): void {
+    const snapshot = persisted as Snapshot<unknown> & { context: WithdrawalMachineContext };
+    const actor = createActor(this.machine, { snapshot, input: snapshot.context, clock: this.deps.clock });
+    const entry: Entry = { actor, queue: Promise.resolve(), persistedKey: '', persistedSnapshot: persisted, watching: true };
+    this.entries.set(uuid, entry);
+    this.watch(uuid, entry);
+    actor.start();
+    entry.persistedKey = stateKey(actor);
+  }
+
+  /** Changes made by the payout steps (signed, sent, confirmed) are committed through the queue. */
+  private watch(uuid: string, entry: Entry): void {
+    entry.actor.subscribe({
+      next: () => {
+        if (!entry.watching || entry.persistedKey === '') return;
+        const run = (): Promise<void> => this.commit(uuid, entry, undefined);
+        entry.queue = entry.queue.then(run, run).catch((err: unknown) => this.deps.logger.error({ err, withdrawalUuid: uuid }, 'committing a withdrawal change failed'));
+      },
+      error: (err) => this.deps.logger.error({ err, withdrawalUuid: uuid }, 'withdrawal actor failed'),
+    });
+  }
+
+  private async commit(uuid: string, entry: Entry, work: WithdrawalWork | undefined): Promise<void> {
+    if (this.entries.get(uuid) !== entry) return; // closed or rebuilt meanwhile
+    const snapshot = entry.actor.getSnapshot();
+    const ctx = snapshot.context;
+    const done = snapshot.status === 'done';
+    const key = stateKey(entry.actor);
+    if (!work && !done && key === entry.persistedKey) return;
+    const persistedSnapshot = entry.actor.getPersistedSnapshot();
+    const now = this.deps.clock.now();
+    let status: string;
+    try {
+      status = await this.deps.orm.em.fork().transactional(async (em) => {
+        const row = await em.findOneOrFail(Withdrawal, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const before = row.status;
+        if (work) await work(em, row);
+        this.applyContext(row, ctx);
+        await this.book(em, row, now);
+        if (done) row.open = false;
+        row.actorSnapshot = persistedSnapshot;
+        row.updatedAt = now;
+        await em.flush();
+        if (row.status !== before) await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
+        return row.status;
+      });
+    } catch (err) {
+      this.rebuild(uuid, entry);
+      throw err;
+    }
+    entry.persistedKey = key;
+    entry.persistedSnapshot = persistedSnapshot;
+    if (done) {
+      entry.actor.stop();
+      this.entries.delete(uuid);
+    }
+    this.updates.emit('update', { uuid, status } satisfies WithdrawalUpdate);
+  }
+
+  private applyContext(row: Withdrawal, ctx: WithdrawalMachineContext): void {
+    row.status = ctx.status;
+    // Signing wrote tx_hash itself; the context only ever repeats it.
+    if (ctx.txHash !== null) row.txHash = ctx.txHash;
+    row.confirmations = ctx.confirmations;
+    row.rejectionReason = ctx.rejectionReason;
+    row.failureReason = ctx.failureReason;
+    row.completedAt = ctx.completedAt ? new Date(ctx.completedAt) : null;
+  }
+
+  /** The hold ends once: paid out on completion, released on rejection or failure. */
+  private async book(em: EntityManager, row: Withdrawal, now: Date): Promise<void> {
+    if (!TERMINAL.has(row.status)) return;
+    const amount = canonicalDecimal(row.amount);
+    if (row.status === 'completed') {
+      const lines = payoutLines({ merchantId: row.merchantId, network: row.network, amount, networkFee: canonicalDecimal(row.networkFee), netPayout: canonicalDecimal(row.netPayout) });
+      await postJournal(em, payoutReference(row.uuid), 'withdrawal_payout', lines, now);
+    } else {
+      await postJournal(em, releaseReference(row.uuid), 'withdrawal_release', releaseLines(row.merchantId, amount), now);
+    }
+  }
+
+  /** Memory must never run ahead of the database: restart the actor from the committed snapshot. */
+  private rebuild(uuid: string, entry: Entry): void {
+    entry.actor.stop();
+    if (this.entries.get(uuid) !== entry) return;
+    this.entries.delete(uuid);
+    this.start(uuid, entry.persistedSnapshot);
+    void this.send(uuid, { type: 'RESUME' }).catch((err: unknown) => this.deps.logger.error({ err, withdrawalUuid: uuid }, 'resuming a rebuilt withdrawal failed'));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.queue));
+    for (const e of this.entries.values()) e.actor.stop();
+    this.entries.clear();
+    await this.steps.drain(5_000);
+  }
+}

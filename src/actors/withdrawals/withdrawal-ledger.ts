@@ -1,0 +1,42 @@
+import { formatAmount, toDecimal } from '../../domain/decimal';
+import { merchantAvailable, merchantHeld, type LedgerLine } from '../../store/repos/ledger';
+
+/**
+ * The withdrawal's journals. Accounts (signs as in store/entities/ledger.ts: liabilities are
+ * credit-positive, asset accounts move negative when they grow):
+ * - `merchant:<id>:available` / `merchant:<id>:held`: the merchant's money, free and reserved;
+ * - `chain:<NET>:payouts`: the hot wallet's outflow on that network (+net_payout per payout, the
+ *   mirror of `chain:<NET>:deposits`);
+ * - `network:<NET>:fees`: the withdrawal fee kept to pay the chain's gas (same account invoices use).
+ * Each journal's reference names one business event, so a replay never books twice.
+ */
+export const holdReference = (uuid: string): string => `withdrawal:${uuid}:hold`;
+export const payoutReference = (uuid: string): string => `withdrawal:${uuid}:payout`;
+export const releaseReference = (uuid: string): string => `withdrawal:${uuid}:release`;
+
+const neg = (amount: string): string => formatAmount(toDecimal(amount).negated());
+
+/** At creation: available −amount, held +amount (the check constraint refuses an overdraw). */
+export function holdLines(merchantId: string, amount: string): LedgerLine[] {
+  return [
+    { account: merchantAvailable(merchantId), amount: neg(amount) },
+    { account: merchantHeld(merchantId), amount },
+  ];
+}
+
+/** Completed: the held amount leaves as net_payout on chain plus the network fee. */
+export function payoutLines(input: { merchantId: string; network: string; amount: string; networkFee: string; netPayout: string }): LedgerLine[] {
+  return [
+    { account: merchantHeld(input.merchantId), amount: neg(input.amount) },
+    { account: `chain:${input.network}:payouts`, amount: input.netPayout },
+    { account: `network:${input.network}:fees`, amount: input.networkFee },
+  ];
+}
+
+/** Rejected or failed: the hold goes back to the available balance. */
+export function releaseLines(merchantId: string, amount: string): LedgerLine[] {
+  return [
+    { account: merchantHeld(merchantId), amount: neg(amount) },
+    { account: merchantAvailable(merchantId), amount },
+  ];
+}

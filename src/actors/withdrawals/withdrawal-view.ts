@@ -1,0 +1,51 @@
+import type { Withdrawal as WithdrawalMessage, WhitelistEntry as WhitelistMessage } from '../../grpc/generated/chainpay/v1/withdrawals';
+import type { WhitelistEntry, Withdrawal } from '../../store/entities';
+import { canonicalDecimal } from '../../store/repos/network-settings';
+
+/** The row (the truth) as the control plane shows it. */
+export function toWithdrawalMessage(row: Withdrawal): WithdrawalMessage {
+  return {
+    uuid: row.uuid,
+    reference: row.reference ?? undefined,
+    status: row.status,
+    network: row.network,
+    address: row.address,
+    amount: canonicalDecimal(row.amount),
+    network_fee: canonicalDecimal(row.networkFee),
+    net_payout: canonicalDecimal(row.netPayout),
+    tx_hash: row.txHash ?? undefined,
+    rejection_reason: row.rejectionReason ?? undefined,
+    created_at: row.createdAt.toISOString(),
+    completed_at: row.completedAt?.toISOString(),
+    merchant_id: row.merchantId,
+    confirmations: row.confirmations,
+  };
+}
+
+/** The REST Withdrawal object of the spec (webhook `data`): every field, null where unset. */
+export function toRestWithdrawal(w: WithdrawalMessage): Record<string, unknown> {
+  return {
+    uuid: w.uuid,
+    reference: w.reference ?? null,
+    status: w.status,
+    network: w.network,
+    address: w.address,
+    amount: w.amount,
+    network_fee: w.network_fee,
+    net_payout: w.net_payout,
+    tx_hash: w.tx_hash ?? null,
+    rejection_reason: w.rejection_reason ?? null,
+    created_at: w.created_at,
+    completed_at: w.completed_at ?? null,
+  };
+}
+
+export function toWhitelistMessage(entry: WhitelistEntry): WhitelistMessage {
+  return {
+    merchant_id: entry.merchantId,
+    network: entry.network,
+    address: entry.address,
+    added_at: entry.addedAt.toISOString(),
+    usable_at: entry.usableAt.toISOString(),
+  };
+}

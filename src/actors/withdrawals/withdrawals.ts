@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { CheckConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Logger } from 'pino';
+import type { Clock } from '../../domain/clock';
+import { toDecimal } from '../../domain/decimal';
+import { ConflictError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
+import type { NetworkCode, NetworkSettings } from '../../domain/networks';
+import { createWithdrawalContext } from '../../domain/withdrawal-context';
+import type { ChainAdapter } from '../../chains/types';
+import { Merchant, Withdrawal } from '../../store/entities';
+import { recordAudit } from '../../store/repos/audit';
+import { merchantBalance, postJournal } from '../../store/repos/ledger';
+import { canonicalDecimal } from '../../store/repos/network-settings';
+import { CAP_WINDOW_MS, needsReview } from './caps';
+import type { WithdrawalActors, WithdrawalOutboxWriter } from './withdrawal-actors';
+import { holdLines, holdReference } from './withdrawal-ledger';
+import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
+import { lockMerchant, type Whitelist } from './whitelist';
+
+export interface WithdrawalsDeps {
+  readonly orm: MikroORM;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly actors: WithdrawalActors;
+  readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  readonly whitelist: Whitelist;
+  readonly writeOutbox: WithdrawalOutboxWriter;
+  /** Wait between payout status polls (and before retrying a transient failure). */
+  readonly pollIntervalMs: number;
+}
+
+export interface ListWithdrawalsFilter {
+  readonly merchantId: string | null;
+  readonly status: string | null;
+  readonly limit: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const REJECTION_REASON_MAX = 500;
+
+function insufficient(amount: string, available: string): ValidationError {
+  return new ValidationError('insufficient_balance', `the available balance (${available}) does not cover ${amount}`, 'amount', { available });
+}
+
+/** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
+export class Withdrawals {
+  constructor(private readonly deps: WithdrawalsDeps) {}
+
+  /**
+   * Every refusal happens before or inside the creating transaction, so a refused request leaves
+   * nothing stored and nothing held. Per merchant, creations are serialized by a row lock on the
+   * merchant: the rolling daily sum and the balance are read and the hold is booked under it.
+   */
+  async create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
+    const reference = parseReference(body);
+    if (reference !== null) {
+      const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference });
+      if (existing) return { row: existing, created: false };
+    }
+    const input = parseCreateWithdrawal(body, active, (network, address) => this.deps.adapters.get(network.code)?.isValidAddress(address) ?? false);
+    let result: { row: Withdrawal; created: boolean; snapshot: unknown };
+    try {
+      result = await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, input));
+    } catch (err) {
+      if (err instanceof CheckConstraintViolationException) {
+        const b = await merchantBalance(this.deps.orm.em.fork(), merchantId);
+        throw insufficient(input.amount, b.available);
+      }
+      // A concurrent request with the same reference won: answer with that withdrawal (200).
+      if (err instanceof UniqueConstraintViolationException && reference !== null) {
+        const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference });
+        if (existing) return { row: existing, created: false };
+      }
+      throw err;
+    }
+    if (result.created) {
+      this.deps.actors.adopt(result.row.uuid, result.snapshot);
+      this.deps.logger.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
+    }
+    return { row: result.row, created: result.created };
+  }
+
+  private async createLocked(em: EntityManager, merchantId: string, input: CreateWithdrawalInput): Promise<{ row: Withdrawal; created: boolean; snapshot: unknown }> {
+    await lockMerchant(em, merchantId);
+    if (input.reference !== null) {
+      const existing = await em.findOne(Withdrawal, { merchantId, reference: input.reference });
+      if (existing) return { row: existing, created: false, snapshot: null };
+    }
+    const now = this.deps.clock.now();
+    const network = input.network;
+    await this.deps.whitelist.requireUsable(em, merchantId, network, input.address, now);
+
+    const merchant = await em.findOneOrFail(Merchant, { id: merchantId });
+    const review = needsReview({
+      amount: input.amount,
+      perWithdrawal: canonicalDecimal(merchant.capPerWithdrawal),
+      daily: canonicalDecimal(merchant.capDaily),
+      usedLast24h: await this.usedSince(em, merchantId, new Date(now.getTime() - CAP_WINDOW_MS)),
+    });
+    const { available } = await merchantBalance(em, merchantId);
+    if (toDecimal(available).lessThan(toDecimal(input.amount))) throw insufficient(input.amount, available);
+
+    const uuid = randomUUID();
+    const context = createWithdrawalContext({
+      uuid,
+      network: network.code,
+      address: input.address,
+      netPayout: input.netPayout,
+      requiredConfirmations: network.requiredConfirmations,
+      review,
+      pollIntervalMs: this.deps.pollIntervalMs,
+    });
+    const snapshot = this.deps.actors.initialSnapshot(context);
+    const row = new Withdrawal(uuid, merchantId, context.status, network.code, input.address, input.amount, input.networkFee, input.netPayout, now);
+    row.reference = input.reference;
+    row.actorSnapshot = snapshot;
+    em.persist(row);
+    await em.flush();
+    // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
+    await postJournal(em, holdReference(uuid), 'withdrawal_hold', holdLines(merchantId, input.amount), now);
+    await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
+    return { row, created: true, snapshot };
+  }
+
+  /** Rolling cap window: withdrawals created since `since` that still count (not rejected or failed). */
+  private async usedSince(em: EntityManager, merchantId: string, since: Date): Promise<string> {
+    const rows = await em.execute<{ s: string | null }[]>(
+      `select coalesce(sum(amount), 0)::text as s from withdrawals where merchant_id = ? and created_at > ? and status not in ('rejected', 'failed')`,
+      [merchantId, since],
+    );
+    return canonicalDecimal(rows[0]?.s ?? '0');
+  }
+
+  async get(uuid: string, merchantId: string | null): Promise<Withdrawal> {
+    if (!UUID.test(uuid)) throw new NotFoundError('withdrawal', uuid);
+    const row = await this.deps.orm.em.fork().findOne(Withdrawal, merchantId ? { uuid, merchantId } : { uuid });
+    if (!row) throw new NotFoundError('withdrawal', uuid);
+    return row;
+  }
+
+  async list(filter: ListWithdrawalsFilter): Promise<Withdrawal[]> {
+    const where: Record<string, unknown> = {};
+    if (filter.merchantId) {
+      if (!UUID.test(filter.merchantId)) return [];
+      where.merchantId = filter.merchantId;
+    }
+    if (filter.status) where.status = filter.status;
+    const limit = Math.min(Math.max(filter.limit || 100, 1), 1000);
+    return this.deps.orm.em.fork().find(Withdrawal, where, { orderBy: { createdAt: 'desc', uuid: 'asc' }, limit });
+  }
+
+  /** review -> processing (payout starts once committed); audited. 409 unless in review. */
+  async approve(uuid: string, actor: string): Promise<Withdrawal> {
+    await this.decide(uuid, actor, 'withdrawal.approve', { type: 'APPROVE' });
+    return this.get(uuid, null);
+  }
+
+  /** review -> rejected with the operator's reason; the hold returns to the available balance. */
+  async reject(uuid: string, reason: string, actor: string): Promise<Withdrawal> {
+    const trimmed = reason.trim();
+    if (trimmed === '') throw new MalformedRequestError('reason is required', 'reason', 'missing_field');
+    if (trimmed.length > REJECTION_REASON_MAX) throw new ValidationError('invalid_reason', `reason is at most ${REJECTION_REASON_MAX} characters`, 'reason');
+    await this.decide(uuid, actor, 'withdrawal.reject', { type: 'REJECT', reason: trimmed });
+    return this.get(uuid, null);
+  }
+
+  private async decide(uuid: string, actor: string, action: string, event: { type: 'APPROVE' } | { type: 'REJECT'; reason: string }): Promise<void> {
+    const current = await this.get(uuid, null);
+    const notInReview = (status: string) => new ConflictError('withdrawal_not_in_review', `the withdrawal is ${status}, not in review`, undefined, { status });
+    if (current.status !== 'review' || !this.deps.actors.has(uuid)) throw notInReview(current.status);
+    const inReview = (ctx: { status: string }): void => {
+      if (ctx.status !== 'review') throw notInReview(ctx.status);
+    };
+    await this.deps.actors.send(uuid, event, async (em, row) => {
+      if (row.status !== 'review') throw notInReview(row.status);
+      const after = event.type === 'APPROVE' ? { status: 'processing' } : { status: 'rejected', rejection_reason: event.reason };
+      recordAudit(em, { actor, action, target: `withdrawal:${uuid}`, before: { status: 'review', amount: canonicalDecimal(row.amount), merchant_id: row.merchantId }, after, at: this.deps.clock.now() });
+    }, inReview);
+    this.deps.logger.info({ withdrawalUuid: uuid, action, actor }, 'withdrawal review decided');
+  }
+}

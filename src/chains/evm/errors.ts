@@ -1,0 +1,78 @@
+import type { NetworkCode } from '../../domain/networks';
+
+export type EvmErrorDetails = Record<string, string | number | boolean | null | undefined>;
+
+/** Errors of the EVM adapter; callers branch on the class or `code`, never on the message. */
+export abstract class EvmAdapterError extends Error {
+  abstract override readonly name: string;
+  abstract readonly code: string;
+  constructor(message: string, readonly details: EvmErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** init(): the configured token is not a contract on this chain (wrong address or wrong RPC). */
+export class TokenContractMissingError extends EvmAdapterError {
+  override readonly name = 'TokenContractMissingError';
+  readonly code = 'token_not_a_contract';
+  constructor(network: NetworkCode, token: string) {
+    super(`${network}: no contract at token address ${token}`, { network, token });
+  }
+}
+
+/** init(): decimals() differs from the expected precision: amounts would be off by powers of ten. */
+export class TokenDecimalsMismatchError extends EvmAdapterError {
+  override readonly name = 'TokenDecimalsMismatchError';
+  readonly code = 'token_decimals_mismatch';
+  constructor(network: NetworkCode, token: string, expected: number, actual: number) {
+    super(`${network}: token ${token} has ${actual} decimals, expected ${expected}`, { network, token, expected, actual });
+  }
+}
+
+/** init(): the RPC serves another chain than the configured expectedChainId. */
+export class ChainIdMismatchError extends EvmAdapterError {
+  override readonly name = 'ChainIdMismatchError';
+  readonly code = 'chain_id_mismatch';
+  constructor(network: NetworkCode, expected: number, actual: number) {
+    super(`${network}: RPC serves chain ${actual}, expected ${expected}`, { network, expected, actual });
+  }
+}
+
+/** A method that needs init() (token decimals, chain id) was called before it. */
+export class AdapterNotInitializedError extends EvmAdapterError {
+  override readonly name = 'AdapterNotInitializedError';
+  readonly code = 'adapter_not_initialized';
+  constructor(network: NetworkCode) {
+    super(`${network}: call init() first`, { network });
+  }
+}
+
+/**
+ * The payout's nonce was used by a different transaction (not by any version of this payout), so
+ * this signed transaction can never be mined: it is safe, and necessary, to sign the payout anew.
+ */
+export class PayoutNonceConsumedError extends EvmAdapterError {
+  override readonly name = 'PayoutNonceConsumedError';
+  readonly code = 'payout_nonce_consumed';
+  constructor(txHash: string, nonce: number) {
+    super(`nonce ${nonce} of payout ${txHash} was used by another transaction`, { txHash, nonce });
+  }
+}
+
+/** The node refused the transaction (fee too low, hot wallet out of gas money, node down). Retry later or bump. */
+export class PayoutBroadcastError extends EvmAdapterError {
+  override readonly name = 'PayoutBroadcastError';
+  readonly code = 'payout_broadcast_failed';
+  constructor(txHash: string, cause: unknown) {
+    super(`broadcast of ${txHash} failed: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { txHash }, { cause });
+  }
+}
+
+/** The payout cannot be signed: the token transfer would revert (e.g. the hot wallet lacks tokens). */
+export class PayoutRejectedError extends EvmAdapterError {
+  override readonly name = 'PayoutRejectedError';
+  readonly code = 'payout_rejected';
+  constructor(payoutId: string, cause: unknown) {
+    super(`payout ${payoutId} would fail: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { payoutId }, { cause });
+  }
+}

@@ -1,0 +1,7 @@
+/** EVM family (BEP20, POLYGON, ARBITRUM): the only place of the daemon that talks JSON-RPC via viem. */
+export { createEvmAdapter, EvmAdapter, type EvmWatch } from './adapter';
+export { EVM_NETWORKS, isEvmNetwork, type EvmAdapterConfig, type EvmNetworkCode } from './config';
+export {
+  AdapterNotInitializedError, ChainIdMismatchError, EvmAdapterError, PayoutBroadcastError, PayoutNonceConsumedError,
+  PayoutRejectedError, TokenContractMissingError, TokenDecimalsMismatchError,
+} from './errors';

@@ -1,0 +1,45 @@
+import type { Log } from 'viem';
+import type { NetworkCode } from '../../domain/networks';
+import { fromBaseUnits } from '../amount';
+import type { TransferObservation, WatchedAddresses } from '../types';
+import type { TRANSFER_EVENT } from './abi';
+
+export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
+
+export interface LogFilter {
+  readonly network: NetworkCode;
+  /** Lowercase token address. */
+  readonly token: string;
+  readonly decimals: number;
+  readonly watched: WatchedAddresses;
+}
+
+/**
+ * Decoded Transfer logs -> payments. Ignored: logs of another contract (look-alike tokens),
+ * `removed` logs (their block left the chain), pending logs, zero-value transfers, and transfers
+ * to addresses nobody watches. Reverted transactions emit no logs at all.
+ */
+export function toTransferObservations(logs: readonly TransferLog[], filter: LogFilter): TransferObservation[] {
+  const out: TransferObservation[] = [];
+  for (const log of logs) {
+    if (log.removed || log.address.toLowerCase() !== filter.token) continue;
+    if (log.blockNumber === null || log.blockHash === null || log.transactionHash === null || log.logIndex === null) continue;
+    const { from, to, value } = log.args;
+    if (to === undefined || from === undefined || value === undefined || value <= 0n) continue;
+    const recipient = to.toLowerCase();
+    if (!filter.watched.has(recipient)) continue;
+    out.push({
+      kind: 'transfer',
+      network: filter.network,
+      txHash: log.transactionHash,
+      eventIndex: log.logIndex,
+      blockHeight: Number(log.blockNumber),
+      blockHash: log.blockHash,
+      from: from.toLowerCase(),
+      to: recipient,
+      memo: null,
+      amount: fromBaseUnits(value, filter.decimals),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,73 @@
+import { ForbiddenError, MalformedRequestError } from '../../domain/errors';
+import { parseNetwork } from '../../domain/invoice-request';
+import type { Metadata } from '@grpc/grpc-js';
+import { WithdrawalServiceService, type WithdrawalServiceServer, type WhitelistRequest } from '../generated/chainpay/v1/withdrawals';
+import { toWhitelistMessage, toWithdrawalMessage } from '../../actors/withdrawals/withdrawal-view';
+import { defined, requestBody } from '../request-body';
+import { unary } from '../handler';
+import type { ServiceContext } from '../context';
+
+/**
+ * Merchant-facing payouts (signed REST through the gateway, or a service token) and the whitelist
+ * (operator or service token only: a leaked API key must not be able to add a payout address).
+ */
+export function withdrawalService(ctx: ServiceContext): { definition: typeof WithdrawalServiceService; implementation: WithdrawalServiceServer } {
+  const activeNetworks = () => ctx.networks.list(ctx.orm.em.fork());
+
+  /** The merchant a whitelist call is about: the token's x-merchant-id or the message's merchant_id. */
+  const whitelistTarget = async (md: Metadata, requested: string, change: boolean): Promise<{ merchantId: string; actor: string }> => {
+    const caller = await ctx.auth.merchant(md);
+    if (caller.via === 'signature') {
+      if (change) throw new ForbiddenError('whitelist_requires_operator', 'the whitelist is changed with the operator or service token');
+      return { merchantId: caller.merchantId!, actor: 'merchant' };
+    }
+    if (requested && caller.merchantId && requested !== caller.merchantId) {
+      throw new MalformedRequestError('merchant_id and x-merchant-id name different merchants', 'merchant_id');
+    }
+    const merchantId = requested || caller.merchantId;
+    if (!merchantId) throw new MalformedRequestError('merchant_id is required', 'merchant_id', 'missing_field');
+    return { merchantId, actor: caller.via === 'operator' ? 'operator' : 'service' };
+  };
+
+  const entryArgs = async (r: WhitelistRequest) => {
+    if (!r.network) throw new MalformedRequestError('network is required', 'network', 'missing_field');
+    if (!r.address) throw new MalformedRequestError('address is required', 'address', 'missing_field');
+    return { network: parseNetwork(r.network, await activeNetworks()), address: r.address };
+  };
+
+  const implementation: WithdrawalServiceServer = {
+    createWithdrawal: unary(ctx.logger, 'CreateWithdrawal', async (call) => {
+      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const r = call.request;
+      const body = requestBody(caller, () => defined({ network: r.network || undefined, address: r.address || undefined, amount: r.amount || undefined, reference: r.reference }));
+      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, await activeNetworks());
+      return { withdrawal: toWithdrawalMessage(row), created };
+    }),
+    getWithdrawal: unary(ctx.logger, 'GetWithdrawal', async (call) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      return toWithdrawalMessage(await ctx.withdrawals.get(call.request.uuid, caller.merchantId));
+    }),
+    listWithdrawals: unary(ctx.logger, 'ListWithdrawals', async (call) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      const merchantId = caller.via === 'signature' ? caller.merchantId : caller.merchantId ?? (call.request.merchant_id || null);
+      const rows = await ctx.withdrawals.list({ merchantId, status: call.request.status || null, limit: call.request.limit });
+      return { withdrawals: rows.map(toWithdrawalMessage) };
+    }),
+    addWhitelist: unary(ctx.logger, 'AddWhitelist', async (call) => {
+      const target = await whitelistTarget(call.metadata, call.request.merchant_id, true);
+      const { network, address } = await entryArgs(call.request);
+      return toWhitelistMessage(await ctx.whitelist.add(target.merchantId, network, address, target.actor));
+    }),
+    removeWhitelist: unary(ctx.logger, 'RemoveWhitelist', async (call) => {
+      const target = await whitelistTarget(call.metadata, call.request.merchant_id, true);
+      const { network, address } = await entryArgs(call.request);
+      return toWhitelistMessage(await ctx.whitelist.remove(target.merchantId, network, address, target.actor));
+    }),
+    listWhitelist: unary(ctx.logger, 'ListWhitelist', async (call) => {
+      const target = await whitelistTarget(call.metadata, call.request.merchant_id, false);
+      const network = call.request.network ? parseNetwork(call.request.network, await activeNetworks()).code : null;
+      return { entries: (await ctx.whitelist.list(target.merchantId, network)).map(toWhitelistMessage) };
+    }),
+  };
+  return { definition: WithdrawalServiceService, implementation };
+}

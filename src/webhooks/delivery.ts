@@ -1,0 +1,63 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Merchant, WebhookAttempt, type OutboxEvent } from '../store/entities';
+import type { MerchantsRepo } from '../store/repos/merchants';
+import type { Clock } from '../domain/clock';
+import { retryDelayMs } from './retry-schedule';
+import { webhookHeaders } from './signing';
+import { sendWebhook, type SendOptions, type SendResult } from './send';
+
+export const NO_WEBHOOK_URL = 'no webhook URL';
+
+/**
+ * Where an event goes: an invoice event to the invoice's webhook_url when it had one, else (and
+ * for every withdrawal event) to the merchant's dashboard URL as it is NOW, so an event that failed
+ * for want of a URL is deliverable once the merchant sets one.
+ */
+export function pickTarget(event: OutboxEvent, merchantUrl: string | null | undefined): string | null {
+  return (event.aggregateType === 'invoice' ? event.targetUrl : null) ?? merchantUrl ?? null;
+}
+
+async function targetOf(em: EntityManager, event: OutboxEvent): Promise<string | null> {
+  if (event.aggregateType === 'invoice' && event.targetUrl) return event.targetUrl;
+  return pickTarget(event, (await em.findOne(Merchant, { id: event.merchantId }))?.webhookUrl);
+}
+
+/**
+ * One delivery attempt of an event the caller holds locked (FOR UPDATE) in `em`'s transaction;
+ * logs the attempt and moves the event on: delivered, retry later, or failed. `attempts` counts
+ * the attempts of the current round (redelivery starts a new one); the log numbers attempts
+ * across rounds.
+ */
+export async function attemptDelivery(
+  em: EntityManager,
+  event: OutboxEvent,
+  deps: { clock: Clock; merchants: MerchantsRepo; send: Omit<SendOptions, 'signal'>; signal: AbortSignal },
+): Promise<SendResult> {
+  const target = await targetOf(em, event);
+  let result: SendResult;
+  if (target === null) {
+    result = { ok: false, statusCode: null, latencyMs: 0, error: NO_WEBHOOK_URL, permanent: true };
+  } else {
+    const secrets = await deps.merchants.webhookSecrets(em, event.merchantId);
+    const body = Buffer.from(event.body, 'utf8');
+    // Wall-clock seconds: receivers compare webhook-timestamp with their own clock (replay window),
+    // so it must not carry the devnet clock's offset.
+    const headers = webhookHeaders({ id: event.id, timestamp: Math.floor(Date.now() / 1000), body, apiSecret: secrets.apiSecret, webhookSecret: secrets.webhookSecret });
+    result = await sendWebhook(target, headers, body, { ...deps.send, signal: deps.signal });
+  }
+  const logged = await em.count(WebhookAttempt, { eventId: event.id });
+  const now = deps.clock.now();
+  em.persist(new WebhookAttempt(event.id, logged + 1, now, result.statusCode, result.latencyMs, result.error));
+  event.attempts += 1;
+  const delay = result.ok || result.permanent ? null : retryDelayMs(event.attempts);
+  if (result.ok) {
+    event.status = 'delivered';
+    event.deliveredAt = now;
+  } else if (delay === null) {
+    event.status = 'failed';
+  } else {
+    event.nextAttemptAt = new Date(now.getTime() + delay);
+  }
+  await em.flush();
+  return result;
+}

@@ -1,0 +1,103 @@
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { checkAddress, parseTargetUrl, pinnedLookup, resolveTarget, TargetRefusedError, type Resolver } from './address-guard';
+
+export interface SendOptions {
+  /** Lifts the address guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=1, local testing only). */
+  readonly allowPrivate: boolean;
+  /** Status line must arrive within this time (15 s). */
+  readonly timeoutMs: number;
+  /** Trusted CAs instead of Node's defaults (tests). Production: NODE_EXTRA_CA_CERTS. */
+  readonly ca?: string | Buffer;
+  readonly resolver?: Resolver;
+  /** Aborting rejects the send (shutdown): the attempt is not recorded. */
+  readonly signal?: AbortSignal;
+}
+
+export interface SendResult {
+  readonly ok: boolean;
+  readonly statusCode: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+  /** Retrying cannot help (not an https URL): the event fails at once. */
+  readonly permanent: boolean;
+}
+
+export class SendAbortedError extends Error {
+  override readonly name = 'SendAbortedError';
+}
+
+/**
+ * One POST of a webhook body. 2xx = delivered; anything else (3xx included: redirects are never
+ * followed) is a failed attempt with the reason in `error`. Only the checked addresses are
+ * connected to, and the connected peer is checked once more before TLS starts.
+ */
+export async function sendWebhook(target: string, headers: Record<string, string>, body: Buffer, options: SendOptions): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const fail = (error: string, statusCode: number | null = null, permanent = false): SendResult => ({ ok: false, statusCode, latencyMs: elapsed(), error, permanent });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  try {
+    const url = parseTargetUrl(target);
+    const addresses = await withSignal(resolveTarget(url, options), signal);
+    const statusCode = await post(url, headers, body, { ...options, signal, lookup: pinnedLookup(addresses) });
+    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, latencyMs: elapsed(), error: null, permanent: false };
+    if (statusCode >= 300 && statusCode < 400) return fail(`redirect not followed (HTTP ${statusCode})`, statusCode);
+    return fail(`HTTP ${statusCode}`, statusCode);
+  } catch (err) {
+    if (options.signal?.aborted) throw new SendAbortedError('delivery aborted (shutting down)');
+    if (deadline.signal.aborted) return fail(`timed out after ${options.timeoutMs} ms`);
+    if (err instanceof TargetRefusedError) return fail(err.message, null, err.permanent);
+    const e = err as NodeJS.ErrnoException;
+    return fail(e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function withSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('aborted'));
+    const onAbort = (): void => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function post(url: URL, headers: Record<string, string>, body: Buffer, o: SendOptions & { signal: AbortSignal; lookup: ReturnType<typeof pinnedLookup> }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({
+      protocol: 'https:',
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || 443,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(body.length), 'user-agent': 'chainpay-webhooks/1' },
+      lookup: o.lookup as never,
+      agent: false,
+      ca: o.ca,
+      signal: o.signal,
+    });
+    req.once('socket', (socket: Socket) => {
+      // Belt and braces: whatever path led here, the peer actually connected to must pass the guard.
+      socket.once('connect', () => {
+        try {
+          checkAddress(socket.remoteAddress ?? '', o.allowPrivate);
+        } catch (err) {
+          req.destroy(err as Error);
+        }
+      });
+    });
+    req.once('response', (res) => {
+      res.on('error', () => undefined);
+      resolve(res.statusCode ?? 0);
+      // Only the status matters; do not read an arbitrary body.
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

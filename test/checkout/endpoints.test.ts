@@ -1,0 +1,196 @@
+import { startStack, createMerchant, signed, type Stack, type MerchantCredentials } from '../support/stack';
+
+/**
+ * The checkout endpoints over plain HTTP against a real daemon and gateway: the page, its 404,
+ * headers, assets, the public network choice (errors, rate limit, form fallback) and the event
+ * stream. The buyer's flow in a real browser is in browser.test.ts.
+ */
+const SECRETS = { meta: 'meta-secret-7f3a', webhook: 'https://hooks.example.com/wh-secret-91c2', order: 'order-secret-55d1' };
+
+describe('checkout endpoints', () => {
+  let stack: Stack;
+  let m: MerchantCredentials;
+  let uuid: string;
+  let checkoutPath: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    m = await createMerchant(stack);
+    const res = await signed(stack, m, 'POST', '/v1/invoices', {
+      amount: '25',
+      title: 'Tea <b>&</b> "biscuits"',
+      order_id: SECRETS.order,
+      webhook_url: SECRETS.webhook,
+      return_url: 'https://shop.example/thanks',
+      cancel_url: 'https://shop.example/cart',
+      metadata: { note: SECRETS.meta },
+    });
+    expect(res.status).toBe(201);
+    uuid = res.body.uuid;
+    checkoutPath = new URL(res.body.checkout_url).pathname;
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(stack.baseUrl + path, { headers, redirect: 'manual' });
+  const choose = (body: string, contentType = 'application/json', id = uuid) =>
+    fetch(`${stack.baseUrl}/pay/${id}/network`, { method: 'POST', headers: { 'Content-Type': contentType }, body, redirect: 'manual' });
+  const expectNoSecrets = (text: string) => {
+    for (const secret of [...Object.values(SECRETS), m.merchantId]) expect(text).not.toContain(secret);
+  };
+
+  it('renders the page of a network-less invoice: escaped title, fees, networks to choose, no secrets', async () => {
+    expect(checkoutPath).toBe(`/pay/${uuid}`);
+    const res = await get(checkoutPath);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/https?:|\*/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html).toContain('Tea &lt;b&gt;&amp;&lt;/b&gt; &quot;biscuits&quot;');
+    expect(html).not.toContain('<b>&</b>');
+    expect(html).toContain('<meta name="viewport"');
+    expect(html).toMatch(/<main id="main"/);
+    expect(html).toMatch(/role="status"/);
+    expect(html).toContain('Choose a network');
+    expect(html).toContain('value="TON"');
+    expect(html).toContain('value="TRC20"');
+    expect(html).toContain('https://shop.example/cart'); // the way out while unpaid
+    expect(html).not.toContain('https://shop.example/thanks'); // only after payment
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="(https?:)?\/\//); // nothing external
+    expectNoSecrets(html);
+  });
+
+  it('answers an unknown or malformed uuid with an HTML 404 page', async () => {
+    for (const path of ['/pay/00000000-0000-4000-8000-000000000000', '/pay/not-a-uuid', '/pay', '/pay/', `/pay/${uuid}/nope`]) {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const html = await res.text();
+      expect(html).toContain('Payment not found');
+      expect(html).not.toContain('checkout-boot');
+    }
+  });
+
+  it('serves its own script and stylesheet with long-lived validators', async () => {
+    const page = await (await get(checkoutPath)).text();
+    const script = /<script src="(\/pay\/assets\/checkout\.js\?v=[\w-]+)"/.exec(page)![1]!;
+    const style = /<link rel="stylesheet" href="(\/pay\/assets\/checkout\.css\?v=[\w-]+)"/.exec(page)![1]!;
+    const js = await get(script);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await js.text()).toContain('EventSource');
+    const css = await get(style);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const again = await get('/pay/assets/checkout.css', { 'If-None-Match': css.headers.get('etag')! });
+    expect(again.status).toBe(304);
+    expect((await get('/pay/assets/other.js')).status).toBe(404);
+    expect((await fetch(`${stack.baseUrl}/pay/assets/checkout.js`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('refuses bad network choices with the usual JSON error body', async () => {
+    let res = await choose('{');
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe('malformed_json');
+    res = await choose('{"network":7}');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: 'invalid_body', message: 'network must be a string', field: 'network' } });
+    res = await choose('{}');
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'missing_field', field: 'network' });
+    res = await choose('{"network":"DOGE"}');
+    expect(res.status).toBe(422);
+    expect((await res.json()).error).toMatchObject({ code: 'unknown_network', field: 'network' });
+    res = await choose('network=TON', 'text/plain');
+    expect(res.status).toBe(415);
+    res = await choose('{"network":"TON"}', 'application/json', '00000000-0000-4000-8000-000000000000');
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.code).toBe('invoice_not_found');
+    expect((await fetch(`${stack.baseUrl}/pay/${uuid}/network`)).status).toBe(405);
+  });
+
+  it('sets the network (then changes it), and the page then shows address, memo and QR', async () => {
+    let res = await choose('{"network":"TRC20"}');
+    expect(res.status).toBe(200);
+    let body = await res.json();
+    expect(body.invoice).toMatchObject({ uuid, status: 'pending', network: 'TRC20', memo: null });
+    expect(body.invoice.address).toMatch(/^T/);
+    res = await choose('{"network":"TON"}');
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expectNoSecrets(text);
+    body = JSON.parse(text);
+    expect(body.invoice).toMatchObject({ network: 'TON', status: 'pending' });
+    expect(body.invoice.memo).toBeTruthy();
+    expect(body.regions.panel).toContain('The memo is required.');
+    expect(Object.keys(body.invoice)).not.toEqual(expect.arrayContaining(['metadata']));
+
+    const page = await (await get(checkoutPath)).text();
+    expect(page).toContain(body.invoice.address);
+    expect(page).toContain(body.invoice.memo);
+    expect(page).toContain('The memo is required.');
+    expect(page).toMatch(/<div class="qr-code" role="img" aria-label="[^"]+"><svg aria-hidden="true"/);
+    expect(page).toContain(`<span id="amount-value">${body.invoice.pay_amount}</span>`);
+    expectNoSecrets(page);
+  });
+
+  it('falls back to a form post with a redirect when scripts are off', async () => {
+    const res = await choose('network=TRC20', 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/pay/${uuid}`);
+    const bad = await choose('network=DOGE', 'application/x-www-form-urlencoded');
+    expect(bad.status).toBe(422);
+    expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await bad.text()).toContain(`href="/pay/${uuid}"`);
+  });
+
+  it('streams the current state as server-sent events', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${stack.baseUrl}/pay/${uuid}/events`, { signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\nevent: update') || !text.endsWith('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString('utf8');
+    }
+    controller.abort();
+    expect(text).toMatch(/^retry: \d+\n\n/);
+    const data = JSON.parse(/event: update\ndata: (.*)\n\n/.exec(text)![1]!);
+    expect(data).toMatchObject({ status: 'pending', final: false, invoice: { uuid, network: 'TRC20' } });
+    expect(data.status_text).toBe('Waiting for your payment.');
+    expectNoSecrets(text);
+
+    const unknown = await fetch(`${stack.baseUrl}/pay/00000000-0000-4000-8000-000000000000/events`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe('invoice_not_found');
+    const malformed = await fetch(`${stack.baseUrl}/pay/nope/events`);
+    expect(malformed.status).toBe(404);
+    expect((await malformed.json()).error.code).toBe('invoice_not_found');
+  });
+
+  it('rate limits network choices per client address (429 with Retry-After)', async () => {
+    // 10 per minute per address; the tests above already spent most of them.
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 11 && limited === undefined; i++) {
+      const res = await choose('{"network":"DOGE"}');
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    expect(limited).toBeDefined();
+    expect(statuses.slice(0, -1).every((s) => s === 422)).toBe(true);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await limited!.json()).error.code).toBe('rate_limited');
+  });
+});

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+export interface HardhatNode {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real `hardhat node` (chain id 31337, automine) on a free port. Hardhat insists on a config
+ * file and a local installation: the config is written to a temp dir, the process runs in the repo.
+ */
+export async function startHardhatNode(): Promise<HardhatNode> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chainpay-hardhat-'));
+  const config = path.join(dir, 'hardhat.config.js');
+  writeFileSync(config, `module.exports = { networks: { hardhat: { chainId: 31337, mining: { auto: true } } } };\n`);
+  const port = await freePort();
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/hardhat'), ['--config', config, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
+    cwd: ROOT,
+    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(url, child, () => stderr);
+  } catch (error) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`hardhat node exited (${child.exitCode}): ${stderr()}`);
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`hardhat node did not start: ${stderr()}`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

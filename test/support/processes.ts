@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+export interface Spawned {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  /** Resolves with the first log line matching `pattern`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  exited(): Promise<number | null>;
+}
+
+/** Runs a TypeScript entry point (src/main.ts, src/start-all.ts, ...) as a real process. */
+export function spawnTs(entry: string, env: Record<string, string | undefined>): Spawned {
+  // --import tsx runs the entry in THIS process (the tsx CLI would fork, and a SIGKILL would hit only the wrapper).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    out += chunk.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    exited: () => exit,
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const line = out.split('\n').find((l) => pattern.test(l));
+          if (line) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(line);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern} in output:\n${out.slice(-3000)}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exit.then((code) => {
+          if (listeners.has(check)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`process exited (${code}) before ${pattern}:\n${out.slice(-3000)}`));
+          }
+        });
+        check();
+      }),
+  };
+}
+
+/** The gRPC port from the daemon's "gRPC server listening" log line. */
+export function grpcPortFrom(line: string): number {
+  return (JSON.parse(line) as { port: number }).port;
+}
