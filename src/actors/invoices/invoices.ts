@@ -11,7 +11,7 @@ import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoic
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { Invoice, InvoicePayment, Merchant } from '../../store/entities';
-import { allocateAddress, releaseAddress } from '../../store/repos/address-pool';
+import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
 import { newMemo } from './memo';
@@ -124,7 +124,7 @@ export class Invoices {
       if (row.status !== 'pending' || canonicalDecimal(row.receivedAmount) !== '0') {
         throw new ConflictError('network_change_not_allowed', 'the invoice is no longer pending', 'network');
       }
-      if (row.network && !row.memo) await releaseAddress(em, row.network, uuid);
+      if (row.network && !row.memo) await coolAddress(em, row.network, uuid, new Date(this.deps.clock.now().getTime() + this.deps.lateWindowMs));
       Object.assign(row, {
         network: network.code,
         platformFee: amounts.platformFee,

@@ -22,13 +22,25 @@ export async function allocateAddress(em: EntityManager, network: string, invoic
     `update deposit_addresses set state = 'allocated', invoice_uuid = ?, allocated_at = ?, available_at = null
      where (network, derivation_index) = (
        select network, derivation_index from deposit_addresses
-       where network = ? and state = 'free'
+       where network = ? and (state = 'free' or (state = 'cooling' and available_at <= ?))
        order by derivation_index limit 1 for update skip locked)
      returning address, normalized, derivation_index`,
-    [invoiceUuid, now, network],
+    [invoiceUuid, now, network, now],
   );
   const row = rows[0];
   return row ? { address: row.address, normalized: row.normalized, derivationIndex: row.derivation_index } : null;
+}
+
+/**
+ * The invoice moved to another network: its old address cools down for the late-payment window
+ * (a buyer who already saw it may still pay there; such a payment is kept as unattributed), then
+ * returns to the pool.
+ */
+export async function coolAddress(em: EntityManager, network: string, invoiceUuid: string, availableAt: Date): Promise<void> {
+  await em.getConnection().execute(
+    `update deposit_addresses set state = 'cooling', available_at = ? where network = ? and invoice_uuid = ? and state = 'allocated'`,
+    [availableAt, network, invoiceUuid],
+  );
 }
 
 /** Back to the pool: only called once the invoice's late-payment window is over. */
