@@ -17,6 +17,7 @@ import { merchantService } from './grpc/services/merchants';
 import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
 import { createChainAdapters } from './chains/registry';
+import { evmLiveOptions } from './chains/evm';
 import type { NetworkCode } from './domain/networks';
 import { InvoiceActors } from './actors/invoices/invoice-actors';
 import { Invoices } from './actors/invoices/invoices';
@@ -55,7 +56,7 @@ export interface Daemon {
 export interface DaemonOptions {
   logger?: Logger;
   /** Tests only: trusted CAs / resolver for webhook delivery (production: NODE_EXTRA_CA_CERTS, system DNS). */
-  webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number };
+  webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number; pollMs?: number };
 }
 
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
@@ -91,6 +92,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       blockIntervalMs: config.DEVNET_BLOCK_MS,
       finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
     },
+    // A network with <CODE>_RPC_URL runs on the real chain; the others stay on devnet (unless CHAIN_MODE=live).
+    live: evmLiveOptions(config.networks),
   });
   for (const adapter of chains.adapters.values()) await adapter.init();
   const networks = new NetworkSettingsRepo(() => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])));
@@ -130,7 +133,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     lateWindowMs: config.LATE_PAYMENT_WINDOW_MINUTES * 60_000,
     onAddressAllocated: (network) => pools.schedule(network),
-    refillNow: (network) => pools.ensure(network, true),
+    refillNow: (network) => pools.ensure(network),
   });
 
   const writeWithdrawalOutbox = (em: Parameters<typeof writeWithdrawalEvents>[0], row: Parameters<typeof writeWithdrawalEvents>[1], types: readonly string[]) => writeWithdrawalEvents(em, row, types, clock.now());
@@ -182,7 +185,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
 
   const advanceClock = async (seconds: number): Promise<{ now: Date; offsetMs: number }> => {
     const now = clock.advance(seconds * 1000);
-    await orm.em.fork().getConnection().execute(
+    await orm.em.fork().execute(
       `insert into system_settings (key, value, updated_at) values (?, ?, ?) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
       [CLOCK_OFFSET_KEY, JSON.stringify(clock.offset()), now],
     );

@@ -10,7 +10,7 @@ import { CheckoutAssets } from './assets';
 import { readChooseRequest } from './choose-request';
 import { CheckoutDaemon } from './daemon';
 import { streamCheckoutEvents } from './events';
-import { redirect, sendHtml } from './http';
+import { redirect, sendHtml, setSecurityHeaders } from './http';
 import { toCheckoutModel } from './model';
 import { renderCheckoutPage, renderMessagePage } from './page';
 import { stringsFor, type CheckoutStrings } from './strings';
@@ -64,6 +64,8 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
   let closed = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): Promise<void> {
+    // Every answer under /pay carries them, also the JSON errors the gateway's handler writes.
+    setSecurityHeaders(res);
     const method = req.method ?? 'GET';
     const s = stringsFor(req.headers['accept-language']);
     const [, , id = '', action, ...rest] = pathname.split('/');

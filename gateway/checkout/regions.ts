@@ -54,7 +54,8 @@ function summary(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
         ${m.receivedAmount !== '0' ? html`<div><dt>${s.received}</dt><dd>${m.receivedAmount} ${m.currency}</dd></div>` : ''}
       </dl>`
     : html`<p class="note">${s.feesPaidByMerchant}</p>`;
-  return html`<h2 id="amount-heading" class="eyebrow">${due ? s.amountStillDue : m.network ? s.amountToSend : s.amountHeading}</h2>
+  const heading = m.final ? s.invoiceTotal : due ? s.amountStillDue : m.network ? s.amountToSend : s.amountHeading;
+  return html`<h2 id="amount-heading" class="eyebrow">${heading}</h2>
     <p class="amount"><span class="figure"><span id="amount-value">${amount}</span> <span class="currency">${m.currency}</span></span>${
       copyable ? copyButton('amount-value', s.copyAmount, s) : ''
     }</p>
@@ -84,15 +85,20 @@ function networkChoice(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
 
 function networkButton(n: NetworkOption, m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const current = m.network?.code === n.code;
-  const detail = n.available ? html`<span class="net-pay">${s.youSend(n.payAmount, m.currency)}</span><span class="net-fee">${s.networkFeeOf(n.networkFee, m.currency)}</span>` : html`<span class="net-fee">${s.belowMinimum(n.minInvoice, m.currency)}</span>`;
+  const detail = n.available
+    ? html`<span class="net-pay">${s.youSend(n.payAmount, m.currency)}</span><span class="net-fee">${s.networkFeeOf(n.networkFee, m.currency)}</span>`
+    : html`<span class="net-fee">${s.belowMinimum(n.minInvoice, m.currency)}</span>`;
   return html`<li><button type="submit" name="network" value="${n.code}" class="network-option"${n.available && !current ? '' : html` disabled`}${current ? html` aria-current="true"` : ''}>
-    <span class="net-name">${n.name}</span>${detail}</button></li>`;
+    <span class="net-name">${n.name}</span><span class="net-details">${detail}</span></button></li>`;
 }
 
 function instructions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const network = m.network!;
   const { amount } = headline(m);
-  const qr = m.qrSvg
+  // The daemon's QR encodes the full pay_amount: after a partial payment it would ask for too much.
+  const qr = m.status === 'partially_paid'
+    ? html`<p class="note">${s.qrTopUp}</p>`
+    : m.qrSvg
     ? html`<figure class="qr"><div class="qr-code" role="img" aria-label="${s.qrLabel(amount, m.currency, network.name)}">${m.qrSvg}</div><figcaption>${s.qrHelp}</figcaption></figure>`
     : html`<p class="note">${s.qrUnavailable}</p>`;
   return html`<section class="card" aria-labelledby="panel-heading">

@@ -13,6 +13,7 @@ export interface CheckoutStrings {
   readonly amountToSend: string;
   readonly amountStillDue: string;
   readonly amountHeading: string;
+  readonly invoiceTotal: string;
   readonly onNetwork: (network: string) => string;
   readonly breakdown: string;
   readonly amount: string;
@@ -59,6 +60,7 @@ export interface CheckoutStrings {
   readonly qrLabel: (amount: string, currency: string, network: string) => string;
   readonly qrHelp: string;
   readonly qrUnavailable: string;
+  readonly qrTopUp: string;
   readonly transaction: string;
   readonly keepOpen: string;
   // Copy buttons
@@ -103,6 +105,7 @@ export const EN: CheckoutStrings = {
   amountToSend: 'Amount to send',
   amountStillDue: 'Amount still due',
   amountHeading: 'Amount',
+  invoiceTotal: 'Invoice total',
   onNetwork: (network) => `on ${network}`,
   breakdown: 'Price breakdown',
   amount: 'Amount',
@@ -110,7 +113,7 @@ export const EN: CheckoutStrings = {
   networkFee: 'Network fee',
   networkFeeDepends: 'depends on the network',
   feesPaidByMerchant: 'Fees are paid by the merchant.',
-  received: 'Received so far',
+  received: 'Received',
   statusHeading: 'Payment status',
   status: {
     chooseNetwork: 'Choose a network to see where to pay.',
@@ -146,6 +149,7 @@ export const EN: CheckoutStrings = {
   qrLabel: (amount, cur, network) => `QR code to pay ${amount} ${cur} on ${network}`,
   qrHelp: 'Scan with your wallet app: it fills in the address, the amount and the memo.',
   qrUnavailable: 'The QR code is not available. Copy the details below instead.',
+  qrTopUp: 'The QR code asks for the full amount, so it is hidden now: enter the address, the amount still due and any memo in your wallet by hand.',
   transaction: 'Transaction',
   keepOpen: 'You can keep this page open: it updates by itself.',
   copy: 'Copy',

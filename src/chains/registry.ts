@@ -4,6 +4,7 @@ import type { AddressCodec, KeyMaterial } from './codec';
 import { createAddressCodec } from './codecs';
 import { DevnetAdapter } from './devnet/adapter';
 import { AdapterUnavailableError } from './errors';
+import { evmLiveFactory } from './evm/live-factory';
 import type { ChainAdapter, DevnetControls } from './types';
 
 export interface ChainAdaptersOptions {
@@ -43,7 +44,7 @@ export type LiveAdapterFactory = (input: LiveAdapterInput) => ChainAdapter;
  * A family without a factory cannot run live: asking for it throws rather than silently
  * falling back to the simulated chain (devnet payments must never look real).
  */
-const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = {};
+const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory };
 
 /** One adapter per network: the devnet simulation, or the family's live adapter. Call init() on each. */
 export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
@@ -51,7 +52,8 @@ export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
   const devnet = new Map<NetworkCode, DevnetControls>();
   for (const network of opts.networks) {
     const codec = createAddressCodec(network, opts.keys);
-    if (opts.mode === 'live') {
+    // Live when the whole daemon is, or when this network has live options (e.g. <CODE>_RPC_URL set).
+    if (opts.mode === 'live' || opts.live?.[network] !== undefined) {
       const factory = LIVE_FACTORIES[NETWORK_FACTS[network].family];
       if (!factory) throw new AdapterUnavailableError(network, 'live');
       adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network] }));

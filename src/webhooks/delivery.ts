@@ -4,7 +4,7 @@ import type { MerchantsRepo } from '../store/repos/merchants';
 import type { Clock } from '../domain/clock';
 import { retryDelayMs } from './retry-schedule';
 import { webhookHeaders } from './signing';
-import { sendWebhook, type SendOptions, type SendResult } from './send';
+import { SendAbortedError, sendWebhook, type SendOptions, type SendResult } from './send';
 
 export const NO_WEBHOOK_URL = 'no webhook URL';
 
@@ -33,17 +33,14 @@ export async function attemptDelivery(
   event: OutboxEvent,
   deps: { clock: Clock; merchants: MerchantsRepo; send: Omit<SendOptions, 'signal'>; signal: AbortSignal },
 ): Promise<SendResult> {
-  const target = await targetOf(em, event);
   let result: SendResult;
-  if (target === null) {
-    result = { ok: false, statusCode: null, latencyMs: 0, error: NO_WEBHOOK_URL, permanent: true };
-  } else {
-    const secrets = await deps.merchants.webhookSecrets(em, event.merchantId);
-    const body = Buffer.from(event.body, 'utf8');
-    // Wall-clock seconds: receivers compare webhook-timestamp with their own clock (replay window),
-    // so it must not carry the devnet clock's offset.
-    const headers = webhookHeaders({ id: event.id, timestamp: Math.floor(Date.now() / 1000), body, apiSecret: secrets.apiSecret, webhookSecret: secrets.webhookSecret });
-    result = await sendWebhook(target, headers, body, { ...deps.send, signal: deps.signal });
+  try {
+    result = await send(em, event, deps);
+  } catch (err) {
+    if (err instanceof SendAbortedError) throw err;
+    // Whatever broke (e.g. a secret that cannot be decrypted) is this event's failed attempt, on
+    // the schedule: one bad event must not stall the outbox.
+    result = { ok: false, statusCode: null, latencyMs: 0, error: `not sent: ${(err as Error).message}`, permanent: false };
   }
   const logged = await em.count(WebhookAttempt, { eventId: event.id });
   const now = deps.clock.now();
@@ -60,4 +57,15 @@ export async function attemptDelivery(
   }
   await em.flush();
   return result;
+}
+
+async function send(em: EntityManager, event: OutboxEvent, deps: { merchants: MerchantsRepo; send: Omit<SendOptions, 'signal'>; signal: AbortSignal }): Promise<SendResult> {
+  const target = await targetOf(em, event);
+  if (target === null) return { ok: false, statusCode: null, latencyMs: 0, error: NO_WEBHOOK_URL, permanent: true };
+  const secrets = await deps.merchants.webhookSecrets(em, event.merchantId);
+  const body = Buffer.from(event.body, 'utf8');
+  // Wall-clock seconds: receivers compare webhook-timestamp with their own clock (replay window),
+  // so it must not carry the devnet clock's offset.
+  const headers = webhookHeaders({ id: event.id, timestamp: Math.floor(Date.now() / 1000), body, apiSecret: secrets.apiSecret, webhookSecret: secrets.webhookSecret });
+  return sendWebhook(target, headers, body, { ...deps.send, signal: deps.signal });
 }

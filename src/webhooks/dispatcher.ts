@@ -49,6 +49,8 @@ export class WebhookDispatcher {
   private searching = 0;
   private pausedUntil = 0;
   private committedEvent = false;
+  /** A kick arrived while a search was running (it may have missed the new event): search again. */
+  private again = false;
 
   constructor(private readonly o: DispatcherOptions) {
     this.pollMs = o.pollMs ?? 250;
@@ -67,6 +69,7 @@ export class WebhookDispatcher {
   kick(): void {
     if (this.abort.signal.aborted || Date.now() < this.pausedUntil) return;
     if (this.searching === 0) this.spawn();
+    else this.again = true;
   }
 
   /** Stops polling and aborts in-flight attempts; their transactions roll back (still pending). */
@@ -90,6 +93,7 @@ export class WebhookDispatcher {
   private async work(): Promise<void> {
     while (!this.abort.signal.aborted) {
       this.searching++;
+      this.again = false;
       let searched = false;
       try {
         const claimed = await this.o.orm.em.fork().transactional(async (tx) => {
@@ -109,7 +113,7 @@ export class WebhookDispatcher {
           else this.o.logger.warn(log, 'webhook attempt failed');
           return true;
         });
-        if (!claimed) return;
+        if (!claimed && !this.again) return;
       } catch (err) {
         if (!searched) this.searching--;
         if (err instanceof SendAbortedError || this.abort.signal.aborted) return;

@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { IsolationLevel, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { Merchant, OutboxEvent, WebhookAttempt, type OutboxStatus } from '../store/entities';
@@ -35,14 +35,20 @@ export async function listWebhookEvents(em: EntityManager, filter: WebhookEventF
   }
   const limit = filter.limit ?? 0;
   if (!Number.isInteger(limit) || limit < 0 || limit > 500) throw new ValidationError('invalid_limit', 'limit must be from 1 to 500', 'limit');
-  const events = await em.find(OutboxEvent, where, { orderBy: { seq: 'desc' }, limit: limit || 50 });
-  return views(em, events);
+  return snapshot(em, async (tx) => views(tx, await tx.find(OutboxEvent, where, { orderBy: { seq: 'desc' }, limit: limit || 50 })));
 }
 
 export async function getWebhookEvent(em: EntityManager, id: string): Promise<WebhookEventView> {
-  const event = await em.findOne(OutboxEvent, { id });
-  if (!event) throw new NotFoundError('webhook_event', id);
-  return (await views(em, [event]))[0]!;
+  return snapshot(em, async (tx) => {
+    const event = await tx.findOne(OutboxEvent, { id });
+    if (!event) throw new NotFoundError('webhook_event', id);
+    return (await views(tx, [event]))[0]!;
+  });
+}
+
+/** Events and their attempts read from one snapshot (an attempt commits with its event's update). */
+function snapshot<T>(em: EntityManager, fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return em.transactional(fn, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
 }
 
 /**

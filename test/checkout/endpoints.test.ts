@@ -1,10 +1,14 @@
-import { startStack, createMerchant, signed, type Stack, type MerchantCredentials } from '../support/stack';
+import { createGateway } from '../../gateway/server';
+import { createLogger } from '../../src/observability/logger';
+import { startStack, createMerchant, signed, rpc, waitForStatus, type Stack, type MerchantCredentials } from '../support/stack';
 
 /**
  * The checkout endpoints over plain HTTP against a real daemon and gateway: the page, its 404,
  * headers, assets, the public network choice (errors, rate limit, form fallback) and the event
  * stream. The buyer's flow in a real browser is in browser.test.ts.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (res: Response): Promise<any> => res.json();
 const SECRETS = { meta: 'meta-secret-7f3a', webhook: 'https://hooks.example.com/wh-secret-91c2', order: 'order-secret-55d1' };
 
 describe('checkout endpoints', () => {
@@ -65,6 +69,13 @@ describe('checkout endpoints', () => {
     expect(html).not.toContain('https://shop.example/thanks'); // only after payment
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="(https?:)?\/\//); // nothing external
     expectNoSecrets(html);
+    const head = await fetch(stack.baseUrl + checkoutPath, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await head.text()).toBe('');
+    const post = await fetch(stack.baseUrl + checkoutPath, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('answers an unknown or malformed uuid with an HTML 404 page', async () => {
@@ -99,28 +110,30 @@ describe('checkout endpoints', () => {
   it('refuses bad network choices with the usual JSON error body', async () => {
     let res = await choose('{');
     expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe('malformed_json');
+    expect((await json(res)).error.code).toBe('malformed_json');
     res = await choose('{"network":7}');
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: 'invalid_body', message: 'network must be a string', field: 'network' } });
+    expect(await json(res)).toEqual({ error: { code: 'invalid_body', message: 'network must be a string', field: 'network' } });
     res = await choose('{}');
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'missing_field', field: 'network' });
+    expect((await json(res)).error).toMatchObject({ code: 'missing_field', field: 'network' });
     res = await choose('{"network":"DOGE"}');
     expect(res.status).toBe(422);
-    expect((await res.json()).error).toMatchObject({ code: 'unknown_network', field: 'network' });
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect((await json(res)).error).toMatchObject({ code: 'unknown_network', field: 'network' });
     res = await choose('network=TON', 'text/plain');
     expect(res.status).toBe(415);
     res = await choose('{"network":"TON"}', 'application/json', '00000000-0000-4000-8000-000000000000');
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe('invoice_not_found');
+    expect((await json(res)).error.code).toBe('invoice_not_found');
     expect((await fetch(`${stack.baseUrl}/pay/${uuid}/network`)).status).toBe(405);
   });
 
   it('sets the network (then changes it), and the page then shows address, memo and QR', async () => {
     let res = await choose('{"network":"TRC20"}');
     expect(res.status).toBe(200);
-    let body = await res.json();
+    let body = await json(res);
     expect(body.invoice).toMatchObject({ uuid, status: 'pending', network: 'TRC20', memo: null });
     expect(body.invoice.address).toMatch(/^T/);
     res = await choose('{"network":"TON"}');
@@ -173,10 +186,44 @@ describe('checkout endpoints', () => {
 
     const unknown = await fetch(`${stack.baseUrl}/pay/00000000-0000-4000-8000-000000000000/events`);
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.code).toBe('invoice_not_found');
+    expect((await json(unknown)).error.code).toBe('invoice_not_found');
     const malformed = await fetch(`${stack.baseUrl}/pay/nope/events`);
     expect(malformed.status).toBe(404);
-    expect((await malformed.json()).error.code).toBe('invoice_not_found');
+    expect((await json(malformed)).error.code).toBe('invoice_not_found');
+  });
+
+  it('shows a partial payment with the amount still due, and hides the QR code of the full amount', async () => {
+    const created = await signed(stack, m, 'POST', '/v1/invoices', { amount: '10', network: 'TRC20' });
+    const inv = created.body;
+    expect(inv.pay_amount).toBe('11.1');
+    await rpc((cb) => stack.clients.devnet.pay({ network: 'TRC20', to: inv.address, amount: '4' }, stack.operator, cb));
+    await rpc((cb) => stack.clients.devnet.mine({ network: 'TRC20', blocks: inv.required_confirmations }, stack.operator, cb));
+    await waitForStatus(stack, m, inv.uuid, 'partially_paid');
+    const page = await (await get(`/pay/${inv.uuid}`)).text();
+    expect(page).toContain('data-status="partially_paid"');
+    expect(page).toContain('Partially paid: 7.1 USDT still due.');
+    expect(page).toContain('Amount still due');
+    expect(page).toContain('<span id="amount-value">7.1</span>');
+    expect(page).toContain('<dt>Received</dt><dd>4 USDT</dd>');
+    expect(page).toContain(inv.address);
+    expect(page).not.toContain('class="qr-code"');
+    expect(page).not.toContain('Pay on another network'); // money arrived: the network is fixed
+  });
+
+  it('caps open event streams per client and ends them when the gateway shuts down', async () => {
+    const gateway = createGateway({ grpcAddress: stack.grpcAddress, logger: createLogger('silent', 'test-gateway'), checkout: { maxStreamsPerClient: 1 } });
+    const port = await gateway.listen(0, '127.0.0.1');
+    const first = await fetch(`http://127.0.0.1:${port}/pay/${uuid}/events`);
+    expect(first.status).toBe(200);
+    const reader = first.body!.getReader();
+    await reader.read();
+    const second = await fetch(`http://127.0.0.1:${port}/pay/${uuid}/events`);
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('10');
+    const started = Date.now();
+    await gateway.close();
+    expect(Date.now() - started).toBeLessThan(3000); // not the 10 s grace period
+    for (let r = await reader.read(); !r.done; r = await reader.read());
   });
 
   it('rate limits network choices per client address (429 with Retry-After)', async () => {
@@ -191,6 +238,6 @@ describe('checkout endpoints', () => {
     expect(limited).toBeDefined();
     expect(statuses.slice(0, -1).every((s) => s === 422)).toBe(true);
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect((await limited!.json()).error.code).toBe('rate_limited');
+    expect((await json(limited!)).error.code).toBe('rate_limited');
   });
 });

@@ -44,7 +44,7 @@ async function scan(from: ChainCursor, head: number, watched: Iterable<string>) 
       }
     },
   });
-  await seen.until(() => counts !== null, 'the head').catch((e) => { console.log(JSON.stringify(seen.all.filter(o=>o.kind!=='transfer')), head, proxy.counts()); throw e; });
+  await seen.until(() => counts !== null, 'the head');
   await watch.stop();
   await adapter.close();
   return { counts: counts!, getLogs, transfers: seen.of('transfer').map((t) => `${t.txHash}:${t.eventIndex}:${t.amount}`) };
@@ -65,8 +65,11 @@ describe('EVM adapter: RPC cost per block range', () => {
     expect(thousand.counts).toEqual(one.counts);
     expect(thousand.transfers).toEqual(one.transfers);
     expect(one.transfers).toHaveLength(10);
-    // 55 blocks in ranges of at most 10: 6 eth_getLogs calls, one per range.
-    expect(one.counts.eth_getLogs).toBe(Math.ceil((head - start) / 10));
+    // 55 blocks: 5 final ranges of 10, [51, 51] up to the last final block, then [52, 55]
+    // reaching into the unfinalized window (confirmations 5), one eth_getLogs each.
+    // Per step one eth_blockNumber; headers: the resume anchor, first+last of each final range,
+    // every block of the unfinalized range (1 + 5×2 + 1 + 4).
+    expect(one.counts).toEqual({ eth_blockNumber: 7, eth_getLogs: 7, eth_getBlockByNumber: 16 });
     for (const [filter] of thousand.getLogs as Array<[{ address: string; topics: unknown[]; fromBlock: string; toBlock: string }]>) {
       expect(filter.address.toLowerCase()).toBe(token.toLowerCase());
       expect(filter.topics).toHaveLength(1); // Transfer topic only: recipients are matched in memory

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { Json } from '../invoices/helpers';
 import { startStack, createMerchant, signed, rpc, type Stack, type MerchantCredentials } from '../support/stack';
 
 const sign = (secret: string, body: string): string => createHmac('sha256', secret).update(body).digest('hex');
@@ -15,7 +16,7 @@ describe('HMAC-signed REST requests', () => {
   });
 
   const post = (headers: Record<string, string>, body: string) =>
-    fetch(`${stack.baseUrl}/v1/invoices`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${stack.baseUrl}/v1/invoices`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json }));
 
   it('a correctly signed request passes', async () => {
     const body = '{"amount":"12.5","network":"TON","order_id":"sig-ok"}';
@@ -84,7 +85,7 @@ describe('HMAC-signed REST requests', () => {
     expect((await post({ 'X-Service-Key': m.apiKey, 'X-Service-Signature': sign(m.apiSecret, big) }, big)).status).toBe(413);
     const r404 = await fetch(`${stack.baseUrl}/v1/nope`);
     expect(r404.status).toBe(404);
-    expect((await r404.json()).error.code).toBe('not_found');
+    expect(((await r404.json()) as Json).error.code).toBe('not_found');
   });
 
   it('a signature replayed with other typed fields over gRPC cannot change the request', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { spawnTs, grpcPortFrom } from '../support/processes';
+import { spawnTs, grpcPortFrom, type Spawned } from '../support/processes';
 import { rpc } from '../support/stack';
 import { MerchantServiceClient, type CreateMerchantResponse, type Merchant } from '../../src/grpc/generated/chainpay/v1/merchants';
 import * as protoLoader from '@grpc/proto-loader';
@@ -16,7 +16,7 @@ function operatorMd(dataDir: string): grpc.Metadata {
   return md;
 }
 
-const running: { child: { kill(s: string): boolean; exitCode: number | null } }[] = [];
+const running: Spawned[] = [];
 afterEach(() => {
   for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
 });

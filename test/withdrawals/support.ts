@@ -66,6 +66,14 @@ export async function mine(r: Rpcs, blocks: number, network = 'TRC20'): Promise<
 
 export type Body = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** Until the payout was handed to the chain (the actor's committed state is `confirming`). */
+export async function waitBroadcast(orm: MikroORM, uuid: string, timeoutMs = 10_000): Promise<void> {
+  await eventually(async () => {
+    const rows = await orm.em.fork().execute<{ c: boolean }[]>(`select (actor_snapshot->'value'->'processing')::text like '%confirming%' as c from withdrawals where uuid = ?`, [uuid]);
+    return rows[0]?.c ? true : undefined;
+  }, timeoutMs, `withdrawal ${uuid} to be broadcast`);
+}
+
 /** GET /v1/withdrawals/{uuid} until `status`. */
 export async function waitForWithdrawal(stack: Stack, m: MerchantCredentials, uuid: string, status: string, timeoutMs = 15_000): Promise<Body> {
   return eventually(async () => {

@@ -34,9 +34,13 @@
       element.innerHTML = update.regions[name];
       shown[name] = update.hashes[name];
       revealCopyButtons(element);
-      if (name === 'panel' && (hadFocus || moveFocus)) focusPanel = true;
+      // Focus inside a replaced region would fall back to <body>: move it to the panel heading.
+      if (hadFocus || (name === 'panel' && choosing)) focusPanel = true;
     });
-    if (focusPanel) {
+    // After a network choice the clicked button is gone (or was disabled while waiting, which
+    // drops focus to <body>): move focus to the new panel's heading so the buyer is not lost.
+    var lost = !document.activeElement || document.activeElement === document.body;
+    if (focusPanel || (moveFocus && lost)) {
       var heading = byId('panel-heading');
       if (heading) heading.focus();
     }
@@ -111,6 +115,7 @@
   connect();
 
   // ── Network choice ────────────────────────────────────────────────────────────────────────
+  var choosing = false;
   // The form also works without this script (it posts and is redirected back).
   document.addEventListener('submit', function (event) {
     var form = event.target;
@@ -125,11 +130,13 @@
     var buttons = Array.prototype.slice.call(form.querySelectorAll('button'));
     var enabled = buttons.filter(function (b) { return !b.disabled; });
     var error = form.querySelector('[data-choose-error]');
+    choosing = true;
     enabled.forEach(function (b) { b.disabled = true; });
     button.setAttribute('aria-busy', 'true');
     if (error) error.hidden = true;
     announce(S.choosing);
     var failed = function (message) {
+      choosing = false;
       enabled.forEach(function (b) { b.disabled = false; });
       button.removeAttribute('aria-busy');
       if (error) {
@@ -152,6 +159,7 @@
         if (!result.ok) return failed(result.body && result.body.error && result.body.error.message);
         announce('');
         apply(result.body, true);
+        choosing = false;
       })
       .catch(function () { failed(S.chooseFailed); });
   }

@@ -130,7 +130,7 @@ export class InvoiceActors {
     let count = 0;
     for (;;) {
       const em = this.deps.orm.em.fork();
-      const rows = await em.getConnection().execute<{ uuid: string; network: string | null; actor_snapshot: unknown }[]>(
+      const rows = await em.execute<{ uuid: string; network: string | null; actor_snapshot: unknown }[]>(
         'select uuid, network, actor_snapshot from invoices where open and uuid > ? order by uuid limit ?',
         [after, RESTORE_BATCH],
       );

@@ -1,6 +1,7 @@
 import type { Invoice as InvoiceMessage, Payment as PaymentMessage } from '../../grpc/generated/chainpay/v1/invoices';
 import type { Invoice, InvoicePayment } from '../../store/entities';
 import { canonicalDecimal } from '../../store/repos/network-settings';
+import { qrSvg } from './qr';
 
 /** The row (the truth) as the control plane shows it. */
 export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string): InvoiceMessage {
@@ -20,7 +21,7 @@ export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment
     address: row.address ?? undefined,
     memo: row.memo ?? undefined,
     checkout_url: `${publicUrl}/pay/${row.uuid}`,
-    qr_svg: row.qrSvg,
+    qr_svg: row.paymentUri ? qrSvg(row.paymentUri) : '',
     received_amount: canonicalDecimal(row.receivedAmount),
     confirmations: row.confirmations,
     required_confirmations: row.requiredConfirmations,

@@ -15,7 +15,6 @@ import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
 import { newMemo } from './memo';
-import { qrSvg } from './qr';
 
 export interface InvoiceDeps {
   readonly orm: MikroORM;
@@ -39,8 +38,17 @@ interface DepositTarget {
   readonly address: string;
   readonly memo: string | null;
   readonly paymentUri: string;
-  readonly qrSvg: string;
 }
+
+/** The pool had no free address inside the transaction: refill outside it, then try again. */
+class PoolEmptyError extends Error {
+  override readonly name = 'PoolEmptyError';
+  constructor(readonly network: NetworkCode) {
+    super('address pool empty');
+  }
+}
+
+const POOL_RETRIES = 3;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -72,12 +80,21 @@ export class Invoices {
       createInvoiceContext({ uuid, payAmount: amounts.payAmount, requiredConfirmations: row.requiredConfirmations, expiresAt, now, lateWindowMs: this.deps.lateWindowMs, underpaymentTolerance: canonicalDecimal(merchant.underpaymentTolerance) }),
     );
     try {
-      await em.transactional(async (tx) => {
-        if (network) Object.assign(row, { network: network.code, ...(await this.depositTarget(tx, network, uuid, amounts.payAmount)) });
-        row.actorSnapshot = spawned.persistedSnapshot;
-        tx.persist(row);
-        await tx.flush();
-      });
+      // No transaction ever waits for a refill: that needs a connection of its own (pool exhaustion).
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.deps.orm.em.fork().transactional(async (tx) => {
+            if (network) Object.assign(row, { network: network.code, ...(await this.depositTarget(tx, network, uuid, amounts.payAmount)) });
+            row.actorSnapshot = spawned.persistedSnapshot;
+            tx.persist(row);
+            await tx.flush();
+          });
+          break;
+        } catch (err) {
+          if (!(err instanceof PoolEmptyError) || attempt >= POOL_RETRIES) throw err;
+          await this.deps.refillNow(err.network);
+        }
+      }
     } catch (err) {
       spawned.actor.stop();
       // A concurrent create with the same order_id won: answer with that invoice (idempotent, 200).
@@ -120,6 +137,8 @@ export class Invoices {
       buyerNetworkFee: network.buyerNetworkFee,
       tokenDecimals: network.tokenDecimals,
     });
+    // The new address must be free now; refill first (outside the transaction) if the pool is dry.
+    if (network.depositMode === 'address_pool') await this.deps.refillNow(network.code).catch(() => undefined);
     await this.deps.actors.send(uuid, { type: 'NETWORK_CHANGED', payAmount: amounts.payAmount, requiredConfirmations: network.requiredConfirmations, at: this.deps.clock.now().toISOString() }, async (em, row) => {
       if (row.status !== 'pending' || canonicalDecimal(row.receivedAmount) !== '0') {
         throw new ConflictError('network_change_not_allowed', 'the invoice is no longer pending', 'network');
@@ -155,15 +174,10 @@ export class Invoices {
       address = adapter.sharedDepositAddress();
       memo = newMemo();
     } else {
-      let allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
-      if (!allocated) {
-        await this.deps.refillNow(network.code);
-        allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
-      }
-      if (!allocated) throw new UnavailableError('address_pool_empty', `no free deposit address on ${network.code}; retry shortly`, { network: network.code });
+      const allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
+      if (!allocated) throw new PoolEmptyError(network.code);
       address = allocated.address;
     }
-    const paymentUri = adapter.paymentLink({ address, amount: payAmount, memo });
-    return { address, memo, paymentUri, qrSvg: await qrSvg(paymentUri) };
+    return { address, memo, paymentUri: adapter.paymentLink({ address, amount: payAmount, memo }) };
   }
 }

@@ -1,6 +1,19 @@
 import QRCode from 'qrcode';
+// The SVG renderer of `qrcode` is synchronous; the package's top-level toString is callback-only.
+import SvgRenderer from 'qrcode/lib/renderer/svg-tag';
 
-/** SVG of a QR code for the payment link; error correction M keeps it scannable from a screen. */
-export async function qrSvg(text: string): Promise<string> {
-  return QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+const cache = new Map<string, string>();
+const MAX_CACHED = 20_000;
+
+/**
+ * SVG of a QR code for a payment link (error correction M keeps it scannable from a screen).
+ * Deterministic, so it is computed on read and cached instead of being stored.
+ */
+export function qrSvg(text: string): string {
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  const svg = SvgRenderer.render(QRCode.create(text, { errorCorrectionLevel: 'M' }), { margin: 2 });
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+  cache.set(text, svg);
+  return svg;
 }

@@ -81,7 +81,7 @@ export class NetworkWatcher {
     this.cursor = saved ? { height: saved.height, hash: saved.hash } : null;
     if (saved?.paused) this.state = 'paused';
     // Unfinal transfers survive a restart through their payment rows.
-    const rows = await em.getConnection().execute<{ tx_hash: string; event_index: number; invoice_uuid: string; block_height: string; confirmations: number }[]>(
+    const rows = await em.execute<{ tx_hash: string; event_index: number; invoice_uuid: string; block_height: string; confirmations: number }[]>(
       `select p.tx_hash, p.event_index, p.invoice_uuid, p.block_height, p.confirmations from invoice_payments p join invoices i on i.uuid = p.invoice_uuid
        where p.network = ? and p.state = 'confirming' and i.open`,
       [network],
@@ -227,7 +227,7 @@ export class NetworkWatcher {
 
   private async recordUnattributed(t: TransferObservation, reason: string): Promise<void> {
     const em = this.deps.orm.em.fork();
-    await em.getConnection().execute(
+    await em.execute(
       `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)
        on conflict (network, tx_hash, event_index) do update set state = case when unattributed_deposits.state = 'reverted' then 'open' else unattributed_deposits.state end,
@@ -247,7 +247,7 @@ export class NetworkWatcher {
       if (this.deps.actors.has(t.invoiceUuid)) sends.push(this.deps.actors.send(t.invoiceUuid, { type: 'TRANSFER_REVERTED', key, at }));
     }
     await Promise.all(sends);
-    await this.deps.orm.em.fork().getConnection().execute(
+    await this.deps.orm.em.fork().execute(
       `update unattributed_deposits set state = 'reverted' where network = ? and state = 'open' and block_height > ?`,
       [this.deps.network, ancestor.height],
     );
@@ -257,7 +257,7 @@ export class NetworkWatcher {
 
   private async saveCursor(cursor: ChainCursor): Promise<void> {
     this.cursor = cursor;
-    await this.deps.orm.em.fork().getConnection().execute(
+    await this.deps.orm.em.fork().execute(
       `insert into watcher_cursors (network, height, hash, paused, updated_at) values (?, ?, ?, false, ?)
        on conflict (network) do update set height = excluded.height, hash = excluded.hash, updated_at = excluded.updated_at`,
       [this.deps.network, cursor.height, cursor.hash, this.deps.clock.now()],
@@ -265,6 +265,6 @@ export class NetworkWatcher {
   }
 
   private async savePaused(paused: boolean): Promise<void> {
-    await this.deps.orm.em.fork().getConnection().execute(`update watcher_cursors set paused = ? where network = ?`, [paused, this.deps.network]);
+    await this.deps.orm.em.fork().execute(`update watcher_cursors set paused = ? where network = ?`, [paused, this.deps.network]);
   }
 }

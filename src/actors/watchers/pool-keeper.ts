@@ -10,6 +10,8 @@ import { freeAddressCount, refillPool } from '../../store/repos/address-pool';
  * below `minFree`. New addresses are handed to the network's watcher before any invoice can get
  * them, so no payment to them is missed. One refill per network at a time.
  */
+const REFILL_CHUNK = 50;
+
 export class PoolKeeper {
   private readonly running = new Map<NetworkCode, Promise<void>>();
 
@@ -25,14 +27,15 @@ export class PoolKeeper {
     },
   ) {}
 
-  /** Refill when below the mark; `force` derives a batch regardless (the pool ran dry). */
-  ensure(network: NetworkCode, force = false): Promise<void> {
+  /**
+   * Refill when below the mark. Concurrent callers share the running refill (a burst of invoices
+   * that found the pool empty triggers one batch, not one batch each).
+   */
+  ensure(network: NetworkCode): Promise<void> {
     if (NETWORK_FACTS[network].depositMode !== 'address_pool') return Promise.resolve();
     const current = this.running.get(network);
-    if (current && !force) return current;
-    const run = (current ?? Promise.resolve()).then(() => this.refill(network, force)).finally(() => {
-      if (this.running.get(network) === run) this.running.delete(network);
-    });
+    if (current) return current;
+    const run = this.refill(network).finally(() => this.running.delete(network));
     this.running.set(network, run);
     return run;
   }
@@ -41,15 +44,21 @@ export class PoolKeeper {
     this.ensure(network).catch((err: unknown) => this.deps.logger.error({ err, network }, 'address pool refill failed'));
   }
 
-  private async refill(network: NetworkCode, force: boolean): Promise<void> {
+  private async refill(network: NetworkCode): Promise<void> {
     const adapter = this.deps.adapters.get(network);
     if (!adapter) return;
     const em = this.deps.orm.em.fork();
     const free = await freeAddressCount(em, network);
-    if (!force && free >= this.deps.minFree) return;
+    if (free >= this.deps.minFree) return;
     const count = Math.max(this.deps.batch, this.deps.minFree * 2 - free);
-    const added = await refillPool(em, network, adapter, count, this.deps.clock.now());
-    this.deps.onAdded(network, added);
+    const added: string[] = [];
+    // Derivation is CPU work: do it in chunks so requests keep being served meanwhile.
+    for (let done = 0; done < count; done += REFILL_CHUNK) {
+      const chunk = await refillPool(em, network, adapter, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now());
+      this.deps.onAdded(network, chunk);
+      added.push(...chunk);
+      await new Promise((r) => setImmediate(r));
+    }
     this.deps.logger.info({ network, added: added.length, freeBefore: free }, 'address pool refilled');
   }
 }

@@ -76,3 +76,12 @@ export class PayoutRejectedError extends EvmAdapterError {
     super(`payout ${payoutId} would fail: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { payoutId }, { cause });
   }
 }
+
+/** The live options of an EVM network are missing or invalid; `variable` names the environment variable. */
+export class EvmConfigError extends EvmAdapterError {
+  override readonly name = 'EvmConfigError';
+  readonly code = 'evm_config_invalid';
+  constructor(readonly variable: string, message: string) {
+    super(`invalid configuration: ${variable}: ${message}`, { variable });
+  }
+}

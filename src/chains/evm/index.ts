@@ -2,6 +2,7 @@
 export { createEvmAdapter, EvmAdapter, type EvmWatch } from './adapter';
 export { EVM_NETWORKS, isEvmNetwork, type EvmAdapterConfig, type EvmNetworkCode } from './config';
 export {
-  AdapterNotInitializedError, ChainIdMismatchError, EvmAdapterError, PayoutBroadcastError, PayoutNonceConsumedError,
+  AdapterNotInitializedError, ChainIdMismatchError, EvmAdapterError, EvmConfigError, PayoutBroadcastError, PayoutNonceConsumedError,
   PayoutRejectedError, TokenContractMissingError, TokenDecimalsMismatchError,
 } from './errors';
+export { evmLiveFactory, evmLiveOptions, type EvmLiveOptions, type EvmNetworkSettings } from './live-factory';

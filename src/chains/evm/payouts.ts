@@ -1,4 +1,4 @@
-import { encodeFunctionData, ExecutionRevertedError, BaseError, getAddress, keccak256, parseTransaction, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
+import { BaseError, encodeFunctionData, getAddress, HttpRequestError, LimitExceededRpcError, ResourceUnavailableRpcError, TimeoutError, keccak256, parseTransaction, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';
@@ -100,8 +100,11 @@ export class EvmPayouts {
       const estimate = await this.deps.client.estimateGas({ account: from, to: this.deps.token, data });
       return (estimate * BigInt(100 + this.deps.gasHeadroomPercent)) / 100n;
     } catch (error) {
-      if (error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError)) throw new PayoutRejectedError(payoutId, error);
-      throw error;
+      // The node answered that the call fails (revert, no tokens, no gas money): refused. Node
+      // unreachable or busy: rethrown as is, the caller retries. Decided by error class.
+      const transient = !(error instanceof BaseError) || error.walk((e) => TRANSIENT.some((cls) => e instanceof cls));
+      if (transient) throw error;
+      throw new PayoutRejectedError(payoutId, error);
     }
   }
 
@@ -110,6 +113,8 @@ export class EvmPayouts {
     return this.account;
   }
 }
+
+const TRANSIENT = [HttpRequestError, TimeoutError, LimitExceededRpcError, ResourceUnavailableRpcError];
 
 /** This payout's transaction and every earlier version it replaced. */
 function versions(payout: SignedPayout): Hex[] {

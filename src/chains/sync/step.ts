@@ -53,6 +53,9 @@ async function checkTip(ctx: StepContext, state: SyncState, head: number): Promi
 
 async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, head: number): Promise<StepResult> {
   const ancestor = await findCommonAncestor(ctx.network, ctx.source, state.window, fromHeight, state.tip.height);
+  // Our tip is still on the chain, yet the next block does not extend it: the node contradicts
+  // itself (a lagging backend behind a load balancer). Retry rather than emit an empty reorg.
+  if (ancestor.height === state.tip.height) throw new InconsistentChainError(`block ${ancestor.height + 1} does not extend the tip`, { height: ancestor.height });
   const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height };
   const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height), finalized: state.finalized };
   return { head, idle: false, observations: [observation], next };

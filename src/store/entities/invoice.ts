@@ -20,9 +20,8 @@ export class Invoice {
   confirmations = 0;
   requiredConfirmations = 0;
   txHash: string | null = null;
-  /** The wallet link for the chosen network and the QR code that encodes it (computed when the network is set). */
+  /** The wallet link for the chosen network (its QR code is rendered from it on read). */
   paymentUri: string | null = null;
-  qrSvg = '';
   webhookUrl: string | null = null;
   returnUrl: string | null = null;
   cancelUrl: string | null = null;
@@ -85,7 +84,6 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
     requiredConfirmations: { type: 'integer' },
     txHash: { type: 'string', length: 128, nullable: true },
     paymentUri: { type: 'text', nullable: true },
-    qrSvg: { type: 'text' },
     metadataJson: { type: 'text' },
     webhookUrl: { type: 'text', nullable: true },
     returnUrl: { type: 'text', nullable: true },

@@ -18,7 +18,7 @@ export interface AddressDeriver {
  * gives its address back.
  */
 export async function allocateAddress(em: EntityManager, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
-  const rows = await em.getConnection().execute<{ address: string; normalized: string; derivation_index: number }[]>(
+  const rows = await em.execute<{ address: string; normalized: string; derivation_index: number }[]>(
     `update deposit_addresses set state = 'allocated', invoice_uuid = ?, allocated_at = ?, available_at = null
      where (network, derivation_index) = (
        select network, derivation_index from deposit_addresses
@@ -37,7 +37,7 @@ export async function allocateAddress(em: EntityManager, network: string, invoic
  * returns to the pool.
  */
 export async function coolAddress(em: EntityManager, network: string, invoiceUuid: string, availableAt: Date): Promise<void> {
-  await em.getConnection().execute(
+  await em.execute(
     `update deposit_addresses set state = 'cooling', available_at = ? where network = ? and invoice_uuid = ? and state = 'allocated'`,
     [availableAt, network, invoiceUuid],
   );
@@ -45,14 +45,14 @@ export async function coolAddress(em: EntityManager, network: string, invoiceUui
 
 /** Back to the pool: only called once the invoice's late-payment window is over. */
 export async function releaseAddress(em: EntityManager, network: string, invoiceUuid: string): Promise<void> {
-  await em.getConnection().execute(
+  await em.execute(
     `update deposit_addresses set state = 'free', invoice_uuid = null, available_at = null where network = ? and invoice_uuid = ?`,
     [network, invoiceUuid],
   );
 }
 
 export async function freeAddressCount(em: EntityManager, network: string): Promise<number> {
-  const rows = await em.getConnection().execute<{ n: string }[]>(`select count(*)::text as n from deposit_addresses where network = ? and state = 'free'`, [network]);
+  const rows = await em.execute<{ n: string }[]>(`select count(*)::text as n from deposit_addresses where network = ? and state = 'free'`, [network]);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -61,7 +61,7 @@ export async function freeAddressCount(em: EntityManager, network: string): Prom
  * (network, derivation_index) key is skipped. Returns the normalized addresses added.
  */
 export async function refillPool(em: EntityManager, network: string, deriver: AddressDeriver, count: number, now: Date): Promise<string[]> {
-  const rows = await em.getConnection().execute<{ next: number | null }[]>(`select max(derivation_index) + 1 as next from deposit_addresses where network = ?`, [network]);
+  const rows = await em.execute<{ next: number | null }[]>(`select max(derivation_index) + 1 as next from deposit_addresses where network = ?`, [network]);
   const start = Number(rows[0]?.next ?? 0);
   const added: string[] = [];
   const values: unknown[] = [];
@@ -74,7 +74,7 @@ export async function refillPool(em: EntityManager, network: string, deriver: Ad
     added.push(normalized);
   }
   if (placeholders.length === 0) return [];
-  await em.getConnection().execute(
+  await em.execute(
     `insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${placeholders.join(', ')} on conflict do nothing`,
     values,
   );
@@ -82,12 +82,12 @@ export async function refillPool(em: EntityManager, network: string, deriver: Ad
 }
 
 export async function allPoolAddresses(em: EntityManager, network: string): Promise<string[]> {
-  const rows = await em.getConnection().execute<{ normalized: string }[]>(`select normalized from deposit_addresses where network = ?`, [network]);
+  const rows = await em.execute<{ normalized: string }[]>(`select normalized from deposit_addresses where network = ?`, [network]);
   return rows.map((r) => r.normalized);
 }
 
 export async function addressOwner(em: EntityManager, network: string, normalized: string): Promise<{ state: string; invoiceUuid: string | null } | null> {
-  const rows = await em.getConnection().execute<{ state: string; invoice_uuid: string | null }[]>(
+  const rows = await em.execute<{ state: string; invoice_uuid: string | null }[]>(
     `select state, invoice_uuid from deposit_addresses where network = ? and normalized = ?`,
     [network, normalized],
   );

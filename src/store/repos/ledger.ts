@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { QueryResult } from '@mikro-orm/core';
 import { Journal, LedgerEntry } from '../entities';
 import { canonicalDecimal } from './network-settings';
 
@@ -46,11 +47,20 @@ export async function postJournal(em: EntityManager, reference: string, kind: st
     ]);
     if (m) {
       const column = m[2] === 'available' ? 'available' : 'held';
-      await em.execute(
-        `insert into merchant_balances (merchant_id, ${column}, updated_at, version) values (?, ?, ?, 1)
-         on conflict (merchant_id) do update set ${column} = merchant_balances.${column} + excluded.${column}, updated_at = excluded.updated_at, version = merchant_balances.version + 1`,
-        [m[1], line.amount, at],
+      // Update first: an upsert checks the constraint on the row it proposes to insert, so a
+      // debit (negative amount) would be refused even when the balance covers it.
+      const updated = await em.execute<QueryResult>(
+        `update merchant_balances set ${column} = ${column} + ?, updated_at = ?, version = version + 1 where merchant_id = ?`,
+        [line.amount, at, m[1]],
+        'run',
       );
+      if (updated.affectedRows === 0) {
+        await em.execute(
+          `insert into merchant_balances (merchant_id, ${column}, updated_at, version) values (?, ?, ?, 1)
+           on conflict (merchant_id) do update set ${column} = merchant_balances.${column} + excluded.${column}, updated_at = excluded.updated_at, version = merchant_balances.version + 1`,
+          [m[1], line.amount, at],
+        );
+      }
     }
   }
   return true;

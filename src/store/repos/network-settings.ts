@@ -37,7 +37,7 @@ export class NetworkSettingsRepo {
 
   async seed(em: EntityManager, seeds: readonly NetworkSeed[], now: Date): Promise<void> {
     for (const s of seeds) {
-      await em.getConnection().execute(
+      await em.execute(
         `insert into network_settings (code, buyer_network_fee, withdrawal_fee, min_invoice, min_withdrawal, required_confirmations, active, updated_at, version)
          values (?, ?, ?, ?, ?, ?, ?, ?, 1)
          on conflict (code) do update set buyer_network_fee = excluded.buyer_network_fee, withdrawal_fee = excluded.withdrawal_fee,

@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, http, numberToHex, parseEther, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { compileTestToken } from './compile';
 
@@ -39,8 +39,9 @@ export class TestChain {
     return (await this.public.getBlock({ blockNumber: BigInt(height) })).hash;
   }
 
+  /** evm_mine per block: hardhat_mine's bulk blocks report a zero parentHash, which a follower rightly distrusts. */
   async mine(blocks = 1): Promise<void> {
-    await this.rpc('hardhat_mine', [numberToHex(blocks)]);
+    for (let i = 0; i < blocks; i++) await this.rpc('evm_mine');
   }
 
   snapshot(): Promise<Hex> {

@@ -1,0 +1,24 @@
+import * as grpc from '@grpc/grpc-js';
+import { loadConfig } from '../src/config/config';
+import { startDaemon } from '../src/daemon';
+import { MerchantServiceClient } from '../src/grpc/generated/chainpay/v1/merchants';
+import { InvoiceServiceClient } from '../src/grpc/generated/chainpay/v1/invoices';
+(async () => {
+  const { Client } = await import('pg');
+  const admin = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect(); await admin.query('drop database if exists cp_prof'); await admin.query('create database cp_prof'); await admin.end();
+  const d = await startDaemon(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/cp_prof', DATA_DIR: '/tmp/cp-prof', GRPC_PORT: '0', LOG_LEVEL: 'warn', DEVNET_BLOCK_MS: '0', ADDRESS_POOL_BATCH: '1000' }));
+  const addr = `127.0.0.1:${d.grpcPort}`;
+  const md = new grpc.Metadata(); md.set('authorization', `Bearer ${d.operatorToken}`);
+  const mc = new MerchantServiceClient(addr, grpc.credentials.createInsecure());
+  const ic = new InvoiceServiceClient(addr, grpc.credentials.createInsecure());
+  const m: any = await new Promise((res, rej) => mc.createMerchant({ name: 'p' }, md, (e, r) => (e ? rej(e) : res(r))));
+  const md2 = new grpc.Metadata(); md2.set('authorization', `Bearer ${d.operatorToken}`); md2.set('x-merchant-id', m.merchant.merchant_id);
+  const N = Number(process.argv[2] ?? 400);
+  const net = process.argv[3] ?? 'SOLANA';
+  const t = Date.now();
+  await Promise.all(Array.from({ length: N }, () => new Promise((res, rej) => ic.createInvoice({ amount: '5', network: net }, md2, (e, r) => (e ? rej(e) : res(r))))));
+  console.log(net, N, 'invoices in', Date.now() - t, 'ms');
+  await d.stop();
+  process.exit(0);
+})();

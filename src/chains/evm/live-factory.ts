@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { NetworkCode } from '../../domain/networks';
+import type { LiveAdapterInput } from '../registry';
+import type { ChainAdapter } from '../types';
+import { createEvmAdapter } from './adapter';
+import { isEvmNetwork } from './config';
+import { EvmConfigError } from './errors';
+
+/** What the daemon passes per EVM network (from <CODE>_RPC_URL, <CODE>_TOKEN_ADDRESS, <CODE>_CONFIRMATIONS). */
+const liveOptions = z.object({
+  rpcUrl: z.string().url(),
+  tokenAddress: z.string().min(1).optional(),
+  confirmations: z.number().int().min(1),
+  expectedDecimals: z.number().int().min(0).max(36).optional(),
+  expectedChainId: z.number().int().positive().optional(),
+  pollIntervalMs: z.number().int().min(10).optional(),
+  maxBlockRange: z.number().int().min(1).optional(),
+});
+
+export type EvmLiveOptions = z.infer<typeof liveOptions>;
+
+/** The registry's factory for the EVM family: validates the opaque per-network options. */
+export function evmLiveFactory(input: LiveAdapterInput): ChainAdapter {
+  const { network } = input;
+  if (!isEvmNetwork(network)) throw new RangeError(`${network} is not an EVM network`);
+  const parsed = liveOptions.safeParse(input.options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? 'rpcUrl');
+    const variable = { rpcUrl: 'RPC_URL', tokenAddress: 'TOKEN_ADDRESS', confirmations: 'CONFIRMATIONS' }[field] ?? field;
+    throw new EvmConfigError(`${network}_${variable}`, input.options === undefined ? 'required for a live EVM network' : (issue?.message ?? 'invalid'));
+  }
+  return createEvmAdapter({ network, codec: input.codec, ...parsed.data });
+}
+
+/** The per-network settings the daemon's config holds (src/config NetworkConfig, structurally). */
+export interface EvmNetworkSettings {
+  readonly enabled?: boolean;
+  readonly rpcUrl?: string;
+  readonly tokenAddress?: string;
+  readonly requiredConfirmations: number;
+}
+
+/**
+ * The registry's `live` options for every EVM network with an RPC URL: pass the result as
+ * `createChainAdapters({ ..., live: evmLiveOptions(config.networks) })`. A network without
+ * `<CODE>_RPC_URL` gets no entry and stays on devnet (unless CHAIN_MODE=live).
+ */
+export function evmLiveOptions(networks: Partial<Record<NetworkCode, EvmNetworkSettings>>): Partial<Record<NetworkCode, EvmLiveOptions>> {
+  const out: Partial<Record<NetworkCode, EvmLiveOptions>> = {};
+  for (const [code, n] of Object.entries(networks) as Array<[NetworkCode, EvmNetworkSettings]>) {
+    if (!isEvmNetwork(code) || !n.rpcUrl || n.enabled === false) continue;
+    out[code] = { rpcUrl: n.rpcUrl, confirmations: n.requiredConfirmations, ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}) };
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { parseTransaction, type Address, type Hex } from 'viem';
+import { ValidationError } from '../../src/domain/errors';
+import { PayoutNonceConsumedError, PayoutRejectedError, type EvmAdapter } from '../../src/chains/evm';
+import { ERC20_ABI } from '../../src/chains/evm/abi';
+import type { SignedPayout } from '../../src/chains/types';
+import { testAdapter, testCodec } from './support/adapter';
+import { startHardhatNode, type HardhatNode } from './support/hardhat-node';
+import { TestChain } from './support/test-chain';
+
+let node: HardhatNode;
+let chain: TestChain;
+let token: Address;
+const codec = testCodec();
+const hot = codec.hotWallet().address as Address;
+const adapters: EvmAdapter[] = [];
+
+beforeAll(async () => {
+  node = await startHardhatNode();
+  chain = new TestChain(node.url);
+  token = await chain.deployToken(6);
+  await chain.mint(token, hot, 1_000_000_000n); // 1000 USDT
+  await chain.fundEth(hot);
+});
+
+afterAll(async () => {
+  await Promise.all(adapters.map((a) => a.close()));
+  await node?.stop();
+});
+
+/** A fresh adapter: a restarted process has nothing in memory but what it persisted. */
+async function processAdapter(): Promise<EvmAdapter> {
+  const adapter = await testAdapter({ rpcUrl: node.url, tokenAddress: token, confirmations: 2 });
+  adapters.push(adapter);
+  return adapter;
+}
+
+/** The Transfer events of our token to `to` (one per payout that reached the chain). */
+async function transfersTo(to: string): Promise<bigint[]> {
+  const logs = await chain.public.getContractEvents({ address: token, abi: ERC20_ABI, eventName: 'Transfer', args: { to: to as Address }, fromBlock: 0n });
+  return logs.map((l) => l.args.value!);
+}
+
+const persist = (p: SignedPayout): string => JSON.stringify(p);
+const load = (s: string): SignedPayout => JSON.parse(s) as SignedPayout;
+
+describe('EVM adapter: payouts from the hot wallet', () => {
+  it('sign (not broadcast), crash, broadcast the persisted raw twice: exactly one transfer on chain', async () => {
+    const to = codec.sampleAddress('merchant payout 1');
+    const stored = persist(await (await processAdapter()).signPayout({ id: 'w-1', to, amount: '12.5' }));
+    expect(await transfersTo(to)).toEqual([]); // signing sends nothing
+
+    const restarted = await processAdapter(); // the process that signed is gone
+    const payout = load(stored);
+    expect(await restarted.payoutStatus(payout)).toEqual({ state: 'unknown' });
+    await restarted.broadcastPayout(payout);
+    await restarted.broadcastPayout(payout); // mined already (automine): success, nothing new
+    await chain.mine(1);
+    await restarted.broadcastPayout(payout);
+
+    expect(await transfersTo(to)).toEqual([12_500_000n]);
+    const status = await restarted.payoutStatus(payout);
+    expect(status).toMatchObject({ state: 'mined', confirmations: 2 });
+    expect(await chain.balanceOf(token, to)).toBe(12_500_000n);
+    expect(parseTransaction(payout.raw as Hex)).toMatchObject({ to: token.toLowerCase(), nonce: payout.meta.nonce, chainId: 31337, type: 'eip1559' });
+  });
+
+  it('serializes nonces: payouts signed concurrently before any broadcast get consecutive nonces', async () => {
+    const adapter = await processAdapter();
+    const base = await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' });
+    const targets = [1, 2, 3].map((i) => codec.sampleAddress(`concurrent ${i}`));
+    const signed = await Promise.all(targets.map((to, i) => adapter.signPayout({ id: `w-c${i}`, to, amount: '1' })));
+    expect(signed.map((s) => s.meta.nonce).sort()).toEqual([base, base + 1, base + 2]);
+    // In nonce order: hardhat's automine cannot queue a nonce gap (a real node's pool would).
+    for (const s of [...signed].sort((a, b) => Number(a.meta.nonce) - Number(b.meta.nonce))) await adapter.broadcastPayout(s);
+    for (const to of targets) expect(await transfersTo(to)).toEqual([1_000_000n]);
+  });
+
+  it('bumps a stuck payout: same nonce, fees +12.5% or more, the replacement is mined, the original never', async () => {
+    const adapter = await processAdapter();
+    const to = codec.sampleAddress('stuck payout');
+    await chain.setAutomine(false);
+    try {
+      const original = await adapter.signPayout({ id: 'w-stuck', to, amount: '3' });
+      await adapter.broadcastPayout(original);
+      expect(await adapter.payoutStatus(original)).toEqual({ state: 'pending' });
+
+      const bump = await adapter.bumpPayout(original);
+      const [a, b] = [parseTransaction(original.raw as Hex), parseTransaction(bump.raw as Hex)];
+      expect(b.nonce).toBe(a.nonce);
+      expect(b.maxFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxFeePerGas! * 9n);
+      expect(b.maxPriorityFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxPriorityFeePerGas! * 9n);
+      expect(bump.meta).toMatchObject({ nonce: original.meta.nonce, replaces: original.txHash });
+      await adapter.broadcastPayout(bump); // accepted as a replacement in the pool
+      await chain.mine(1);
+
+      expect(await adapter.payoutStatus(bump)).toMatchObject({ state: 'mined', confirmations: 1 });
+      expect(await adapter.payoutStatus(original)).toEqual({ state: 'unknown' });
+      // The old version can never be mined now; broadcasting it says so (sign anew is safe)...
+      await expect(adapter.broadcastPayout(original)).rejects.toBeInstanceOf(PayoutNonceConsumedError);
+      // ...while the bumped one (listing the original as a version) is simply done.
+      await adapter.broadcastPayout(bump);
+      expect(await transfersTo(to)).toEqual([3_000_000n]);
+    } finally {
+      await chain.setAutomine(true);
+    }
+  });
+
+  it('refuses amounts the token cannot represent and payouts the hot wallet cannot cover', async () => {
+    const adapter = await processAdapter();
+    const to = codec.sampleAddress('refused');
+    await expect(adapter.signPayout({ id: 'w-p', to, amount: '1.0000001' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(adapter.signPayout({ id: 'w-a', to: '0x1234', amount: '1' })).rejects.toMatchObject({ code: 'invalid_address' });
+    await expect(adapter.signPayout({ id: 'w-big', to, amount: '1000000' })).rejects.toBeInstanceOf(PayoutRejectedError);
+  });
+});
