@@ -48,6 +48,14 @@ describe('withdrawal refusals', () => {
     await expectRefused({ network: 'TON', address: addressOf('TON', 'listed'), amount: '10' }, 422, 'address_not_whitelisted');
     await expectRefused({ network: 'DOGE', address: listed, amount: '10' }, 422, 'unknown_network', 'network');
     await expectRefused({ network: 'TRC20', address: addressOf('POLYGON', 'evm'), amount: '10' }, 422, 'invalid_address', 'address');
+    // Each network's own format: EVM checksum, TRON base58check, TON, SOLANA base58 public key.
+    const evm = addressOf('POLYGON', 'checksum');
+    const badChecksum = evm.replace(/[a-f]/, (c) => c.toUpperCase());
+    expect(badChecksum).not.toBe(evm);
+    await expectRefused({ network: 'POLYGON', address: badChecksum, amount: '10' }, 422, 'invalid_address', 'address');
+    await expectRefused({ network: 'TRC20', address: `${listed.slice(0, -1)}${listed.endsWith('a') ? 'b' : 'a'}`, amount: '10' }, 422, 'invalid_address');
+    await expectRefused({ network: 'TON', address: 'EQ-not-a-ton-address', amount: '10' }, 422, 'invalid_address');
+    await expectRefused({ network: 'SOLANA', address: '0OIl', amount: '10' }, 422, 'invalid_address');
     await expectRefused({ network: 'TRC20', address: listed, amount: '0.5' }, 422, 'amount_below_minimum', 'amount');
     await expectRefused({ network: 'TRC20', address: listed, amount: '1' }, 422, 'amount_not_above_fee', 'amount');
     await expectRefused({ network: 'TRC20', address: listed, amount: '1.0000001' }, 422, 'too_many_decimals', 'amount');

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import pino from 'pino';
+import { DaemonClock } from '../../src/actors/daemon-clock';
+import { WithdrawalActors } from '../../src/actors/withdrawals/withdrawal-actors';
+import { Withdrawals } from '../../src/actors/withdrawals/withdrawals';
+import { Whitelist } from '../../src/actors/withdrawals/whitelist';
+import { createAddressCodec } from '../../src/chains/codecs';
+import { DevnetAdapter } from '../../src/chains/devnet/adapter';
+import type { ChainAdapter, SignedPayout } from '../../src/chains/types';
+import { ValidationError } from '../../src/domain/errors';
+import type { NetworkCode, NetworkSettings } from '../../src/domain/networks';
+import { SecretBox } from '../../src/security/secret-box';
+import { openDatabase } from '../../src/store/orm';
+import { merchantBalance, postJournal } from '../../src/store/repos/ledger';
+import { MerchantsRepo } from '../../src/store/repos/merchants';
+import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
+import { writeWithdrawalEvents } from '../../src/webhooks/outbox';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { eventually } from '../support/stack';
+import { addressOf, DAY_S, expectLedgerExact } from './support';
+
+/**
+ * Payouts the chain refuses. The devnet never refuses a valid payout, so its adapter is wrapped
+ * with a broadcast that fails the way a live adapter reports it; everything else is the real host
+ * (actors, ledger, outbox) on a real database.
+ */
+class RefusingChain extends DevnetAdapter {
+  failure: unknown = null;
+  override async broadcastPayout(payout: SignedPayout): Promise<void> {
+    if (this.failure) throw this.failure;
+    return super.broadcastPayout(payout);
+  }
+}
+
+describe('a payout the chain refuses', () => {
+  let db: TestDatabase;
+  let orm: MikroORM;
+  let clock: DaemonClock;
+  let chain: RefusingChain;
+  let actors: WithdrawalActors;
+  let withdrawals: Withdrawals;
+  let network: NetworkSettings;
+  let merchantId: string;
+  const payee = addressOf('TRC20', 'failure-payee');
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cp_wdfail');
+    orm = await openDatabase({ clientUrl: db.url });
+    clock = new DaemonClock();
+    chain = new RefusingChain({ network: 'TRC20', codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }), clock, blockIntervalMs: 0, finalityDepth: 3 });
+    await chain.init();
+    const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
+    const logger = pino({ level: 'silent' });
+    const writeOutbox = (em: Parameters<typeof writeWithdrawalEvents>[0], row: Parameters<typeof writeWithdrawalEvents>[1], types: readonly string[]) => writeWithdrawalEvents(em, row, types, clock.now());
+    actors = new WithdrawalActors({ orm, logger, clock, adapters, writeOutbox });
+    const whitelist = new Whitelist({ orm, clock, adapters });
+    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, writeOutbox, pollIntervalMs: 50 });
+    const repo = new NetworkSettingsRepo(() => new Map());
+    await repo.seed(orm.em.fork(), [{ code: 'TRC20', enabled: true, buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '1', requiredConfirmations: 3 }], clock.now());
+    network = (await repo.get(orm.em.fork(), 'TRC20'))!;
+
+    const em = orm.em.fork();
+    const created = await new MerchantsRepo(new SecretBox(randomBytes(32))).create(em, { name: 'Failing shop', webhookUrl: null, platformFeePercent: '1' }, clock.now());
+    merchantId = created.merchant.id;
+    await em.transactional((tx) => postJournal(tx, `test:${merchantId}:fund`, 'test', [{ account: 'chain:TRC20:deposits', amount: '-100' }, { account: `merchant:${merchantId}:available`, amount: '100' }], clock.now()));
+    await whitelist.add(merchantId, network, payee, 'operator');
+    clock.advance(DAY_S * 1000);
+  });
+  afterAll(async () => {
+    await actors?.stop();
+    await chain?.close();
+    await orm?.close();
+    await db?.drop();
+  });
+
+  const statusOf = async (uuid: string, want: string) =>
+    eventually(async () => {
+      const row = await withdrawals.get(uuid, merchantId);
+      return row.status === want ? row : undefined;
+    }, 10_000, `withdrawal to be ${want}`);
+
+  it.each([
+    ['a refusal of ours (DomainError)', new ValidationError('payout_rejected', 'the transfer would revert')],
+    ['an EVM adapter error by code (nonce used by another transaction)', Object.assign(new Error('nonce 7 was used by another transaction'), { code: 'payout_nonce_consumed' })],
+  ])('%s: failed with the reason, the hold released, a withdrawal.failed event', async (_name, failure) => {
+    chain.failure = failure;
+    const { row, created } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '10' }, [network]);
+    expect(created).toBe(true);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '90', held: '10' });
+    const failed = await statusOf(row.uuid, 'failed');
+    expect(failed.failureReason).toMatch(/^broadcast_failed: payout_/);
+    expect(failed.completedAt).toBeNull();
+    expect(failed.open).toBe(false);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '100', held: '0' });
+    const events = await orm.em.fork().execute<{ type: string; body: string }[]>('select type, body from outbox_events where aggregate_id = ? order by seq', [row.uuid]);
+    expect(events.map((e) => e.type)).toEqual(['withdrawal.processing', 'withdrawal.failed']);
+    expect(JSON.parse(events[1]!.body).data).toMatchObject({ uuid: row.uuid, status: 'failed', amount: '10', net_payout: '9' });
+    await expectLedgerExact(orm);
+  });
+
+  it('a transient broadcast error is retried, never released on a guess', async () => {
+    chain.failure = new Error('connection reset');
+    const { row } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '10' }, [network]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await withdrawals.get(row.uuid, null)).status).toBe('processing');
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '90', held: '10' });
+    const txHash = (await withdrawals.get(row.uuid, null)).txHash!; // signed (and stored) before the broadcast failed
+    chain.failure = null;
+    // The retry sends it: it waits in the devnet mempool.
+    await eventually(async () => ((await chain.payoutStatus({ txHash, raw: '', meta: {} })).state === 'pending' ? true : undefined));
+    await chain.mine(3);
+    const done = await statusOf(row.uuid, 'completed');
+    expect(done.completedAt).not.toBeNull();
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '90', held: '0' });
+    await expectLedgerExact(orm);
+  });
+});

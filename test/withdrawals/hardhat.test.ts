@@ -1,0 +1,90 @@
+import type { Address } from 'viem';
+import { toBaseUnits } from '../../src/chains/amount';
+import { ERC20_ABI } from '../../src/chains/evm/abi';
+import type { Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import { createMerchant, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
+import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
+import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
+import { TestChain } from '../evm/support/test-chain';
+import { advance, balance, DAY_S, expectLedgerExact, stackRpcs, waitForWithdrawal, whitelist, type Body } from './support';
+
+jest.setTimeout(90_000);
+
+/** POLYGON runs live on a real `hardhat node` (USDT-like token, 6 decimals); payouts leave the daemon's hot wallet. */
+describe('withdrawals on a hardhat node (POLYGON live)', () => {
+  let node: HardhatNode;
+  let chain: TestChain;
+  let token: Address;
+  let stack: Stack;
+  let m: MerchantCredentials;
+  const payee = testCodec().sampleAddress('hardhat payee') as Address;
+
+  async function transfersTo(to: Address): Promise<bigint[]> {
+    const logs = await chain.public.getContractEvents({ address: token, abi: ERC20_ABI, eventName: 'Transfer', args: { to }, fromBlock: 0n });
+    return logs.map((l) => l.args.value!);
+  }
+
+  /** Mined transactions confirm as blocks follow; the daemon polls the receipt. */
+  async function mineUntil(uuid: string, status: string): Promise<Body> {
+    for (let i = 0; i < 40; i++) {
+      const got = (await signed(stack, m, 'GET', `/v1/withdrawals/${uuid}`)).body;
+      if (got.status === status) return got;
+      if (got.tx_hash) await chain.mine(1);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    return waitForWithdrawal(stack, m, uuid, status, 1);
+  }
+
+  beforeAll(async () => {
+    node = await startHardhatNode();
+    chain = new TestChain(node.url);
+    token = await chain.deployToken(6);
+    await chain.mint(token, chain.funder.address, 10n ** 12n);
+    const hot = testCodec().hotWallet().address;
+    await chain.mint(token, hot, 1_000n * 10n ** 6n);
+    await chain.fundEth(hot);
+    stack = await startStack({ env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3' } });
+    m = await createMerchant(stack);
+    await stack.daemon.orm.em.fork().execute(`update merchants set cap_per_withdrawal = 20 where id = ?`, [m.merchantId]);
+    // Funds: a POLYGON invoice paid on the node.
+    const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '100', network: 'POLYGON' })).body;
+    await chain.transfer(token, inv.address, toBaseUnits(inv.pay_amount, 6));
+    await chain.mine(2);
+    await waitForStatus(stack, m, inv.uuid, 'paid', 20_000);
+    const r = stackRpcs(stack);
+    await whitelist(r, m.merchantId, 'POLYGON', payee);
+    await advance(r, DAY_S);
+  }, 90_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await node?.stop();
+  });
+
+  it('within the caps: processing, broadcast from the hot wallet, completed at 3 confirmations; one transfer of net_payout', async () => {
+    const res = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'POLYGON', address: payee, amount: '10' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'processing', network_fee: '0.2', net_payout: '9.8' });
+    const done = await mineUntil(res.body.uuid, 'completed');
+    expect(done.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const receipt = await chain.public.getTransactionReceipt({ hash: done.tx_hash });
+    expect(receipt.status).toBe('success');
+    expect(await transfersTo(payee)).toEqual([9_800_000n]);
+    expect(await balance(stack, m)).toEqual({ available: '90', held: '0' });
+  });
+
+  it('above the caps: review, approve, paid out; another rejected: balance restored, nothing sent', async () => {
+    const big = (await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'POLYGON', address: payee, amount: '60' })).body;
+    const other = (await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'POLYGON', address: payee, amount: '25' })).body;
+    expect([big.status, other.status]).toEqual(['review', 'review']);
+    expect(await balance(stack, m)).toEqual({ available: '5', held: '85' });
+
+    await rpc<Withdrawal>((cb) => stack.clients.operator.approveWithdrawal({ uuid: big.uuid }, stack.operator, cb));
+    const rejected = await rpc<Withdrawal>((cb) => stack.clients.operator.rejectWithdrawal({ uuid: other.uuid, reason: 'not expected' }, stack.operator, cb));
+    expect(rejected).toMatchObject({ status: 'rejected', rejection_reason: 'not expected' });
+    const done = await mineUntil(big.uuid, 'completed');
+    expect(done.net_payout).toBe('59.8');
+    expect(await transfersTo(payee)).toEqual([9_800_000n, 59_800_000n]);
+    expect(await balance(stack, m)).toEqual({ available: '30', held: '0' });
+    await expectLedgerExact(stack.daemon.orm);
+  });
+});

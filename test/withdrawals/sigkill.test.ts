@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { openDatabase } from '../../src/store/orm';
+import { MerchantServiceClient, type CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
+import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoices';
+import { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
+import { WithdrawalServiceClient, type CreateWithdrawalResponse, type Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import type { JournalEntry } from '../../src/chains/devnet/types';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
+import { eventually, rpc } from '../support/stack';
+import { addressOf, advance, DAY_S, expectLedgerExact, fund, mine, WD_ENV, whitelist, type Rpcs } from './support';
+
+jest.setTimeout(120_000);
+
+/** A daemon process on the shared database and DATA_DIR, with gRPC clients for it. */
+async function startProcess(db: TestDatabase, dataDir: string, killAt?: string): Promise<{ proc: Spawned; r: Rpcs; merchants: MerchantServiceClient; close(): void }> {
+  const proc = spawnTs('src/main.ts', { DATABASE_URL: db.url, DATA_DIR: dataDir, GRPC_PORT: '0', DEVNET_BLOCK_MS: '0', CHAINPAY_TEST_KILL_AT: killAt, ...WD_ENV });
+  const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
+  const creds = grpc.credentials.createInsecure();
+  const operator = new grpc.Metadata();
+  operator.set('authorization', `Bearer ${fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()}`);
+  const clients = { invoices: new InvoiceServiceClient(address, creds), devnet: new DevnetServiceClient(address, creds), withdrawals: new WithdrawalServiceClient(address, creds) };
+  const merchants = new MerchantServiceClient(address, creds);
+  const r: Rpcs = {
+    ...clients,
+    operator,
+    forMerchant: (merchantId) => {
+      const md = operator.clone();
+      md.set('x-merchant-id', merchantId);
+      return md;
+    },
+  };
+  return { proc, r, merchants, close: () => [...Object.values(clients), merchants].forEach((c) => c.close()) };
+}
+
+/** Transfers to `to` in the devnet chain's blocks, read from its journal (no reorgs happen here). */
+function onChainTransfersTo(dataDir: string, to: string): { txHash: string; amount: string }[] {
+  const lines = fs.readFileSync(path.join(dataDir, 'devnet', 'TRC20.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const entries = lines.map((l) => JSON.parse(l) as JournalEntry);
+  expect(entries.some((e) => e.type === 'reorg')).toBe(false);
+  return entries.flatMap((e) => (e.type === 'block' ? e.block.transfers.filter((t) => t.to === to).map((t) => ({ txHash: t.txHash, amount: t.amount })) : []));
+}
+
+describe('a payout interrupted by SIGKILL', () => {
+  let db: TestDatabase;
+  let orm: MikroORM;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-wd-kill-'));
+  const payee = addressOf('TRC20', 'kill-payee');
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cp_wdkill');
+  });
+  afterAll(async () => {
+    await orm?.close();
+    await db?.drop();
+  });
+
+  it('killed after signing, then after broadcasting: after restart exactly one payout on chain, never signed anew, ledger exact', async () => {
+    // 1. Killed right after the signed transaction was persisted, before it was broadcast.
+    const a = await startProcess(db, dataDir, 'after_sign');
+    const created = await rpc<CreateMerchantResponse>((cb) => a.merchants.createMerchant({ name: 'Kill shop' }, a.r.operator, cb));
+    const merchantId = created.merchant!.merchant_id;
+    await fund(a.r, merchantId, '50');
+    await whitelist(a.r, merchantId, 'TRC20', payee);
+    await advance(a.r, DAY_S);
+    const md = a.r.forMerchant(merchantId);
+    const res = await rpc<CreateWithdrawalResponse>((cb) => a.r.withdrawals.createWithdrawal({ network: 'TRC20', address: payee, amount: '20', reference: 'kill-1' }, md, cb)).catch(() => null);
+    expect(await a.proc.exited()).toBeNull(); // SIGKILL: no exit code
+    a.close();
+    expect(a.proc.output()).toMatch(/payout signed and persisted/);
+    expect(a.proc.output()).toMatch(/"point":"after_sign"/);
+
+    orm = await openDatabase({ clientUrl: db.url });
+    const [row] = await orm.em.fork().execute<{ uuid: string; status: string; tx_hash: string; signed_raw: string }[]>('select uuid, status, tx_hash, signed_raw from withdrawals where reference = ?', ['kill-1']);
+    if (res) expect(res.withdrawal!.uuid).toBe(row!.uuid);
+    expect(row).toMatchObject({ status: 'processing' });
+    expect(row!.tx_hash).toBeTruthy();
+    expect(row!.signed_raw).toBeTruthy();
+    expect(onChainTransfersTo(dataDir, payee)).toEqual([]);
+
+    // 2. Restarted: the stored transaction is broadcast, and the daemon is killed right after that.
+    const b = await startProcess(db, dataDir, 'after_broadcast');
+    expect(await b.proc.exited()).toBeNull();
+    b.close();
+    expect(b.proc.output()).toMatch(/reusing the persisted transaction/);
+    expect(b.proc.output()).toMatch(/"point":"after_broadcast"/);
+    expect(b.proc.output()).not.toMatch(/payout signed and persisted/);
+
+    // 3. Restarted without the hook: rebroadcast (harmless) or found, confirmed, completed.
+    const c = await startProcess(db, dataDir);
+    try {
+      const done = await eventually(async () => {
+        await mine(c.r, 1);
+        const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row!.uuid }, c.r.forMerchant(merchantId), cb));
+        return w.status === 'completed' ? w : undefined;
+      }, 30_000, 'the interrupted withdrawal to complete');
+      expect(done.tx_hash).toBe(row!.tx_hash);
+      expect(done.completed_at).toBeTruthy();
+      expect(c.proc.output()).not.toMatch(/payout signed and persisted/);
+      expect(onChainTransfersTo(dataDir, payee)).toEqual([{ txHash: row!.tx_hash, amount: '19' }]);
+
+      const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
+      expect(bal).toEqual({ available: '30', held: '0' });
+      const journals = await orm.em.fork().execute<{ reference: string }[]>(`select reference from journals where reference like 'withdrawal:%' order by reference`);
+      expect(journals.map((j) => j.reference)).toEqual([`withdrawal:${row!.uuid}:hold`, `withdrawal:${row!.uuid}:payout`]);
+      await expectLedgerExact(orm);
+    } finally {
+      c.close();
+      c.proc.child.kill('SIGTERM');
+      await c.proc.exited();
+    }
+  });
+});
