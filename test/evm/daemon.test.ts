@@ -91,3 +91,25 @@ describe('daemon on a hardhat node (POLYGON and BEP20 live)', () => {
     expect(toBaseUnits(after.available, 6) - toBaseUnits(before.available, 6)).toBe(7_000_000n);
   });
 });
+
+describe('reorg on the node (daemon level)', () => {
+  it('evm_snapshot/evm_revert and a different chain: the vanished transfer is retracted, the one on the new chain credited once', async () => {
+    const before = (await signed(stack!, m, 'GET', '/v1/balance')).body as { available: string };
+    const inv = await invoice('POLYGON', '5');
+    await chain.mint(usdt6, chain.other.address, 10n ** 9n);
+    const snap = await chain.snapshot();
+    const vanished = await chain.transfer(usdt6, inv.address, toBaseUnits(inv.pay_amount, 6));
+    await waitForStatus(stack!, m, inv.uuid, 'confirming', 15_000);
+    await chain.revert(snap);
+    // The new branch: another transfer at the same height, then enough blocks to finalize it.
+    const kept = await chain.transfer(usdt6, inv.address, toBaseUnits(inv.pay_amount, 6), chain.other);
+    expect(kept).not.toBe(vanished);
+    await chain.mine(4);
+    const paid = await waitForStatus(stack!, m, inv.uuid, 'paid', 20_000);
+    const byHash = Object.fromEntries((paid.payments as { tx_hash: string; status: string }[]).map((p) => [p.tx_hash, p.status]));
+    expect(byHash).toEqual({ [vanished]: 'reverted', [kept]: 'confirmed' });
+    expect(paid.received_amount).toBe(inv.pay_amount);
+    const after = (await signed(stack!, m, 'GET', '/v1/balance')).body as { available: string };
+    expect(toBaseUnits(after.available, 6) - toBaseUnits(before.available, 6)).toBe(5_000_000n);
+  });
+});
