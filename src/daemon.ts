@@ -4,6 +4,7 @@ import type { Config } from './config/config';
 import { NETWORK_CODES } from './domain/networks';
 import { createLogger } from './observability/logger';
 import { openDatabase } from './store/orm';
+import { acquireEngineLock } from './store/engine-lock';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres';
 import { loadDaemonKeys } from './security/key-files';
 import { SecretBox } from './security/secret-box';
@@ -57,6 +58,8 @@ export interface DaemonOptions {
   logger?: Logger;
   /** Tests only: trusted CAs / resolver for webhook delivery (production: NODE_EXTRA_CA_CERTS, system DNS). */
   webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number; pollMs?: number };
+  /** The engine lock's connection broke: another daemon may take over, so this one must stop. Default: stop(). */
+  onEngineLockLost?: (err: Error) => void;
 }
 
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
@@ -73,6 +76,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     embedded = await startEmbeddedPostgres(config.dataDir, logger);
     databaseUrl = embedded.url;
   }
+  // Only one daemon per database is the active engine (watchers, actors, dispatcher); others wait.
+  let stopDaemon: () => Promise<void> = async () => undefined;
+  const engineLock = await acquireEngineLock(databaseUrl, logger, (err) => (options.onEngineLockLost ?? (() => void stopDaemon()))(err));
   const orm = await openDatabase({ clientUrl: databaseUrl, logger });
   logger.info({ embedded: embedded !== null }, 'database ready, migrations applied');
 
@@ -223,7 +229,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   logger.info({ port: grpc.port, host: config.GRPC_HOST, chainMode: config.CHAIN_MODE }, 'gRPC server listening');
 
   let stopping: Promise<void> | null = null;
-  return {
+  const daemon: Daemon = {
     config,
     logger,
     orm,
@@ -232,6 +238,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     operatorToken: keys.operatorToken,
     stop: () =>
       (stopping ??= (async () => {
+        engineLock.stopping();
         grpc.health.setStatus('', 'NOT_SERVING');
         await grpc.shutdown(config.SHUTDOWN_GRACE_MS);
         await webhooks.stop();
@@ -240,8 +247,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         await withdrawalActors.stop();
         for (const a of chains.adapters.values()) await a.close();
         await orm.close(true);
+        await engineLock.release();
         if (embedded) await embedded.stop();
         logger.info('daemon stopped');
       })()),
   };
+  stopDaemon = daemon.stop;
+  return daemon;
 }

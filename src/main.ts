@@ -15,7 +15,11 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.LOG_LEVEL, 'chainpay-daemon');
-  const daemon = await startDaemon(config, { logger });
+  const daemon = await startDaemon(config, {
+    logger,
+    // Without the lock another daemon may already be active: exit at once, let the supervisor restart us.
+    onEngineLockLost: () => process.exit(75),
+  });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (++signals > 1) {
