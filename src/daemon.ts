@@ -91,7 +91,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const chains = createChainAdapters({
     networks: enabled,
     mode: config.CHAIN_MODE,
-    keys: { mnemonic: keys.mnemonic },
+    keys: { mnemonic: keys.mnemonic, xpub: config.EVM_DEPOSIT_XPUB, tronXpub: config.TRON_DEPOSIT_XPUB },
     clock,
     devnet: {
       storageDir: path.join(config.dataDir, 'devnet'),

@@ -20,6 +20,7 @@ describe('configuration from the environment', () => {
     ['TRC20_WITHDRAWAL_FEE', '-1'],
     ['POLYGON_CONFIRMATIONS', '0'],
     ['BEP20_RPC_URL', 'nope'],
+    ['EVM_DEPOSIT_XPUB', 'xprv-not-an-xpub'],
   ])('a bad %s stops start-up with a message naming it', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(variable));

@@ -9,7 +9,7 @@ import { mnemonicToSeed } from './bip39';
  * account-level xpub. Deposit addresses are derived below it at <account>/0/<index>.
  */
 export function secp256k1AccountNode(input: { mnemonic?: string; xpub?: string; path: string }): HDKey {
-  if (input.mnemonic) return HDKey.fromMasterSeed(mnemonicToSeed(input.mnemonic)).derive(input.path);
+  // An account xpub wins: deposit keys can then stay offline (watch-only), the mnemonic only signs payouts.
   if (input.xpub) {
     try {
       return HDKey.fromExtendedKey(input.xpub);
@@ -17,6 +17,7 @@ export function secp256k1AccountNode(input: { mnemonic?: string; xpub?: string; 
       throw new KeyMaterialError('xpub_invalid', `invalid account xpub for ${input.path}: ${(error as Error).message}`);
     }
   }
+  if (input.mnemonic) return HDKey.fromMasterSeed(mnemonicToSeed(input.mnemonic)).derive(input.path);
   throw new KeyMaterialError('mnemonic_missing', `no mnemonic or xpub to derive ${input.path}`);
 }
 
