@@ -16,9 +16,19 @@ import { addressOf, advance, DAY_S, expectLedgerExact, fund, mine, WD_ENV, white
 
 jest.setTimeout(120_000);
 
-/** A daemon process on the shared database and DATA_DIR, with gRPC clients for it. */
-async function startProcess(db: TestDatabase, dataDir: string, killAt?: string): Promise<{ proc: Spawned; r: Rpcs; merchants: MerchantServiceClient; close(): void }> {
+/**
+ * A daemon process on the shared database and DATA_DIR. `ended` resolves with the exit code once
+ * its output is complete too ('exit' may come before the last lines are read; 'close' does not).
+ */
+function spawnDaemon(db: TestDatabase, dataDir: string, killAt?: string): { proc: Spawned; ended: Promise<number | null> } {
   const proc = spawnTs('src/main.ts', { DATABASE_URL: db.url, DATA_DIR: dataDir, GRPC_PORT: '0', DEVNET_BLOCK_MS: '0', CHAINPAY_TEST_KILL_AT: killAt, ...WD_ENV });
+  const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));
+  return { proc, ended };
+}
+
+/** A daemon process with gRPC clients for it. */
+async function startProcess(db: TestDatabase, dataDir: string, killAt?: string): Promise<{ proc: Spawned; ended: Promise<number | null>; r: Rpcs; merchants: MerchantServiceClient; close(): void }> {
+  const { proc, ended } = spawnDaemon(db, dataDir, killAt);
   const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
   const creds = grpc.credentials.createInsecure();
   const operator = new grpc.Metadata();
@@ -34,13 +44,22 @@ async function startProcess(db: TestDatabase, dataDir: string, killAt?: string):
       return md;
     },
   };
-  return { proc, r, merchants, close: () => [...Object.values(clients), merchants].forEach((c) => c.close()) };
+  return { proc, ended, r, merchants, close: () => [...Object.values(clients), merchants].forEach((c) => c.close()) };
+}
+
+function journal(dataDir: string): JournalEntry[] {
+  const lines = fs.readFileSync(path.join(dataDir, 'devnet', 'TRC20.jsonl'), 'utf8').split('\n').filter(Boolean);
+  return lines.map((l) => JSON.parse(l) as JournalEntry);
+}
+
+/** Broadcasts the devnet accepted (each is journaled before broadcastPayout returns). */
+function broadcastsOf(dataDir: string, txHash: string): number {
+  return journal(dataDir).filter((e) => e.type === 'mempool' && e.transfer.txHash === txHash).length;
 }
 
 /** Transfers to `to` in the devnet chain's blocks, read from its journal (no reorgs happen here). */
 function onChainTransfersTo(dataDir: string, to: string): { txHash: string; amount: string }[] {
-  const lines = fs.readFileSync(path.join(dataDir, 'devnet', 'TRC20.jsonl'), 'utf8').split('\n').filter(Boolean);
-  const entries = lines.map((l) => JSON.parse(l) as JournalEntry);
+  const entries = journal(dataDir);
   expect(entries.some((e) => e.type === 'reorg')).toBe(false);
   return entries.flatMap((e) => (e.type === 'block' ? e.block.transfers.filter((t) => t.to === to).map((t) => ({ txHash: t.txHash, amount: t.amount })) : []));
 }
@@ -69,7 +88,7 @@ describe('a payout interrupted by SIGKILL', () => {
     await advance(a.r, DAY_S);
     const md = a.r.forMerchant(merchantId);
     const res = await rpc<CreateWithdrawalResponse>((cb) => a.r.withdrawals.createWithdrawal({ network: 'TRC20', address: payee, amount: '20', reference: 'kill-1' }, md, cb)).catch(() => null);
-    expect(await a.proc.exited()).toBeNull(); // SIGKILL: no exit code
+    expect(await a.ended).toBeNull(); // SIGKILL: no exit code
     a.close();
     expect(a.proc.output()).toMatch(/payout signed and persisted/);
     expect(a.proc.output()).toMatch(/"point":"after_sign"/);
@@ -81,14 +100,16 @@ describe('a payout interrupted by SIGKILL', () => {
     expect(row!.tx_hash).toBeTruthy();
     expect(row!.signed_raw).toBeTruthy();
     expect(onChainTransfersTo(dataDir, payee)).toEqual([]);
+    expect(broadcastsOf(dataDir, row!.tx_hash)).toBe(0);
 
-    // 2. Restarted: the stored transaction is broadcast, and the daemon is killed right after that.
-    const b = await startProcess(db, dataDir, 'after_broadcast');
-    expect(await b.proc.exited()).toBeNull();
-    b.close();
+    // 2. Restarted: the stored transaction is broadcast, and the daemon is killed right after that
+    //    (resuming may beat the gRPC server to it, so only the process is watched).
+    const b = spawnDaemon(db, dataDir, 'after_broadcast');
+    expect(await b.ended).toBeNull();
     expect(b.proc.output()).toMatch(/reusing the persisted transaction/);
     expect(b.proc.output()).toMatch(/"point":"after_broadcast"/);
     expect(b.proc.output()).not.toMatch(/payout signed and persisted/);
+    expect(broadcastsOf(dataDir, row!.tx_hash)).toBe(1); // sent, not yet in a block
 
     // 3. Restarted without the hook: rebroadcast (harmless) or found, confirmed, completed.
     const c = await startProcess(db, dataDir);
@@ -111,7 +132,7 @@ describe('a payout interrupted by SIGKILL', () => {
     } finally {
       c.close();
       c.proc.child.kill('SIGTERM');
-      await c.proc.exited();
+      await c.ended;
     }
   });
 });

@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { DomainError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
@@ -102,7 +102,7 @@ export class PayoutSteps {
       this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash }, 'payout signed and persisted');
       return payout;
     });
-    this.killPoint('after_sign');
+    await this.killPoint('after_sign');
     return signed;
   }
 
@@ -114,7 +114,7 @@ export class PayoutSteps {
       throw classify(error);
     }
     this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash }, 'payout broadcast');
-    this.killPoint('after_broadcast');
+    await this.killPoint('after_broadcast');
   }
 
   private async check(input: PayoutActorInput): Promise<CheckPayoutOutput> {
@@ -122,10 +122,23 @@ export class PayoutSteps {
     return { ...status, at: this.deps.clock.now().toISOString() };
   }
 
-  private killPoint(point: PayoutKillPoint): void {
+  /** Never resolves when it fires: nothing after this point may run before the kill. */
+  private async killPoint(point: PayoutKillPoint): Promise<void> {
     if (this.deps.killAt !== point) return;
     this.deps.logger.warn({ point }, 'CHAINPAY_TEST_KILL_AT reached: killing the daemon');
+    // Buffered log lines would die with the process (tests read them): write them out first.
+    // flushSync refuses while an async write is under way, so it is retried a few times.
+    const stream = (this.deps.logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        stream?.flushSync?.();
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
     process.kill(process.pid, 'SIGKILL');
+    await new Promise<never>(() => undefined);
   }
 }
 
