@@ -39,6 +39,15 @@ import { invoiceService } from './grpc/services/invoices';
 import { checkoutService } from './grpc/services/checkout';
 import { devnetService } from './grpc/services/devnet';
 import { SystemSetting } from './store/entities';
+import { ActorActivity } from './actors/introspection/activity';
+import { ActorDirectory } from './actors/introspection/actor-directory';
+import { operatorActors } from './grpc/services/operator-actors';
+import { operatorWatchers } from './grpc/services/operator-watchers';
+import { operatorDeposits } from './grpc/services/operator-deposits';
+import { operatorAudit } from './grpc/services/operator-audit';
+import { DaemonMetrics } from './observability/metrics';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
+import { HealthMonitor } from './observability/health-monitor';
 import path from 'node:path';
 
 const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
@@ -50,6 +59,8 @@ export interface Daemon {
   readonly grpcPort: number;
   readonly clock: DaemonClock;
   readonly operatorToken: string;
+  /** The Prometheus `/metrics` port; null when METRICS_PORT is unset. */
+  readonly metricsPort: number | null;
   /** Graceful: stop taking calls, let in-flight calls finish, stop actors, close the database. */
   stop(): Promise<void>;
 }
@@ -164,7 +175,10 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     pollIntervalMs: config.CHAIN_MODE === 'devnet' ? 250 : 5_000,
   });
 
+  const restoreStarted = Date.now();
   const restored = await invoiceActors.restoreAll();
+  logger.info({ restoredInvoices: restored, ms: Date.now() - restoreStarted }, 'invoice actors rehydrated');
+  const watcherActivity = new ActorActivity('watcher', () => clock.now());
   for (const [code, adapter] of chains.adapters) {
     const watcher = new NetworkWatcher({
       network: code,
@@ -173,6 +187,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       logger: logger.child({ network: code }),
       clock,
       actors: invoiceActors,
+      activity: watcherActivity,
+      chainHead: chains.devnet.has(code) ? async () => chains.devnet.get(code)!.head().head : undefined,
       requiredConfirmations: async () => (await networks.get(orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
     });
     watchers.set(code, watcher);
@@ -216,16 +232,36 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     whitelist,
   };
 
+  // Operator plane: actor introspection, watcher control, deposits, audit; health and metrics.
+  const directory = new ActorDirectory({ orm, clock, invoices: invoiceActors, withdrawals: withdrawalActors, watchers, watcherActivity });
+  const operatorStreams = new AbortController();
+  let healthMonitor: HealthMonitor | null = null;
+  const operatorPieces = [
+    operatorWebhooks(ctx, webhooks),
+    operatorWithdrawals(ctx),
+    operatorActors(ctx, directory, operatorStreams.signal),
+    operatorWatchers(ctx, watchers),
+    operatorDeposits(ctx, watchers),
+    operatorAudit(ctx),
+  ];
+
   const chainModeOf = (code: string): string => chains.adapters.get(code as NetworkCode)?.mode ?? config.CHAIN_MODE;
   const grpc: GrpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     register: (server) => {
-      const services = [networkService(ctx, chainModeOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, [operatorWebhooks(ctx, webhooks), operatorWithdrawals(ctx)]), withdrawalService(ctx)];
+      const services = [networkService(ctx, chainModeOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
       for (const svc of services) server.addService(svc.definition, svc.implementation);
     },
   });
-  grpc.health.setStatus('', 'SERVING');
+  healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity });
+  await healthMonitor.start();
+  const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
+  let metricsServer: MetricsServer | null = null;
+  if (config.METRICS_PORT !== undefined) {
+    metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
+    logger.info({ port: metricsServer.port, host: config.GRPC_HOST }, 'metrics listening on /metrics');
+  }
   logger.info({ port: grpc.port, host: config.GRPC_HOST, chainMode: config.CHAIN_MODE }, 'gRPC server listening');
 
   let stopping: Promise<void> | null = null;
@@ -234,13 +270,18 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     logger,
     orm,
     grpcPort: grpc.port,
+    metricsPort: metricsServer?.port ?? null,
     clock,
     operatorToken: keys.operatorToken,
     stop: () =>
       (stopping ??= (async () => {
         engineLock.stopping();
+        await healthMonitor?.stop();
         grpc.health.setStatus('', 'NOT_SERVING');
+        operatorStreams.abort();
         await grpc.shutdown(config.SHUTDOWN_GRACE_MS);
+        await metricsServer?.close();
+        metrics.close();
         await webhooks.stop();
         for (const w of watchers.values()) await w.stop();
         await invoiceActors.stop();

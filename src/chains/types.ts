@@ -115,6 +115,11 @@ export interface ChainAdapter {
   init(): Promise<void>;
   /** Start streaming observations. One watch at a time per adapter. */
   watch(options: WatchOptions): ChainWatch;
+  /**
+   * The canonical block at `height` as a cursor (null above the head): an operator's rescan
+   * resumes from it, so the watch sees no fake reorg. Optional: without it rescans are refused.
+   */
+  blockAt?(height: number): Promise<ChainCursor | null>;
 
   /** Deposit address number `index` of the HD seed (address_pool networks). */
   deriveDepositAddress(index: number): string;

@@ -46,6 +46,8 @@ export interface NetworkConfig extends NetworkDefaults {
   readonly enabled: boolean;
   readonly rpcUrl?: string;
   readonly tokenAddress?: string;
+  /** Live EVM networks: head polling interval once caught up (the adapter's default: 2000 ms). */
+  readonly pollIntervalMs?: number;
 }
 
 export type Config = z.infer<typeof baseSchema> & {
@@ -74,6 +76,7 @@ function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig
     requiredConfirmations: read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations),
     rpcUrl: read<string | undefined>('RPC_URL', z.string().url(), undefined),
     tokenAddress: read<string | undefined>('TOKEN_ADDRESS', z.string().min(1), undefined),
+    pollIntervalMs: read<number | undefined>('POLL_INTERVAL_MS', z.coerce.number().int().min(10).max(600_000), undefined),
   };
 }
 

@@ -14,6 +14,7 @@ import { postJournal } from '../../store/repos/ledger';
 import { releaseAddress } from '../../store/repos/address-pool';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { settlementLines } from './settlement';
+import { ActorActivity } from '../introspection/activity';
 
 type InvoiceActor = Actor<typeof invoiceMachine>;
 
@@ -55,6 +56,21 @@ interface Entry {
 }
 
 const BOOKED_STATUSES = new Set(['paid', 'overpaid', 'underpaid']);
+
+/** Equal in everything but `observedAt` (payments compared entry by entry). */
+function onlyTimeMoved(a: InvoiceMachineContext, b: InvoiceMachineContext): boolean {
+  if (a === b) return true;
+  for (const key of Object.keys(b) as Array<keyof InvoiceMachineContext>) {
+    if (key === 'observedAt' || a[key] === b[key]) continue;
+    if (key !== 'payments' || a.payments.length !== b.payments.length) return false;
+    for (let i = 0; i < a.payments.length; i++) {
+      const p = a.payments[i]!;
+      const q = b.payments[i]!;
+      if (p !== q && (Object.keys(q) as Array<keyof typeof q>).some((k) => p[k] !== q[k])) return false;
+    }
+  }
+  return Object.keys(a).length === Object.keys(b).length;
+}
 const RESTORE_BATCH = 1000;
 
 /**
@@ -69,6 +85,8 @@ export class InvoiceActors {
   private readonly entries = new Map<string, Entry>();
   /** Emits `update` with an InvoiceUpdate after each commit. */
   readonly updates = new EventEmitter();
+  /** Operator introspection: what each actor received and committed (last few + live feed). */
+  readonly activity: ActorActivity;
 
   constructor(
     private readonly deps: {
@@ -81,6 +99,7 @@ export class InvoiceActors {
     },
   ) {
     this.updates.setMaxListeners(0);
+    this.activity = new ActorActivity('invoice', () => this.deps.clock.now());
   }
 
   size(): number {
@@ -101,6 +120,11 @@ export class InvoiceActors {
 
   uuids(): IterableIterator<string> {
     return this.entries.keys();
+  }
+
+  /** The network of an open invoice's actor (null while none is chosen); undefined when not open. */
+  networkOf(uuid: string): string | null | undefined {
+    return this.entries.get(uuid)?.network;
   }
 
   /** A new invoice's actor, started before its creating transaction; `adopt` after the commit. */
@@ -164,6 +188,7 @@ export class InvoiceActors {
     if (!entry) return Promise.reject(new Error(`no open invoice actor ${uuid}`));
     const run = async (): Promise<void> => {
       if (details) entry.details.set(details.key, details.value);
+      this.activity.record(uuid, entry.network, event.type, event);
       entry.watching = false; // this change is committed below, not by the subscription
       try {
         entry.actor.send(event);
@@ -194,7 +219,10 @@ export class InvoiceActors {
     const ctx = snapshot.context;
     const done = snapshot.status === 'done';
     const before = entry.persisted;
-    if (!work && !done && ctx === before) return;
+    // Only the machine's notion of now moved (RESUME at start-up, a repeated observation): nothing
+    // the row or the outbox shows changed, so nothing is written; the next restart's RESUME moves it
+    // again. Without this a restart wrote one transaction per open invoice.
+    if (!work && !done && onlyTimeMoved(before, ctx)) return;
     const persistedSnapshot = entry.actor.getPersistedSnapshot();
     const now = this.deps.clock.now();
     try {
@@ -221,7 +249,9 @@ export class InvoiceActors {
     }
     entry.persisted = ctx;
     entry.persistedSnapshot = persistedSnapshot;
+    this.activity.record(uuid, entry.network, 'committed', { reason, status: ctx.status, previous_status: before.status, confirmations: ctx.confirmations, received_amount: ctx.receivedAmount, closed: done, at: now.toISOString() });
     if (done) {
+      this.activity.forget(uuid);
       entry.actor.stop();
       this.entries.delete(uuid);
       this.deps.onClosed(uuid, entry.network);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ConflictError, NotFoundError, UnavailableError } from '../../domain/errors';
@@ -10,8 +9,10 @@ import { canChangeNetwork } from '../../domain/invoice-step';
 import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoice-request';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
-import { Invoice, InvoicePayment, Merchant } from '../../store/entities';
-import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
+import { Invoice, type InvoicePayment } from '../../store/entities';
+import { allocateAddress, allocateAddressRaw, coolAddress } from '../../store/repos/address-pool';
+import { insertInvoice, loadInvoice } from '../../store/repos/invoice-rows';
+import { isUniqueViolation, RawSql, type Query } from '../../store/raw-sql';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
 import { newMemo } from './memo';
@@ -49,27 +50,35 @@ class PoolEmptyError extends Error {
 }
 
 const POOL_RETRIES = 3;
+const ORDER_UNIQUE = 'invoices_merchant_order_unique';
+const TERMS_TTL_MS = 5_000;
+const TERMS_CACHE_MAX = 10_000;
+
+interface MerchantTerms {
+  readonly platformFeePercent: string;
+  readonly underpaymentTolerance: string;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Creating invoices, choosing their network and reading them. Status changes belong to the actors. */
 export class Invoices {
-  constructor(private readonly deps: InvoiceDeps) {}
+  private readonly sql: RawSql;
+  private readonly termsCache = new Map<string, { terms: MerchantTerms; until: number }>();
+
+  constructor(private readonly deps: InvoiceDeps) {
+    this.sql = new RawSql(deps.orm);
+  }
 
   async create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
-    const em = this.deps.orm.em.fork();
-    const merchant = await em.findOneOrFail(Merchant, { id: merchantId });
-    if (input.orderId !== null) {
-      const existing = await this.findByOrderId(em, merchantId, input.orderId);
-      if (existing) return { loaded: existing, created: false };
-    }
+    const merchant = await this.terms(merchantId);
     const uuid = randomUUID();
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + input.lifetimeMinutes * 60_000);
     const amounts = computeInvoiceAmounts({
       amount: input.amount,
       feePayer: input.feePayer,
-      platformFeePercent: canonicalDecimal(merchant.platformFeePercent),
+      platformFeePercent: merchant.platformFeePercent,
       buyerNetworkFee: network?.buyerNetworkFee ?? null,
       tokenDecimals: network?.tokenDecimals ?? null,
     });
@@ -77,17 +86,17 @@ export class Invoices {
     Object.assign(row, { orderId: input.orderId, title: input.title, webhookUrl: input.webhookUrl, returnUrl: input.returnUrl, cancelUrl: input.cancelUrl });
     row.requiredConfirmations = network?.requiredConfirmations ?? 0;
     const spawned = this.deps.actors.spawn(
-      createInvoiceContext({ uuid, payAmount: amounts.payAmount, requiredConfirmations: row.requiredConfirmations, expiresAt, now, lateWindowMs: this.deps.lateWindowMs, underpaymentTolerance: canonicalDecimal(merchant.underpaymentTolerance) }),
+      createInvoiceContext({ uuid, payAmount: amounts.payAmount, requiredConfirmations: row.requiredConfirmations, expiresAt, now, lateWindowMs: this.deps.lateWindowMs, underpaymentTolerance: merchant.underpaymentTolerance }),
     );
+    row.actorSnapshot = spawned.persistedSnapshot;
     try {
       // No transaction ever waits for a refill: that needs a connection of its own (pool exhaustion).
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.deps.orm.em.fork().transactional(async (tx) => {
-            if (network) Object.assign(row, { network: network.code, ...(await this.depositTarget(tx, network, uuid, amounts.payAmount)) });
-            row.actorSnapshot = spawned.persistedSnapshot;
-            tx.persist(row);
-            await tx.flush();
+          // One transaction: the address (SKIP LOCKED), the row and the actor's snapshot.
+          await this.sql.transaction(async (q) => {
+            if (network) Object.assign(row, { network: network.code, ...(await this.depositTarget(q, network, uuid, amounts.payAmount)) });
+            await insertInvoice(q, row);
           });
           break;
         } catch (err) {
@@ -97,9 +106,10 @@ export class Invoices {
       }
     } catch (err) {
       spawned.actor.stop();
-      // A concurrent create with the same order_id won: answer with that invoice (idempotent, 200).
-      if (err instanceof UniqueConstraintViolationException && input.orderId !== null) {
-        const existing = await this.findByOrderId(this.deps.orm.em.fork(), merchantId, input.orderId);
+      // order_id is unique per merchant (the constraint decides, also between concurrent creates):
+      // a repeated one answers with the original invoice (idempotent, 200).
+      if (input.orderId !== null && isUniqueViolation(err, ORDER_UNIQUE)) {
+        const existing = await loadInvoice(this.sql.query, { merchantId, orderId: input.orderId });
         if (existing) return { loaded: existing, created: false };
       }
       throw err;
@@ -112,10 +122,9 @@ export class Invoices {
 
   async get(uuid: string, merchantId: string | null): Promise<LoadedInvoice> {
     if (!UUID.test(uuid)) throw new NotFoundError('invoice', uuid);
-    const em = this.deps.orm.em.fork();
-    const row = await em.findOne(Invoice, merchantId ? { uuid, merchantId } : { uuid });
-    if (!row) throw new NotFoundError('invoice', uuid);
-    return { row, payments: await em.find(InvoicePayment, { invoiceUuid: uuid }) };
+    const loaded = await loadInvoice(this.sql.query, { uuid, merchantId });
+    if (!loaded) throw new NotFoundError('invoice', uuid);
+    return loaded;
   }
 
   /**
@@ -129,11 +138,11 @@ export class Invoices {
       throw new ConflictError('network_change_not_allowed', 'the network can only be changed while the invoice is pending and nothing was received', 'network', { status: current.status });
     }
     assertMeetsMinimum(canonicalDecimal(current.amount), network.minInvoice, network.code);
-    const merchant = await this.deps.orm.em.fork().findOneOrFail(Merchant, { id: current.merchantId });
+    const merchant = await this.terms(current.merchantId);
     const amounts = computeInvoiceAmounts({
       amount: canonicalDecimal(current.amount),
       feePayer: current.feePayer,
-      platformFeePercent: canonicalDecimal(merchant.platformFeePercent),
+      platformFeePercent: merchant.platformFeePercent,
       buyerNetworkFee: network.buyerNetworkFee,
       tokenDecimals: network.tokenDecimals,
     });
@@ -160,12 +169,27 @@ export class Invoices {
     return this.get(uuid, merchantId);
   }
 
-  private async findByOrderId(em: EntityManager, merchantId: string, orderId: string): Promise<LoadedInvoice | null> {
-    const row = await em.findOne(Invoice, { merchantId, orderId });
-    return row ? { row, payments: await em.find(InvoicePayment, { invoiceUuid: row.uuid }) } : null;
+  /**
+   * The pricing terms of a merchant, cached briefly: they are read on every create and change only
+   * through the merchant's own row (a few seconds of staleness at most, like the signing secret).
+   */
+  private async terms(merchantId: string): Promise<MerchantTerms> {
+    const now = Date.now();
+    const hit = this.termsCache.get(merchantId);
+    if (hit && hit.until > now) return hit.terms;
+    const rows = await this.sql.query<{ platform_fee_percent: string; underpayment_tolerance: string }>(
+      'select platform_fee_percent, underpayment_tolerance from merchants where id = $1',
+      [merchantId],
+    );
+    const r = rows[0];
+    if (!r) throw new NotFoundError('merchant', merchantId);
+    const terms = { platformFeePercent: canonicalDecimal(r.platform_fee_percent), underpaymentTolerance: canonicalDecimal(r.underpayment_tolerance) };
+    if (this.termsCache.size >= TERMS_CACHE_MAX) this.termsCache.clear();
+    this.termsCache.set(merchantId, { terms, until: now + TERMS_TTL_MS });
+    return terms;
   }
 
-  private async depositTarget(em: EntityManager, network: NetworkSettings, uuid: string, payAmount: string): Promise<DepositTarget> {
+  private async depositTarget(q: Query | EntityManager, network: NetworkSettings, uuid: string, payAmount: string): Promise<DepositTarget> {
     const adapter = this.deps.adapters.get(network.code);
     if (!adapter) throw new UnavailableError('network_unavailable', `${network.code} is not available on this daemon`);
     let address: string;
@@ -174,7 +198,8 @@ export class Invoices {
       address = adapter.sharedDepositAddress();
       memo = newMemo();
     } else {
-      const allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
+      const now = this.deps.clock.now();
+      const allocated = typeof q === 'function' ? await allocateAddressRaw(q, network.code, uuid, now) : await allocateAddress(q, network.code, uuid, now);
       if (!allocated) throw new PoolEmptyError(network.code);
       address = allocated.address;
     }

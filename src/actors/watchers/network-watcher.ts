@@ -1,12 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
+import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { ChainAdapter, ChainCursor, ChainObservation, ChainWatch, TransferObservation } from '../../chains/types';
+import { isRetryable, ReorgBeyondFinalityError } from '../../chains/sync/errors';
 import { Invoice, UnattributedDeposit, WatcherCursor } from '../../store/entities';
 import { addressOwner, allPoolAddresses } from '../../store/repos/address-pool';
 import type { InvoiceActors } from '../invoices/invoice-actors';
+import type { ActorActivity } from '../introspection/activity';
 import { WatchedSet } from './watched-set';
+import { lagSeconds, type WatcherState, type WatcherStatusView } from './watcher-status';
+
+export type { WatcherState, WatcherStatusView } from './watcher-status';
 
 interface Tracked {
   readonly invoiceUuid: string;
@@ -14,18 +20,23 @@ interface Tracked {
   confirmations: number;
 }
 
-export type WatcherState = 'starting' | 'running' | 'paused' | 'halted' | 'stopped';
+/** A follower that reports its own failure count (the EVM BlockFollower does). */
+interface WithFailures {
+  status(): { consecutiveFailures: number };
+}
 
-export interface WatcherStatusView {
+export interface NetworkWatcherDeps {
   readonly network: NetworkCode;
-  readonly mode: 'devnet' | 'live';
-  readonly state: WatcherState;
-  readonly head: number;
-  readonly cursor: number;
-  readonly lastBlockAt: Date | null;
-  readonly lastError: string | null;
-  readonly lastErrorAt: Date | null;
-  readonly watched: number;
+  readonly adapter: ChainAdapter;
+  readonly orm: MikroORM;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly actors: InvoiceActors;
+  readonly requiredConfirmations: () => Promise<number>;
+  /** Operator introspection: observations, commands, errors and cursor commits. */
+  readonly activity?: ActorActivity;
+  /** The chain head while no watch runs (paused, halted), so lag keeps growing; devnet has it. */
+  readonly chainHead?: () => Promise<number | null>;
 }
 
 /**
@@ -33,31 +44,33 @@ export interface WatcherStatusView {
  * decides a status. Invariants:
  * - the cursor is saved only after every observation of that block was committed by its invoice,
  *   so a crash replays (and a replay is counted once: payments are keyed by tx hash + event index);
+ * - a transfer already final on an invoice is never sent again (rescans, replays), and a known
+ *   payment always goes back to the invoice it belongs to, never to the unattributed list;
  * - unfinal transfers are tracked in memory and rebuilt from `invoice_payments` at start;
- * - a transfer to one of our addresses that matches no open invoice is kept as unattributed.
+ * - a transfer to one of our addresses that matches no open invoice is kept as unattributed;
+ * - a non-retryable error (a reorg deeper than finality) halts the watcher with an alert: it
+ *   never continues silently; an operator resumes it or rescans from a height below the fork.
  */
 export class NetworkWatcher {
   private readonly watched = new WatchedSet();
   private readonly tracked = new Map<string, Tracked>();
   private watch: ChainWatch | null = null;
   private state: WatcherState = 'starting';
+  /** The last block processed (confirmations are counted from it). */
   private head = 0;
+  private chainHead = 0;
   private cursor: ChainCursor | null = null;
+  private cursorBlockTime: Date | null = null;
   private lastBlockAt: Date | null = null;
   private lastError: { message: string; at: Date } | null = null;
+  private failures = 0;
+  private finalized: ChainCursor | null = null;
+  /** After a rescan, blocks up to here were processed before: confirmations never go down. */
+  private rescanUntil = -1;
   private sharedAddress: string | null = null;
+  private control: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly deps: {
-      network: NetworkCode;
-      adapter: ChainAdapter;
-      orm: MikroORM;
-      logger: Logger;
-      clock: Clock;
-      actors: InvoiceActors;
-      requiredConfirmations: () => Promise<number>;
-    },
-  ) {}
+  constructor(private readonly deps: NetworkWatcherDeps) {}
 
   get network(): NetworkCode {
     return this.deps.network;
@@ -79,6 +92,7 @@ export class NetworkWatcher {
     this.watched.addAll(await allPoolAddresses(em, network));
     const saved = await em.findOne(WatcherCursor, { network });
     this.cursor = saved ? { height: saved.height, hash: saved.hash } : null;
+    this.head = saved?.height ?? 0;
     if (saved?.paused) this.state = 'paused';
     // Unfinal transfers survive a restart through their payment rows.
     const rows = await em.execute<{ tx_hash: string; event_index: number; invoice_uuid: string; block_height: string; confirmations: number }[]>(
@@ -92,52 +106,147 @@ export class NetworkWatcher {
 
   private run(): void {
     this.state = 'running';
+    this.failures = 0;
     this.watch = this.deps.adapter.watch({
       from: this.cursor,
       watched: this.watched,
       sink: (obs) => this.observe(obs),
-      onError: (error) => {
-        this.lastError = { message: error.message, at: this.deps.clock.now() };
-        this.deps.logger.warn({ err: error, network: this.deps.network }, 'watcher error; the adapter retries');
-      },
+      onError: (error) => this.onError(error),
     });
   }
 
-  async pause(): Promise<void> {
-    if (this.state !== 'running') return;
-    this.state = 'paused';
-    await this.watch?.stop();
-    this.watch = null;
-    await this.savePaused(true);
+  private onError(error: Error): void {
+    this.lastError = { message: error.message, at: this.deps.clock.now() };
+    this.failures += 1;
+    const retryable = isRetryable(error);
+    const code = (error as { code?: unknown }).code;
+    this.note('error', { name: error.name, code: typeof code === 'string' ? code : null, message: error.message, retryable });
+    if (retryable) {
+      this.deps.logger.warn({ err: error, network: this.deps.network }, 'watcher error; the adapter retries');
+      return;
+    }
+    void this.serial(() => this.halt(error));
   }
 
-  async resume(): Promise<void> {
-    if (this.state !== 'paused') return;
-    await this.savePaused(false);
-    this.run();
+  /** Stop for good (until an operator acts) and raise the alert: an error log line and a metric. */
+  private async halt(error: Error): Promise<void> {
+    if (this.state === 'halted' || this.state === 'stopped') return;
+    this.state = 'halted';
+    const code = (error as { code?: unknown }).code;
+    this.deps.logger.error({ err: error, network: this.deps.network, alert: 'watcher_halted', code, cursor: this.cursor?.height }, 'watcher HALTED on a non-retryable error; an operator must act (chainpay watchers rescan|resume)');
+    this.note('halted', { name: error.name, code: typeof code === 'string' ? code : 'non_retryable', message: error.message });
+    const watch = this.watch;
+    this.watch = null;
+    await watch?.stop().catch(() => undefined);
   }
 
-  /** Scan again from `height` (credits nothing twice: payments are keyed by transfer). */
-  async rescan(height: number, hash: string): Promise<void> {
-    const wasRunning = this.state === 'running';
-    await this.watch?.stop();
-    this.watch = null;
-    this.cursor = { height, hash };
-    if (wasRunning) this.run();
+  /** Operator commands run one at a time. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.control.then(fn, fn);
+    this.control = next.then(() => undefined, () => undefined);
+    return next;
+  }
+
+  pause(): Promise<void> {
+    return this.serial(async () => {
+      if (this.state !== 'running') return;
+      this.state = 'paused';
+      this.note('pause', { cursor: this.cursor?.height ?? null });
+      await this.watch?.stop();
+      this.watch = null;
+      await this.savePaused(true);
+    });
+  }
+
+  /** From paused, or from halted once the operator judged it safe (the check runs again). */
+  resume(): Promise<void> {
+    return this.serial(async () => {
+      if (this.state !== 'paused' && this.state !== 'halted') return;
+      const from = this.state;
+      await this.savePaused(false);
+      this.run();
+      this.note('resume', { cursor: this.cursor?.height ?? null, from });
+    });
+  }
+
+  /**
+   * Scan again from block `fromHeight` (the cursor moves to the canonical block below it). Nothing
+   * is credited twice: payments are keyed by (network, tx hash, event index), final ones are
+   * skipped here and the invoice machine dedupes the rest. A paused watcher stays paused.
+   */
+  rescan(fromHeight: number): Promise<void> {
+    return this.serial(async () => {
+      const blockAt = this.deps.adapter.blockAt?.bind(this.deps.adapter);
+      if (!blockAt) throw new ValidationError('rescan_unsupported', `${this.deps.network}: this chain adapter cannot rescan`, 'network');
+      const current = this.cursor?.height ?? -1;
+      if (!Number.isSafeInteger(fromHeight) || fromHeight < 1) throw new ValidationError('invalid_height', 'from_height must be a block height >= 1', 'from_height');
+      if (fromHeight > current + 1) throw new ValidationError('rescan_ahead_of_cursor', `from_height ${fromHeight} is above the cursor ${current} + 1: a rescan never skips blocks`, 'from_height', { cursor: current });
+      const cursor = await blockAt(fromHeight - 1);
+      if (!cursor) throw new ValidationError('unknown_height', `block ${fromHeight - 1} is not on the chain`, 'from_height');
+      const resume = this.state === 'running' || this.state === 'halted';
+      await this.watch?.stop();
+      this.watch = null;
+      this.deps.logger.warn({ network: this.deps.network, fromHeight, previousCursor: current }, 'operator rescan');
+      this.rescanUntil = Math.max(this.rescanUntil, current);
+      this.cursor = cursor;
+      this.head = cursor.height;
+      this.cursorBlockTime = null;
+      this.finalized = null;
+      if (resume) {
+        await this.savePaused(false);
+        this.run();
+      }
+      this.note('rescan', { from_height: fromHeight, previous_cursor: current });
+    });
+  }
+
+  /** Count the confirmations of a payment an operator attributed (see attribute-deposit.ts). */
+  track(key: string, invoiceUuid: string, blockHeight: number, confirmations: number): void {
+    this.tracked.set(key, { invoiceUuid, blockHeight, confirmations });
+  }
+
+  /** The last processed block (confirmations of a new payment are counted from it). */
+  processedHeight(): number {
+    return this.head;
+  }
+
+  /** Reads the chain head (also while paused or halted, when the chain can tell). */
+  async refresh(): Promise<WatcherStatusView> {
+    const live = this.watch?.head();
+    if (live !== null && live !== undefined) this.chainHead = live;
+    else if (this.deps.chainHead) this.chainHead = (await this.deps.chainHead().catch(() => null)) ?? this.chainHead;
+    return this.status();
   }
 
   status(): WatcherStatusView {
+    const live = this.watch?.head();
+    if (live !== null && live !== undefined) this.chainHead = live;
+    const cursor = this.cursor?.height ?? 0;
+    const head = Math.max(this.chainHead, cursor);
+    const lagBlocks = this.cursor ? head - cursor : 0;
+    const follower = this.watch as Partial<WithFailures> | null;
+    const failures = typeof follower?.status === 'function' ? follower.status().consecutiveFailures : this.failures;
+    const now = this.deps.clock.now();
     return {
       network: this.deps.network,
       mode: this.deps.adapter.mode,
       state: this.state,
-      head: this.watch?.head() ?? this.head,
-      cursor: this.cursor?.height ?? 0,
+      head,
+      cursor,
+      lagBlocks,
+      lagSeconds: lagSeconds({ lagBlocks, now, cursorBlockTime: this.cursorBlockTime, since: this.lastBlockAt }),
       lastBlockAt: this.lastBlockAt,
       lastError: this.lastError?.message ?? null,
       lastErrorAt: this.lastError?.at ?? null,
+      rpcHealthy: this.state !== 'halted' && failures === 0,
       watched: this.watched.size(),
+      tracked: this.tracked.size,
     };
+  }
+
+  /** Unfinal transfers this watcher follows (ShowActor). */
+  trackedTransfers(): Array<{ key: string; invoiceUuid: string; blockHeight: number; confirmations: number }> {
+    return [...this.tracked].map(([key, t]) => ({ key, ...t }));
   }
 
   /**
@@ -161,52 +270,79 @@ export class NetworkWatcher {
     this.watch = null;
   }
 
+  private note(type: string, payload: unknown): void {
+    this.deps.activity?.record(this.deps.network, this.deps.network, type, payload);
+  }
+
   private async observe(obs: ChainObservation): Promise<void> {
-    if (this.state === 'stopped') return;
+    if (this.state === 'stopped' || this.state === 'halted') return;
     switch (obs.kind) {
       case 'block':
-        return this.onBlock(obs.height, obs.hash);
+        this.note('block', { height: obs.height, hash: obs.hash, timestamp: obs.timestamp });
+        return this.onBlock(obs.height, obs.hash, obs.timestamp);
       case 'transfer':
+        this.note('transfer', { tx_hash: obs.txHash, event_index: obs.eventIndex, block_height: obs.blockHeight, to: obs.to, memo: obs.memo, amount: obs.amount, from: obs.from });
         return this.onTransfer(obs);
       case 'reorg':
+        this.note('reorg', { common_ancestor: obs.commonAncestor.height, depth: obs.depth });
         return this.onReorg(obs.commonAncestor);
       case 'finalize':
+        this.finalized = { height: obs.height, hash: obs.hash };
         return;
     }
   }
 
-  private async onBlock(height: number, hash: string): Promise<void> {
+  private async onBlock(height: number, hash: string, timestamp: Date): Promise<void> {
+    const started = Date.now();
     this.head = height;
-    this.lastBlockAt = this.deps.clock.now();
     const required = await this.deps.requiredConfirmations();
     const at = this.deps.clock.now().toISOString();
     const sends: Promise<void>[] = [];
     for (const [key, t] of this.tracked) {
       const confirmations = Math.max(0, height - t.blockHeight + 1);
       if (confirmations === t.confirmations) continue;
+      if (height <= this.rescanUntil && confirmations < t.confirmations) continue; // re-seen block
       t.confirmations = confirmations;
       if (this.deps.actors.has(t.invoiceUuid)) sends.push(this.deps.actors.send(t.invoiceUuid, { type: 'CONFIRMATIONS', key, confirmations, at }));
       if (confirmations >= required) this.tracked.delete(key);
     }
     await Promise.all(sends);
+    if (height > this.rescanUntil) this.rescanUntil = -1;
     await this.saveCursor({ height, hash });
+    this.cursorBlockTime = timestamp;
+    this.lastBlockAt = this.deps.clock.now();
+    this.failures = 0;
+    this.note('committed', { cursor: height, hash, took_ms: Date.now() - started });
   }
 
   private async onTransfer(t: TransferObservation): Promise<void> {
     const key = `${t.txHash}:${t.eventIndex}`;
-    const invoiceUuid = await this.resolveInvoice(t);
+    const known = this.tracked.get(key);
+    if (known && known.blockHeight === t.blockHeight) return; // followed already (a rescan re-found it)
+    const payment = await this.knownPayment(t);
+    if (payment?.state === 'confirmed') return; // final and credited: never sent again
+    const invoiceUuid = payment?.invoiceUuid ?? (await this.resolveInvoice(t));
     const confirmations = Math.max(1, this.head - t.blockHeight + 1);
     if (invoiceUuid && this.deps.actors.has(invoiceUuid)) {
-      this.tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, confirmations });
       await this.deps.actors.send(
         invoiceUuid,
         { type: 'TRANSFER_SEEN', payment: { txHash: t.txHash, eventIndex: t.eventIndex, from: t.from, amount: t.amount, blockHeight: t.blockHeight, confirmations }, at: this.deps.clock.now().toISOString() },
         undefined,
         { key, value: { network: t.network, toAddress: t.to, memo: t.memo, blockHash: t.blockHash } },
       );
+      // Only once committed: a failed send is retried with the step and must not be skipped.
+      this.tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, confirmations });
       return;
     }
     await this.recordUnattributed(t, invoiceUuid ? 'invoice_closed' : this.reasonFor(t));
+  }
+
+  private async knownPayment(t: TransferObservation): Promise<{ state: string; invoiceUuid: string } | null> {
+    const rows = await this.deps.orm.em.fork().execute<{ state: string; invoice_uuid: string }[]>(
+      'select state, invoice_uuid from invoice_payments where network = ? and tx_hash = ? and event_index = ?',
+      [this.deps.network, t.txHash, t.eventIndex],
+    );
+    return rows[0] ? { state: rows[0].state, invoiceUuid: rows[0].invoice_uuid } : null;
   }
 
   private reasonFor(t: TransferObservation): string {
@@ -239,6 +375,11 @@ export class NetworkWatcher {
   }
 
   private async onReorg(ancestor: ChainCursor): Promise<void> {
+    const final = this.finalized;
+    // Belt and braces: the adapters refuse this already; a final block must never be replaced.
+    if (final !== null && ancestor.height < final.height) {
+      throw new ReorgBeyondFinalityError(this.deps.network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight: this.cursor?.height ?? ancestor.height });
+    }
     const at = this.deps.clock.now().toISOString();
     const sends: Promise<void>[] = [];
     for (const [key, t] of this.tracked) {
@@ -252,6 +393,8 @@ export class NetworkWatcher {
       [this.deps.network, ancestor.height],
     );
     this.deps.logger.warn({ network: this.deps.network, commonAncestor: ancestor.height }, 'chain reorganisation: unfinal transfers above the common ancestor reverted');
+    this.head = ancestor.height;
+    this.cursorBlockTime = null;
     await this.saveCursor(ancestor);
   }
 

@@ -14,6 +14,12 @@ const REFILL_CHUNK = 50;
 
 export class PoolKeeper {
   private readonly running = new Map<NetworkCode, Promise<void>>();
+  /**
+   * Allocations to let pass before counting the free addresses again: half the margin above the
+   * low-water mark seen at the last count (other daemons allocate from the same pool). Counting on
+   * every allocation cost one query per invoice. An empty pool is still refilled at once (refillNow).
+   */
+  private readonly untilCount = new Map<NetworkCode, number>();
 
   constructor(
     private readonly deps: {
@@ -41,6 +47,11 @@ export class PoolKeeper {
   }
 
   schedule(network: NetworkCode): void {
+    const left = (this.untilCount.get(network) ?? 0) - 1;
+    if (left > 0) {
+      this.untilCount.set(network, left);
+      return;
+    }
     this.ensure(network).catch((err: unknown) => this.deps.logger.error({ err, network }, 'address pool refill failed'));
   }
 
@@ -49,7 +60,10 @@ export class PoolKeeper {
     if (!adapter) return;
     const em = this.deps.orm.em.fork();
     const free = await freeAddressCount(em, network);
-    if (free >= this.deps.minFree) return;
+    if (free >= this.deps.minFree) {
+      this.untilCount.set(network, Math.floor((free - this.deps.minFree) / 2));
+      return;
+    }
     const count = Math.max(this.deps.batch, this.deps.minFree * 2 - free);
     const added: string[] = [];
     // Derivation is CPU work: do it in chunks so requests keep being served meanwhile.
@@ -59,6 +73,7 @@ export class PoolKeeper {
       added.push(...chunk);
       await new Promise((r) => setImmediate(r));
     }
+    this.untilCount.set(network, Math.floor((free + added.length - this.deps.minFree) / 2));
     this.deps.logger.info({ network, added: added.length, freeBefore: free }, 'address pool refilled');
   }
 }

@@ -9,10 +9,9 @@ import { withdrawalMachine, type WithdrawalMachineEvent } from '../../domain/wit
 import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalMachineContext, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal } from '../../store/entities';
-import { postJournal } from '../../store/repos/ledger';
-import { canonicalDecimal } from '../../store/repos/network-settings';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
-import { payoutLines, payoutReference, releaseLines, releaseReference } from './withdrawal-ledger';
+import { bookOutcome } from './withdrawal-ledger';
+import { ActorActivity } from '../introspection/activity';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;
 
@@ -56,7 +55,6 @@ const inert = withdrawalMachine.provide({
 });
 
 const RESTORE_BATCH = 500;
-const TERMINAL = new Set(['completed', 'rejected', 'failed']);
 
 /** A poll that found nothing new (waiting → checking → waiting) is not worth a write. */
 function stateKey(actor: WithdrawalActor): string {
@@ -78,9 +76,12 @@ export class WithdrawalActors {
   private readonly machine;
   /** Emits `update` with a WithdrawalUpdate after each commit. */
   readonly updates = new EventEmitter();
+  /** Operator introspection: what each actor received and committed (last few + live feed). */
+  readonly activity: ActorActivity;
 
   constructor(private readonly deps: WithdrawalActorsDeps) {
     this.updates.setMaxListeners(0);
+    this.activity = new ActorActivity('withdrawal', () => deps.clock.now());
     this.steps = new PayoutSteps({ ...deps, settled: (uuid) => this.settled(uuid) });
     this.machine = withdrawalMachine.provide({ actors: this.steps.actors() });
   }
@@ -156,6 +157,7 @@ export class WithdrawalActors {
       if (this.entries.get(uuid) !== entry) throw new Error(`withdrawal actor ${uuid} was closed or rebuilt`);
       // Checked in turn, after earlier queued changes: a refusal here changes nothing.
       precondition?.(entry.actor.getSnapshot().context);
+      this.activity.record(uuid, entry.actor.getSnapshot().context.network, event.type, event);
       entry.watching = false; // this change is committed below, not by the subscription
       try {
         entry.actor.send(event);
@@ -219,7 +221,7 @@ export class WithdrawalActors {
         const before = row.status;
         if (work) await work(em, row);
         this.applyContext(row, ctx);
-        await this.book(em, row, now);
+        await bookOutcome(em, row, now);
         if (done) row.open = false;
         row.actorSnapshot = persistedSnapshot;
         row.updatedAt = now;
@@ -233,7 +235,9 @@ export class WithdrawalActors {
     }
     entry.persistedKey = key;
     entry.persistedSnapshot = persistedSnapshot;
+    this.activity.record(uuid, ctx.network, 'committed', { status, state: snapshot.value, confirmations: ctx.confirmations, tx_hash: ctx.txHash, closed: done, at: now.toISOString() });
     if (done) {
+      this.activity.forget(uuid);
       entry.actor.stop();
       this.entries.delete(uuid);
     }
@@ -248,18 +252,6 @@ export class WithdrawalActors {
     row.rejectionReason = ctx.rejectionReason;
     row.failureReason = ctx.failureReason;
     row.completedAt = ctx.completedAt ? new Date(ctx.completedAt) : null;
-  }
-
-  /** The hold ends once: paid out on completion, released on rejection or failure. */
-  private async book(em: EntityManager, row: Withdrawal, now: Date): Promise<void> {
-    if (!TERMINAL.has(row.status)) return;
-    const amount = canonicalDecimal(row.amount);
-    if (row.status === 'completed') {
-      const lines = payoutLines({ merchantId: row.merchantId, network: row.network, amount, networkFee: canonicalDecimal(row.networkFee), netPayout: canonicalDecimal(row.netPayout) });
-      await postJournal(em, payoutReference(row.uuid), 'withdrawal_payout', lines, now);
-    } else {
-      await postJournal(em, releaseReference(row.uuid), 'withdrawal_release', releaseLines(row.merchantId, amount), now);
-    }
   }
 
   /** Memory must never run ahead of the database: restart the actor from the committed snapshot. */

@@ -1,5 +1,8 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatAmount, toDecimal } from '../../domain/decimal';
-import { merchantAvailable, merchantHeld, type LedgerLine } from '../../store/repos/ledger';
+import type { Withdrawal } from '../../store/entities';
+import { merchantAvailable, merchantHeld, postJournal, type LedgerLine } from '../../store/repos/ledger';
+import { canonicalDecimal } from '../../store/repos/network-settings';
 
 /**
  * The withdrawal's journals. Accounts (signs as in store/entities/ledger.ts: liabilities are
@@ -39,4 +42,18 @@ export function releaseLines(merchantId: string, amount: string): LedgerLine[] {
     { account: merchantHeld(merchantId), amount: neg(amount) },
     { account: merchantAvailable(merchantId), amount },
   ];
+}
+
+/**
+ * In the transaction that moves a withdrawal to its end: the hold ends once, paid out on
+ * completion, released on rejection or failure (a replay books nothing twice).
+ */
+export async function bookOutcome(em: EntityManager, row: Withdrawal, now: Date): Promise<void> {
+  const amount = canonicalDecimal(row.amount);
+  if (row.status === 'completed') {
+    const lines = payoutLines({ merchantId: row.merchantId, network: row.network, amount, networkFee: canonicalDecimal(row.networkFee), netPayout: canonicalDecimal(row.netPayout) });
+    await postJournal(em, payoutReference(row.uuid), 'withdrawal_payout', lines, now);
+  } else if (row.status === 'rejected' || row.status === 'failed') {
+    await postJournal(em, releaseReference(row.uuid), 'withdrawal_release', releaseLines(row.merchantId, amount), now);
+  }
 }

@@ -8,7 +8,7 @@ import { ConflictError, MalformedRequestError, NotFoundError, ValidationError } 
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import { createWithdrawalContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
-import { Merchant, Withdrawal } from '../../store/entities';
+import { Withdrawal } from '../../store/entities';
 import { recordAudit } from '../../store/repos/audit';
 import { merchantBalance, postJournal } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
@@ -16,7 +16,7 @@ import { CAP_WINDOW_MS, needsReview } from './caps';
 import type { WithdrawalActors, WithdrawalOutboxWriter } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
-import { lockMerchant, type Whitelist } from './whitelist';
+import type { Whitelist } from './whitelist';
 
 export interface WithdrawalsDeps {
   readonly orm: MikroORM;
@@ -39,6 +39,24 @@ export interface ListWithdrawalsFilter {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const REJECTION_REASON_MAX = 500;
 
+/** Serializes creations per merchant (row lock until commit) and reads its caps; 404 for an unknown merchant. */
+async function lockMerchantCaps(em: EntityManager, merchantId: string): Promise<{ perWithdrawal: string; daily: string }> {
+  if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
+  const rows = await em.execute<{ per: string; daily: string }[]>('select cap_per_withdrawal::text as per, cap_daily::text as daily from merchants where id = ? for update', [merchantId]);
+  if (!rows[0]) throw new NotFoundError('merchant', merchantId);
+  return { perWithdrawal: canonicalDecimal(rows[0].per), daily: canonicalDecimal(rows[0].daily) };
+}
+
+/** The rolling cap window's sum (withdrawals since `since` that are not rejected or failed) and the available balance. */
+async function usageSince(em: EntityManager, merchantId: string, since: Date): Promise<{ used: string; available: string }> {
+  const rows = await em.execute<{ used: string; available: string | null }[]>(
+    `select (select coalesce(sum(amount), 0) from withdrawals where merchant_id = ? and created_at > ? and status not in ('rejected', 'failed'))::text as used,
+            (select available from merchant_balances where merchant_id = ?)::text as available`,
+    [merchantId, since, merchantId],
+  );
+  return { used: canonicalDecimal(rows[0]!.used), available: canonicalDecimal(rows[0]!.available ?? '0') };
+}
+
 function insufficient(amount: string, available: string): ValidationError {
   return new ValidationError('insufficient_balance', `the available balance (${available}) does not cover ${amount}`, 'amount', { available });
 }
@@ -59,6 +77,8 @@ export class Withdrawals {
       if (existing) return { row: existing, created: false };
     }
     const input = parseCreateWithdrawal(body, active, (network, address) => this.deps.adapters.get(network.code)?.isValidAddress(address) ?? false);
+    // Outside the merchant's lock (it needs no serialization), so the locked part stays short.
+    await this.deps.whitelist.requireUsable(this.deps.orm.em.fork(), merchantId, input.network, input.address, this.deps.clock.now());
     let result: { row: Withdrawal; created: boolean; snapshot: unknown };
     try {
       result = await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, input));
@@ -82,24 +102,17 @@ export class Withdrawals {
   }
 
   private async createLocked(em: EntityManager, merchantId: string, input: CreateWithdrawalInput): Promise<{ row: Withdrawal; created: boolean; snapshot: unknown }> {
-    await lockMerchant(em, merchantId);
+    const caps = await lockMerchantCaps(em, merchantId);
     if (input.reference !== null) {
       const existing = await em.findOne(Withdrawal, { merchantId, reference: input.reference });
       if (existing) return { row: existing, created: false, snapshot: null };
     }
     const now = this.deps.clock.now();
     const network = input.network;
-    await this.deps.whitelist.requireUsable(em, merchantId, network, input.address, now);
-
-    const merchant = await em.findOneOrFail(Merchant, { id: merchantId });
-    const review = needsReview({
-      amount: input.amount,
-      perWithdrawal: canonicalDecimal(merchant.capPerWithdrawal),
-      daily: canonicalDecimal(merchant.capDaily),
-      usedLast24h: await this.usedSince(em, merchantId, new Date(now.getTime() - CAP_WINDOW_MS)),
-    });
-    const { available } = await merchantBalance(em, merchantId);
-    if (toDecimal(available).lessThan(toDecimal(input.amount))) throw insufficient(input.amount, available);
+    // Read after the lock was granted: this statement sees every withdrawal committed before it.
+    const usage = await usageSince(em, merchantId, new Date(now.getTime() - CAP_WINDOW_MS));
+    const review = needsReview({ amount: input.amount, perWithdrawal: caps.perWithdrawal, daily: caps.daily, usedLast24h: usage.used });
+    if (toDecimal(usage.available).lessThan(toDecimal(input.amount))) throw insufficient(input.amount, usage.available);
 
     const uuid = randomUUID();
     const context = createWithdrawalContext({
@@ -121,15 +134,6 @@ export class Withdrawals {
     await postJournal(em, holdReference(uuid), 'withdrawal_hold', holdLines(merchantId, input.amount), now);
     await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
     return { row, created: true, snapshot };
-  }
-
-  /** Rolling cap window: withdrawals created since `since` that still count (not rejected or failed). */
-  private async usedSince(em: EntityManager, merchantId: string, since: Date): Promise<string> {
-    const rows = await em.execute<{ s: string | null }[]>(
-      `select coalesce(sum(amount), 0)::text as s from withdrawals where merchant_id = ? and created_at > ? and status not in ('rejected', 'failed')`,
-      [merchantId, since],
-    );
-    return canonicalDecimal(rows[0]?.s ?? '0');
   }
 
   async get(uuid: string, merchantId: string | null): Promise<Withdrawal> {

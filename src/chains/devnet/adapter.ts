@@ -2,7 +2,7 @@ import { ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode, type NetworkFacts } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
 import { DevnetChain } from './chain';
 import { randomTxHash } from './hashes';
 import { DevnetJournal } from './journal';
@@ -169,6 +169,12 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   head(): { head: number; hash: string } {
     const head = this.chain.head();
     return { head: head.height, hash: head.hash };
+  }
+
+  /** ChainAdapter.blockAt: the canonical block as a rescan cursor. */
+  async blockAt(height: number): Promise<ChainCursor | null> {
+    const block = this.chain.blockAt(height);
+    return block ? { height: block.height, hash: block.hash } : null;
   }
 
   /** A canonical block (CLI inspection, tests). */

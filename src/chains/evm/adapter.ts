@@ -1,14 +1,15 @@
-import type { Hex, PublicClient } from 'viem';
+import { BlockNotFoundError, type Hex, type PublicClient } from 'viem';
 import { NETWORK_FACTS } from '../../domain/networks';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
 import { ERC20_ABI } from './abi';
 import { EvmBlockSource } from './block-source';
 import { createEvmClient } from './client';
 import { resolveEvmConfig, type EvmAdapterConfig, type EvmNetworkCode, type ResolvedEvmConfig } from './config';
 import { AdapterNotInitializedError, ChainIdMismatchError, TokenContractMissingError, TokenDecimalsMismatchError } from './errors';
 import { EvmPayouts } from './payouts';
+import { classifyRpcError } from './rpc-errors';
 
 /** A running EVM watch: the ChainWatch plus the follower's status (head, cursor, lag, last error). */
 export interface EvmWatch extends ChainWatch {
@@ -72,6 +73,17 @@ export class EvmAdapter implements ChainAdapter {
       backoff: this.config.backoff,
     });
     return this.current;
+  }
+
+  /** ChainAdapter.blockAt: the canonical block as a rescan cursor (null above the head). */
+  async blockAt(height: number): Promise<ChainCursor | null> {
+    try {
+      const b = await this.client.getBlock({ blockNumber: BigInt(height) });
+      return b.hash === null || b.number === null ? null : { height: Number(b.number), hash: b.hash };
+    } catch (error) {
+      if (error instanceof BlockNotFoundError) return null;
+      throw classifyRpcError(error, 'eth_getBlockByNumber');
+    }
   }
 
   deriveDepositAddress(index: number): string {

@@ -39,6 +39,7 @@ export interface EvmNetworkSettings {
   readonly rpcUrl?: string;
   readonly tokenAddress?: string;
   readonly requiredConfirmations: number;
+  readonly pollIntervalMs?: number;
 }
 
 /**
@@ -50,7 +51,7 @@ export function evmLiveOptions(networks: Partial<Record<NetworkCode, EvmNetworkS
   const out: Partial<Record<NetworkCode, EvmLiveOptions>> = {};
   for (const [code, n] of Object.entries(networks) as Array<[NetworkCode, EvmNetworkSettings]>) {
     if (!isEvmNetwork(code) || !n.rpcUrl || n.enabled === false) continue;
-    out[code] = { rpcUrl: n.rpcUrl, confirmations: n.requiredConfirmations, ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}) };
+    out[code] = { rpcUrl: n.rpcUrl, confirmations: n.requiredConfirmations, ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}), ...(n.pollIntervalMs ? { pollIntervalMs: n.pollIntervalMs } : {}) };
   }
   return out;
 }

@@ -21,8 +21,10 @@ export interface LogFilter {
  */
 export function toTransferObservations(logs: readonly TransferLog[], filter: LogFilter): TransferObservation[] {
   const out: TransferObservation[] = [];
-  for (const log of logs) {
-    if (log.removed || log.address.toLowerCase() !== filter.token) continue;
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i]!;
+    // Nodes send lowercase addresses: compare as is first, lowercase only when that fails.
+    if (log.removed || (log.address !== filter.token && log.address.toLowerCase() !== filter.token)) continue;
     if (log.blockNumber === null || log.blockHash === null || log.transactionHash === null || log.logIndex === null) continue;
     const { from, to, value } = log.args;
     if (to === undefined || from === undefined || value === undefined || value <= 0n) continue;

@@ -61,6 +61,7 @@ export function networkService(ctx: ServiceContext, chainModeOf: (code: string) 
         recordAudit(tx, { actor, action: 'network.update', target: `network:${req.code}`, before: r.before, after: r.after, at: ctx.clock.now() });
         return r;
       });
+      ctx.networks.forget();
       ctx.logger.info({ network: req.code, before: result.before, after: result.after }, 'network settings changed');
       return toNetworkMessage(result.after, chainModeOf(req.code));
     }),

@@ -27,7 +27,8 @@ export const DepositAddressSchema = new EntitySchema<DepositAddress>({
   tableName: 'deposit_addresses',
   primaryKeys: ['network', 'derivationIndex'] as never,
   uniques: [{ properties: ['network', 'normalized'], name: 'deposit_addresses_network_address_unique' }],
-  indexes: [{ properties: ['network', 'state'] }],
+  // Allocation walks (network, state, derivation_index); release finds an invoice's address.
+  indexes: [{ properties: ['network', 'state', 'derivationIndex'] }, { properties: ['invoiceUuid'] }],
   properties: {
     network: { type: 'string', length: 16, primary: true },
     derivationIndex: { type: 'integer', primary: true },

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Query } from '../raw-sql';
 
 export interface AllocatedAddress {
   readonly address: string;
@@ -11,6 +12,19 @@ export interface AddressDeriver {
   normalizeAddress(address: string): string;
 }
 
+// A due cooling address first (so cooled addresses are reused), else the lowest free one; each
+// pick is one step down the (network, state, derivation_index) index, whatever the pool's history.
+const ALLOCATE_SQL = `update deposit_addresses set state = 'allocated', invoice_uuid = $1, allocated_at = $2, available_at = null
+     where network = $3 and derivation_index = coalesce(
+       (select derivation_index from deposit_addresses where network = $3 and state = 'cooling' and available_at <= $2
+        order by derivation_index limit 1 for update skip locked),
+       (select derivation_index from deposit_addresses where network = $3 and state = 'free'
+        order by derivation_index limit 1 for update skip locked))
+     returning address, normalized, derivation_index`;
+
+type AllocatedRow = { address: string; normalized: string; derivation_index: number };
+const toAllocated = (row: AllocatedRow | undefined): AllocatedAddress | null => (row ? { address: row.address, normalized: row.normalized, derivationIndex: row.derivation_index } : null);
+
 /**
  * The deposit-address pool of an address_pool network.
  * Allocation takes one free row with FOR UPDATE SKIP LOCKED, so concurrent invoices never wait on
@@ -18,17 +32,14 @@ export interface AddressDeriver {
  * gives its address back.
  */
 export async function allocateAddress(em: EntityManager, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
-  const rows = await em.execute<{ address: string; normalized: string; derivation_index: number }[]>(
-    `update deposit_addresses set state = 'allocated', invoice_uuid = ?, allocated_at = ?, available_at = null
-     where (network, derivation_index) = (
-       select network, derivation_index from deposit_addresses
-       where network = ? and (state = 'free' or (state = 'cooling' and available_at <= ?))
-       order by derivation_index limit 1 for update skip locked)
-     returning address, normalized, derivation_index`,
-    [invoiceUuid, now, network, now],
-  );
-  const row = rows[0];
-  return row ? { address: row.address, normalized: row.normalized, derivationIndex: row.derivation_index } : null;
+  // knex placeholders are `?`, bound in the order they appear.
+  const rows = await em.execute<AllocatedRow[]>(ALLOCATE_SQL.replace(/\$\d/g, '?'), [invoiceUuid, now, network, network, now, network]);
+  return toAllocated(rows[0]);
+}
+
+/** The same allocation on a raw connection (the invoice-creating transaction, see raw-sql.ts). */
+export async function allocateAddressRaw(q: Query, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
+  return toAllocated((await q<AllocatedRow>(ALLOCATE_SQL, [invoiceUuid, now, network]))[0]);
 }
 
 /**

@@ -33,9 +33,24 @@ export function canonicalDecimal(value: string): string {
  * so an operator who sets `<CODE>_WITHDRAWAL_FEE` gets that value after a restart).
  */
 export class NetworkSettingsRepo {
-  constructor(private readonly tokens: () => ReadonlyMap<NetworkCode, NetworkTokenInfo>) {}
+  /**
+   * All rows, read at most once per `ttlMs`: every invoice create reads them. A change through
+   * update() on this daemon is seen at once (forget()); another daemon's change within ttlMs.
+   */
+  private cached: { at: number; rows: Promise<NetworkSettings[]> } | null = null;
+
+  constructor(
+    private readonly tokens: () => ReadonlyMap<NetworkCode, NetworkTokenInfo>,
+    private readonly ttlMs = 1_000,
+  ) {}
+
+  /** Drop the cached rows (after a change is committed). */
+  forget(): void {
+    this.cached = null;
+  }
 
   async seed(em: EntityManager, seeds: readonly NetworkSeed[], now: Date): Promise<void> {
+    this.forget();
     for (const s of seeds) {
       await em.execute(
         `insert into network_settings (code, buyer_network_fee, withdrawal_fee, min_invoice, min_withdrawal, required_confirmations, active, updated_at, version)
@@ -49,14 +64,28 @@ export class NetworkSettingsRepo {
   }
 
   async list(em: EntityManager, options: { includeInactive?: boolean } = {}): Promise<NetworkSettings[]> {
-    const rows = await em.find(NetworkSetting, options.includeInactive ? {} : { active: true });
-    const order = new Map(NETWORK_CODES.map((c, i) => [c as string, i]));
-    return rows.sort((a, b) => (order.get(a.code) ?? 99) - (order.get(b.code) ?? 99)).map((r) => this.toSettings(r));
+    const all = await this.all(em);
+    return options.includeInactive ? all : all.filter((n) => n.active);
   }
 
   async get(em: EntityManager, code: NetworkCode): Promise<NetworkSettings | null> {
-    const row = await em.findOne(NetworkSetting, { code });
-    return row ? this.toSettings(row) : null;
+    return (await this.all(em)).find((n) => n.code === code) ?? null;
+  }
+
+  private all(em: EntityManager): Promise<NetworkSettings[]> {
+    const now = Date.now();
+    if (this.cached && now - this.cached.at < this.ttlMs) return this.cached.rows;
+    const rows = em.find(NetworkSetting, {}).then((found) => {
+      const order = new Map(NETWORK_CODES.map((c, i) => [c as string, i]));
+      return found.sort((a, b) => (order.get(a.code) ?? 99) - (order.get(b.code) ?? 99)).map((r) => this.toSettings(r));
+    });
+    const entry = { at: now, rows };
+    this.cached = entry;
+    // A failed read is not cached.
+    rows.catch(() => {
+      if (this.cached === entry) this.cached = null;
+    });
+    return rows;
   }
 
   async update(em: EntityManager, code: NetworkCode, patch: NetworkPatch, now: Date): Promise<{ before: NetworkSettings; after: NetworkSettings }> {
@@ -66,6 +95,9 @@ export class NetworkSettingsRepo {
     Object.assign(row, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
     row.updatedAt = now;
     await em.flush();
+    // Forgotten here and again by the caller once its transaction committed (a read in between
+    // could cache the old row).
+    this.forget();
     return { before, after: this.toSettings(row) };
   }
 

@@ -1,0 +1,47 @@
+import type { InvoiceMachineContext } from '../../domain/invoice-context';
+import { lateWindowEndsAt } from '../../domain/invoice-step';
+import type { WithdrawalMachineContext } from '../../domain/withdrawal-context';
+
+const OPEN = new Set(['pending', 'confirming', 'partially_paid']);
+const ENDED = new Set(['paid', 'overpaid', 'underpaid', 'expired']);
+
+/** "in 4m 10s" / "due" relative to the daemon clock. */
+export function relative(dueIso: string, now: Date): string {
+  const ms = Date.parse(dueIso) - now.getTime();
+  if (ms <= 0) return 'due';
+  const s = Math.ceil(ms / 1000);
+  const parts = [[Math.floor(s / 86400), 'd'], [Math.floor((s % 86400) / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']] as const;
+  return `in ${parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`).join(' ')}`;
+}
+
+/**
+ * The invoice actor's timers, derived from its context (XState keeps `after` delays only in the
+ * running system): the expiry while open, the end of the late-payment window once ended.
+ */
+export function invoiceTimers(ctx: InvoiceMachineContext, stateValue: unknown, now: Date): string[] {
+  const state = String(stateValue);
+  if (OPEN.has(state)) return [`expiry at ${ctx.expiresAt} (${relative(ctx.expiresAt, now)})`];
+  const end = lateWindowEndsAt(ctx);
+  if (ENDED.has(state) && end !== null) return [`late_window_end at ${end} (${relative(end, now)})`];
+  return [];
+}
+
+/** The withdrawal machine's `after: pollInterval` states, named by their leaf state. */
+const POLLING: Record<string, string> = {
+  waiting: 'payout status check',
+  signRetry: 'sign retry',
+  broadcastRetry: 'broadcast retry',
+};
+
+function leaves(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(leaves);
+  return [];
+}
+
+/** A waiting withdrawal re-polls (or retries) within its poll interval. */
+export function withdrawalTimers(ctx: WithdrawalMachineContext, stateValue: unknown): string[] {
+  return leaves(stateValue)
+    .filter((leaf) => leaf in POLLING)
+    .map((leaf) => `${POLLING[leaf]} within ${ctx.pollIntervalMs} ms (state ${leaf})`);
+}
