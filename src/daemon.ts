@@ -19,6 +19,7 @@ import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
 import { createChainAdapters } from './chains/registry';
 import { evmLiveOptions } from './chains/evm';
+import type { RpcObserver } from './chains/types';
 import type { NetworkCode } from './domain/networks';
 import { InvoiceActors } from './actors/invoices/invoice-actors';
 import { Invoices } from './actors/invoices/invoices';
@@ -99,6 +100,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const box = new SecretBox(keys.masterKey);
 
   const enabled = NETWORK_CODES.filter((c) => config.networks[c].enabled);
+  // Metrics exist only once the actors do; RPC timings before that are dropped.
+  let rpcSink: RpcObserver = () => undefined;
   const chains = createChainAdapters({
     networks: enabled,
     mode: config.CHAIN_MODE,
@@ -111,6 +114,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     },
     // A network with <CODE>_RPC_URL runs on the real chain; the others stay on devnet (unless CHAIN_MODE=live).
     live: evmLiveOptions(config.networks),
+    onRpc: (o) => rpcSink(o),
   });
   for (const adapter of chains.adapters.values()) await adapter.init();
   const networks = new NetworkSettingsRepo(() => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])));
@@ -257,6 +261,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity });
   await healthMonitor.start();
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
+  rpcSink = (o) => metrics.observeRpc(o);
   let metricsServer: MetricsServer | null = null;
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });

@@ -5,9 +5,11 @@ import { createAddressCodec } from './codecs';
 import { DevnetAdapter } from './devnet/adapter';
 import { AdapterUnavailableError } from './errors';
 import { evmLiveFactory } from './evm/live-factory';
-import type { ChainAdapter, DevnetControls } from './types';
+import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
 
 export interface ChainAdaptersOptions {
+  /** Latency/outcome of every live RPC round trip (metrics). */
+  readonly onRpc?: RpcObserver;
   readonly networks: readonly NetworkCode[];
   readonly mode: 'devnet' | 'live';
   readonly keys: KeyMaterial;
@@ -34,6 +36,7 @@ export interface LiveAdapterInput {
   readonly keys: KeyMaterial;
   readonly clock: Clock;
   readonly options: unknown;
+  readonly onRpc?: RpcObserver;
 }
 
 export type LiveAdapterFactory = (input: LiveAdapterInput) => ChainAdapter;
@@ -56,7 +59,7 @@ export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
     if (opts.mode === 'live' || opts.live?.[network] !== undefined) {
       const factory = LIVE_FACTORIES[NETWORK_FACTS[network].family];
       if (!factory) throw new AdapterUnavailableError(network, 'live');
-      adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network] }));
+      adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc }));
       continue;
     }
     const adapter = new DevnetAdapter({

@@ -142,6 +142,16 @@ export interface ChainAdapter {
   close(): Promise<void>;
 }
 
+/** One JSON-RPC round trip of a live adapter (for latency and error metrics). */
+export interface RpcObservation {
+  readonly network: NetworkCode;
+  readonly method: string;
+  readonly ms: number;
+  readonly ok: boolean;
+}
+
+export type RpcObserver = (observation: RpcObservation) => void;
+
 /** Devnet-only controls (chainpay devnet pay|mine|reorg). */
 export interface DevnetControls {
   pay(input: { to: string; amount: string; memo?: string | null; token?: 'usdt' | 'fake'; from?: string }): Promise<{ txHash: string; blockHeight: number }>;

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { NetworkCode } from '../domain/networks';
+import type { RpcObservation } from '../chains/types';
 import type { ActorActivity } from '../actors/introspection/activity';
 import type { InvoiceActors } from '../actors/invoices/invoice-actors';
 import type { WithdrawalActors } from '../actors/withdrawals/withdrawal-actors';
@@ -35,6 +36,12 @@ export class DaemonMetrics {
   readonly registry = new Registry();
   private readonly unsubscribe: Array<() => void> = [];
   private dbRead: { at: number; figures: Promise<DbFigures | null> } | null = null;
+  private readonly rpcSeconds: Histogram<'network' | 'method' | 'outcome'>;
+
+  /** One chain RPC round trip (failures are also counted per watcher in chainpay_watcher_rpc_errors_total). */
+  observeRpc(o: RpcObservation): void {
+    this.rpcSeconds.observe({ network: o.network, method: o.method, outcome: o.ok ? 'ok' : 'error' }, o.ms / 1000);
+  }
 
   constructor(private readonly sources: MetricsSources) {
     const r = [this.registry];
@@ -59,6 +66,7 @@ export class DaemonMetrics {
       }
     } });
     const rpcErrors = new Counter({ name: 'chainpay_watcher_rpc_errors_total', help: 'Chain RPC / scan failures reported to the watcher (retried unless halted).', labelNames: ['network', 'code'], registers: r });
+    this.rpcSeconds = new Histogram({ name: 'chainpay_chain_rpc_duration_seconds', help: 'Chain JSON-RPC round trips of the live adapters, by method and outcome.', labelNames: ['network', 'method', 'outcome'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15], registers: r });
     const alerts = new Counter({ name: 'chainpay_watcher_alerts_total', help: 'Watchers halted by a non-retryable error (e.g. reorg beyond finality).', labelNames: ['network', 'code'], registers: r });
     const blockSeconds = new Histogram({ name: 'chainpay_watcher_block_processing_seconds', help: 'Time to apply one block (confirmations to invoices, cursor commit).', labelNames: ['network'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: r });
     this.unsubscribe.push(sources.watcherActivity.subscribe((rec) => {

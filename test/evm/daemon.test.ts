@@ -33,6 +33,7 @@ beforeAll(async () => {
   stackEnv = {
     POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: usdt6, POLYGON_CONFIRMATIONS: '3',
     BEP20_RPC_URL: node.url, BEP20_TOKEN_ADDRESS: usdt18, BEP20_CONFIRMATIONS: '3',
+    METRICS_PORT: '0',
   };
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-evm-daemon-'));
@@ -111,5 +112,14 @@ describe('reorg on the node (daemon level)', () => {
     expect(paid.received_amount).toBe(inv.pay_amount);
     const after = (await signed(stack!, m, 'GET', '/v1/balance')).body as { available: string };
     expect(toBaseUnits(after.available, 6) - toBaseUnits(before.available, 6)).toBe(5_000_000n);
+  });
+});
+
+describe('RPC metrics', () => {
+  it('every JSON-RPC round trip of a live network is timed by method and outcome', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${stack!.daemon.metricsPort}/metrics`)).text();
+    const count = (method: string): number => Number(new RegExp(`chainpay_chain_rpc_duration_seconds_count\\{network="POLYGON",method="${method}",outcome="ok"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    expect(count('eth_getLogs')).toBeGreaterThan(0);
+    expect(count('eth_blockNumber')).toBeGreaterThan(0);
   });
 });

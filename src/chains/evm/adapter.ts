@@ -34,7 +34,8 @@ export class EvmAdapter implements ChainAdapter {
     if (!this.config.codec.isValidAddress(this.config.tokenAddress)) throw new RangeError(`${this.network}: invalid token address ${this.config.tokenAddress}`);
     this.tokenContract = this.config.tokenAddress;
     this.decimals = this.config.expectedDecimals;
-    this.client = createEvmClient(this.config.rpcUrl, this.config.rpcTimeoutMs);
+    const onRpc = this.config.onRpc;
+    this.client = createEvmClient(this.config.rpcUrl, this.config.rpcTimeoutMs, onRpc ? (method, ms, ok) => onRpc({ network: this.config.network, method, ms, ok }) : undefined);
   }
 
   get tokenDecimals(): number {

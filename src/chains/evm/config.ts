@@ -1,3 +1,4 @@
+import type { RpcObserver } from '../types';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
 
@@ -39,14 +40,17 @@ export interface EvmAdapterConfig {
   readonly maxBlockRange?: number;
   /** Per-request timeout. Default 15000 ms. */
   readonly rpcTimeoutMs?: number;
+  /** Latency and outcome of every JSON-RPC round trip (metrics). */
+  readonly onRpc?: RpcObserver;
   /** Retry backoff of the watcher. Default 500 ms doubling to 30 s. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Gas limit = estimate × (100 + this) / 100. Default 25. */
   readonly gasHeadroomPercent?: number;
 }
 
-export interface ResolvedEvmConfig extends Required<Omit<EvmAdapterConfig, 'expectedChainId'>> {
+export interface ResolvedEvmConfig extends Required<Omit<EvmAdapterConfig, 'expectedChainId' | 'onRpc'>> {
   readonly expectedChainId: number | undefined;
+  readonly onRpc: RpcObserver | undefined;
 }
 
 export function resolveEvmConfig(config: EvmAdapterConfig): ResolvedEvmConfig {
@@ -65,5 +69,6 @@ export function resolveEvmConfig(config: EvmAdapterConfig): ResolvedEvmConfig {
     rpcTimeoutMs: config.rpcTimeoutMs ?? 15_000,
     backoff: config.backoff ?? { initialMs: 500, maxMs: 30_000 },
     gasHeadroomPercent: config.gasHeadroomPercent ?? 25,
+    onRpc: config.onRpc,
   };
 }

@@ -30,7 +30,7 @@ export function evmLiveFactory(input: LiveAdapterInput): ChainAdapter {
     const variable = { rpcUrl: 'RPC_URL', tokenAddress: 'TOKEN_ADDRESS', confirmations: 'CONFIRMATIONS' }[field] ?? field;
     throw new EvmConfigError(`${network}_${variable}`, input.options === undefined ? 'required for a live EVM network' : (issue?.message ?? 'invalid'));
   }
-  return createEvmAdapter({ network, codec: input.codec, ...parsed.data });
+  return createEvmAdapter({ network, codec: input.codec, ...parsed.data, onRpc: input.onRpc });
 }
 
 /** The per-network settings the daemon's config holds (src/config NetworkConfig, structurally). */
