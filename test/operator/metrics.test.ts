@@ -78,7 +78,7 @@ describe('operator plane: metrics and health', () => {
     // the engine lock's: losing that one stops the daemon on purpose, see src/store/engine-lock.ts).
     const name = new URL(stack.databaseUrl).pathname.slice(1);
     const quiet = jest.spyOn(console, 'log').mockImplementation(() => undefined); // knex reports each killed connection
-    const admin = new Client({ connectionString: process.env.DATABASE_URL });
+    const admin = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL });
     await admin.connect();
     try {
       await admin.query(`alter database ${name} allow_connections false`);
