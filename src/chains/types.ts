@@ -45,6 +45,11 @@ export type ChainObservation =
 /** The addresses a watcher cares about, kept in memory and updated as the pool grows. */
 export interface WatchedAddresses {
   has(normalizedAddress: string): boolean;
+  /**
+   * Optional, for 0x-hex (EVM) addresses in any letter case (e.g. EIP-55): the same answer as
+   * has(address.toLowerCase()), but a miss, the usual case, may be answered without allocating.
+   */
+  hasHex?(address: string): boolean;
   size(): number;
   values(): Iterable<string>;
 }

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 
 /** The slice of a node-postgres client the hot paths use. */
 interface PgClient {
-  query(text: string, values?: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(config: { text: string; values?: readonly unknown[]; name?: string }): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 interface KnexClient {
@@ -10,8 +10,12 @@ interface KnexClient {
   releaseConnection(connection: PgClient): Promise<unknown>;
 }
 
-/** One statement, `$1..$n` placeholders; resolves with the rows (timestamps come back as text). */
-export type Query = <T = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<T[]>;
+/**
+ * One statement, `$1..$n` placeholders; resolves with the rows (timestamps come back as text).
+ * With a `name` it is a prepared statement: parsed and planned once per connection, then only
+ * bound and executed (the name must always go with the same text).
+ */
+export type Query = <T = Record<string, unknown>>(text: string, values?: readonly unknown[], name?: string) => Promise<T[]>;
 
 /**
  * Raw SQL on a connection of the ORM's own pool (same database, same pool limit), for the few hot
@@ -26,10 +30,10 @@ export class RawSql {
     this.client = (orm.em.getConnection().getKnex() as unknown as { client: KnexClient }).client;
   }
 
-  readonly query: Query = async <T>(text: string, values: readonly unknown[] = []) => {
+  readonly query: Query = async <T>(text: string, values: readonly unknown[] = [], name?: string) => {
     const conn = await this.client.acquireConnection();
     try {
-      return (await conn.query(text, values)).rows as T[];
+      return (await conn.query({ text, values, name })).rows as T[];
     } finally {
       await this.client.releaseConnection(conn);
     }
@@ -38,15 +42,15 @@ export class RawSql {
   /** BEGIN, `fn`, COMMIT; ROLLBACK when `fn` or the commit throws. One connection throughout. */
   async transaction<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     const conn = await this.client.acquireConnection();
-    const q: Query = async <R>(text: string, values: readonly unknown[] = []) => (await conn.query(text, values)).rows as R[];
+    const q: Query = async <R>(text: string, values: readonly unknown[] = [], name?: string) => (await conn.query({ text, values, name })).rows as R[];
     try {
-      await conn.query('begin');
+      await conn.query({ text: 'begin' });
       let result: T;
       try {
         result = await fn(q);
-        await conn.query('commit');
+        await conn.query({ text: 'commit' });
       } catch (err) {
-        await conn.query('rollback').catch(() => undefined);
+        await conn.query({ text: 'rollback' }).catch(() => undefined);
         throw err;
       }
       return result;

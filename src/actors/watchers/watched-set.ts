@@ -1,11 +1,40 @@
 import type { WatchedAddresses } from '../../chains/types';
 
+/** Bits of the bitmap over the addresses' last hex digits (2^24 bits = 2 MiB). */
+const TAIL_BITS = 24;
+const TAIL_DIGITS = TAIL_BITS / 4;
+
+/**
+ * A key from the last 6 characters, letters folded to lower case, read with charCodeAt (no
+ * allocation). For hex that is the low 24 bits of the address; for any other alphabet it is still
+ * a deterministic function of the folded characters, so the bitmap stays a superset.
+ */
+function tailKey(address: string): number {
+  let key = 0;
+  for (let i = address.length - TAIL_DIGITS; i < address.length; i++) {
+    const c = address.charCodeAt(i) | 0x20; // 'A'..'F' -> 'a'..'f'
+    key = (key << 4) | ((c <= 0x39 ? c - 0x30 : c - 0x57) & 0xf);
+  }
+  return key >>> 0;
+}
+
 /** The addresses a watcher matches transfers against: an in-memory Set, O(1) per transfer. */
 export class WatchedSet implements WatchedAddresses {
   private readonly set = new Set<string>();
+  /** One bit per tail key present: a clear bit proves an address is not watched. */
+  private readonly tails = new Uint32Array(1 << (TAIL_BITS - 5));
+
   has(normalized: string): boolean {
     return this.set.has(normalized);
   }
+
+  hasHex(address: string): boolean {
+    if (address.length < TAIL_DIGITS) return this.set.has(address.toLowerCase());
+    const key = tailKey(address);
+    if ((this.tails[key >>> 5]! & (1 << (key & 31))) === 0) return false;
+    return this.set.has(address.toLowerCase());
+  }
+
   size(): number {
     return this.set.size;
   }
@@ -13,6 +42,12 @@ export class WatchedSet implements WatchedAddresses {
     return this.set.values();
   }
   addAll(addresses: Iterable<string>): void {
-    for (const a of addresses) this.set.add(a);
+    for (const a of addresses) {
+      this.set.add(a);
+      if (a.length >= TAIL_DIGITS) {
+        const key = tailKey(a);
+        this.tails[key >>> 5]! |= 1 << (key & 31);
+      }
+    }
   }
 }

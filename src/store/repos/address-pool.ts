@@ -39,7 +39,7 @@ export async function allocateAddress(em: EntityManager, network: string, invoic
 
 /** The same allocation on a raw connection (the invoice-creating transaction, see raw-sql.ts). */
 export async function allocateAddressRaw(q: Query, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
-  return toAllocated((await q<AllocatedRow>(ALLOCATE_SQL, [invoiceUuid, now, network]))[0]);
+  return toAllocated((await q<AllocatedRow>(ALLOCATE_SQL, [invoiceUuid, now, network], 'chainpay_allocate_address'))[0]);
 }
 
 /**

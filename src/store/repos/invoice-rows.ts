@@ -30,7 +30,7 @@ export async function insertInvoice(q: Query, row: Invoice): Promise<void> {
     row.feePayer, row.network, row.address, row.memo, row.receivedAmount, row.confirmations, row.requiredConfirmations, row.txHash, row.paymentUri,
     row.metadataJson, row.webhookUrl, row.returnUrl, row.cancelUrl, row.expiresAt, row.paidAt, row.paidLate, row.bookedReceived, row.open, row.closedAt,
     JSON.stringify(row.actorSnapshot), row.createdAt, row.updatedAt, row.version,
-  ]);
+  ], 'chainpay_insert_invoice');
 }
 
 type Row = Record<string, unknown>;
@@ -60,10 +60,10 @@ function toPayment(invoiceUuid: string, r: Row): InvoicePayment {
 export async function loadInvoice(q: Query, where: { uuid: string; merchantId?: string | null } | { merchantId: string; orderId: string }): Promise<{ row: Invoice; payments: InvoicePayment[] } | null> {
   const rows =
     'orderId' in where
-      ? await q<Row>(`${SELECT_SQL} where i.merchant_id = $1 and i.order_id = $2`, [where.merchantId, where.orderId])
+      ? await q<Row>(`${SELECT_SQL} where i.merchant_id = $1 and i.order_id = $2`, [where.merchantId, where.orderId], 'chainpay_invoice_by_order')
       : where.merchantId
-        ? await q<Row>(`${SELECT_SQL} where i.uuid = $1 and i.merchant_id = $2`, [where.uuid, where.merchantId])
-        : await q<Row>(`${SELECT_SQL} where i.uuid = $1`, [where.uuid]);
+        ? await q<Row>(`${SELECT_SQL} where i.uuid = $1 and i.merchant_id = $2`, [where.uuid, where.merchantId], 'chainpay_invoice_of_merchant')
+        : await q<Row>(`${SELECT_SQL} where i.uuid = $1`, [where.uuid], 'chainpay_invoice');
   const r = rows[0];
   if (!r) return null;
   const row = toInvoice(r);

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { getAddress } from 'viem';
+import { WatchedSet } from './watched-set';
+
+const hex = (seed: string) => `0x${createHash('sha256').update(seed).digest('hex').slice(0, 40)}`;
+
+describe('WatchedSet', () => {
+  it('hasHex answers like has(lowercase) for watched, unwatched, checksummed and near-miss addresses', () => {
+    const watched = Array.from({ length: 5000 }, (_, i) => hex(`watched ${i}`));
+    const set = new WatchedSet();
+    set.addAll(watched);
+    const probes = [
+      ...watched.slice(0, 500),
+      ...watched.slice(0, 500).map((a) => getAddress(a)), // EIP-55, mixed case
+      ...watched.slice(0, 500).map((a) => a.toUpperCase().replace('0X', '0x')),
+      ...Array.from({ length: 5000 }, (_, i) => getAddress(hex(`other ${i}`))),
+      // Same last six digits as a watched address, different elsewhere: the bitmap says maybe, the set says no.
+      ...watched.slice(0, 500).map((a) => `0x${'f'.repeat(34)}${a.slice(-6)}`),
+    ];
+    for (const p of probes) expect(set.hasHex(p)).toBe(set.has(p.toLowerCase()));
+    expect(probes.filter((p) => set.hasHex(p))).toHaveLength(1500);
+  });
+
+  it('keeps other alphabets exact through has (the bitmap only narrows hasHex)', () => {
+    const set = new WatchedSet();
+    set.addAll(['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p']);
+    expect(set.has('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(true);
+    expect(set.has('tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t')).toBe(false);
+    expect(set.size()).toBe(2);
+  });
+});

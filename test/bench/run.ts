@@ -1,0 +1,150 @@
+/**
+ * `npm run bench [-- --runs N] [--only 1,3] [--quick] [--profile] [--out FILE]`
+ *
+ * Runs the benchmark scenarios of issue 9 on the embedded defaults (embedded PostgreSQL under a
+ * scratch DATA_DIR, devnet chains, a real `hardhat node` for detection) and writes BENCHMARKS.md:
+ * machine, date, each figure (median of the runs), its baseline measured in the same run, the
+ * ratio, the target and pass/miss. Load goes only to 127.0.0.1. Nothing here asserts timings in the
+ * unit tests; this is a separate program.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startLoadgen, startServer, type BenchContext, type Server } from './support/context';
+import { machine, renderMarkdown, type ScenarioReport } from './support/report';
+import { invoiceCreation, POOL_BATCH, POOL_MIN_FREE } from './scenarios/invoice-create';
+import { invoiceRead } from './scenarios/invoice-get';
+import { liveActors } from './scenarios/live-actors';
+import { watcherMatching } from './scenarios/watcher-matching';
+import { detectionLatency } from './scenarios/detection';
+import { withdrawalsUnderContention } from './scenarios/withdrawals';
+import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
+import { TestChain } from '../evm/support/test-chain';
+
+interface Options {
+  runs: number;
+  only: Set<number>;
+  quick: boolean;
+  profile: boolean;
+  out: string;
+}
+
+const REPO = path.resolve(__dirname, '..', '..');
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md') };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => argv[++i] ?? '';
+    if (a === '--runs') o.runs = Math.max(1, Number(value()));
+    else if (a === '--only') o.only = new Set(value().split(',').map(Number));
+    else if (a === '--quick') o.quick = true;
+    else if (a === '--profile') o.profile = true;
+    else if (a === '--out') o.out = path.resolve(value());
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (o.quick && !argv.includes('--runs')) o.runs = 1;
+  return o;
+}
+
+const LAYOUT = [
+  'The system under test runs in ONE process: the daemon (`startDaemon(loadConfig(...))`, embedded PostgreSQL under a fresh DATA_DIR, devnet chains) and the gateway (`createGateway`) in front of it, talking gRPC over 127.0.0.1 — as `npm start` runs them. LOG_LEVEL is the default (info; the gateway logs every /v1 request); logs go to a file.',
+  'The load generator is a SEPARATE Node process (keep-alive HTTP/1.1 over raw sockets, pre-built signed requests), so it never shares an event loop with the daemon or the gateway. The SQL baselines run from that process too, each client on its own connection.',
+  'The embedded PostgreSQL runs as its own processes. On 2 cores, the server process, PostgreSQL and the load generator share the same two cores: every figure includes that contention.',
+  'Scenario 5 adds a `hardhat node` process (the real EVM JSON-RPC), scenario 3 runs its daemon with `--max-old-space-size=1024`.',
+];
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const m = machine();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-bench-'));
+  // As root, the embedded PostgreSQL runs as the `postgres` user: it must traverse into its DATA_DIR.
+  fs.chmodSync(root, 0o711);
+  const profileDir = o.profile ? path.join(REPO, '.prof') : null;
+  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+  const ctx: BenchContext = {
+    root,
+    runs: o.runs,
+    quick: o.quick,
+    profileDir,
+    log: (msg) => process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`),
+    ms: (normal) => (o.quick ? Math.max(200, Math.round(normal / 4)) : normal),
+  };
+  ctx.log(`chainpay bench: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB, Node ${m.node}; ${o.runs} run(s) per figure; scratch ${root}`);
+  const reports: ScenarioReport[] = [];
+  const run = async (id: number, title: string, fn: () => Promise<ScenarioReport | ScenarioReport[]>) => {
+    if (!o.only.has(id)) return;
+    ctx.log(`${id}. ${title}`);
+    const t0 = performance.now();
+    try {
+      const r = await fn();
+      for (const rep of Array.isArray(r) ? r : [r]) reports.push({ ...rep, seconds: (performance.now() - t0) / 1000 });
+    } catch (err) {
+      const e = err as Error;
+      ctx.log(`${id}. failed: ${e.stack ?? e.message}`);
+      reports.push({ id, title, figures: [], notes: [], error: e.stack ?? e.message, seconds: (performance.now() - t0) / 1000 });
+    }
+  };
+
+  const load = startLoadgen();
+  try {
+    await scenarios();
+  } finally {
+    await load.stop();
+  }
+  async function scenarios(): Promise<void> {
+    if (o.only.has(1) || o.only.has(2)) {
+      // Scenario 2 reads the invoices scenario 1 created: one server for both.
+      let server: Server | null = null;
+      try {
+        server = await startServer(ctx, 'invoices', { ADDRESS_POOL_MIN_FREE: String(POOL_MIN_FREE), ADDRESS_POOL_BATCH: String(POOL_BATCH) });
+      } catch (err) {
+        for (const id of [1, 2].filter((i) => o.only.has(i))) await run(id, id === 1 ? 'Signed invoice creation, end to end' : 'GET /v1/invoices/{uuid}', () => Promise.reject(err));
+      }
+      if (server) {
+        const s = server;
+        try {
+          const merchant = await s.merchant();
+          await run(1, 'Signed invoice creation, end to end', () => invoiceCreation(ctx, s, merchant, load));
+          await run(2, 'GET /v1/invoices/{uuid}', () => invoiceRead(ctx, s, merchant, load));
+        } finally {
+          await s.stop();
+        }
+      }
+    }
+    await run(3, 'Live invoice actors: memory and restart', () => liveActors(ctx));
+    if (o.only.has(4) || o.only.has(5)) {
+      // One real `hardhat node` with a test USDT for the RPC count (4) and detection (5).
+      let node: HardhatNode | null = null;
+      try {
+        node = await startHardhatNode();
+        const chain = new TestChain(node.url);
+        const token = await chain.deployToken(6);
+        await chain.mint(token, chain.funder.address, 10n ** 15n);
+        const n = node;
+        await run(4, 'Watcher matching', () => watcherMatching(ctx, load, n, chain, token));
+        await run(5, 'Detection latency on a hardhat node', () => detectionLatency(ctx, n, chain, token));
+      } catch (err) {
+        for (const id of [4, 5].filter((i) => o.only.has(i) && !reports.some((r) => r.id === i))) await run(id, id === 4 ? 'Watcher matching' : 'Detection latency on a hardhat node', () => Promise.reject(err));
+      } finally {
+        await node?.stop();
+      }
+    }
+    await run(6, 'Withdrawals under contention', () => withdrawalsUnderContention(ctx, load));
+  }
+
+  reports.sort((a, b) => a.id - b.id);
+  const total = (performance.now() - started) / 1000;
+  fs.writeFileSync(o.out, renderMarkdown(m, reports, LAYOUT, total));
+  fs.rmSync(root, { recursive: true, force: true });
+  ctx.log(`wrote ${o.out}`);
+  for (const r of reports) for (const f of r.figures) ctx.log(`  ${r.id}. ${f.name}: ${f.value.toFixed(2)} ${f.unit}${f.pass === null ? '' : f.pass ? ' (pass)' : ' (miss)'}`);
+  if (reports.some((r) => r.error)) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

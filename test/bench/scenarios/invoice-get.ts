@@ -1,0 +1,77 @@
+import type { Child } from '../support/ipc';
+import type { LoadResult } from '../support/http-load';
+import { profiled, startBareServer, type BenchContext, type Server } from '../support/context';
+import type { ScenarioReport } from '../support/report';
+import { median } from '../support/stats';
+
+const GET_RATE = 2000;
+const CONCURRENCY = 32;
+
+type Merchant = { merchantId: string; apiKey: string; apiSecret: string };
+
+/**
+ * 2. GET /v1/invoices/{uuid} (signed): p99 at 2,000 requests/s on a fixed schedule, and the
+ * highest rate reached by 32 closed-loop clients, against a bare Node HTTP server answering a
+ * fixed JSON body of the same size (measured in the same run, same load generator).
+ */
+export async function invoiceRead(ctx: BenchContext, server: Server, merchant: Merchant, load: Child): Promise<ScenarioReport> {
+  const rows = await server.child.call<{ uuid: string }[]>('sql', { text: 'select uuid from invoices where merchant_id = ? and network is not null limit 1000', params: [merchant.merchantId] });
+  if (rows.length === 0) throw new Error('no invoices to read (scenario 1 creates them)');
+  const request = { kind: 'get', apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, paths: rows.map((r) => `/v1/invoices/${r.uuid}`) };
+  const bare = startBareServer();
+  try {
+    const sample = await load.call<LoadResult>('http', { mode: 'closed', port: server.started.httpPort, concurrency: 1, warmupMs: 0, durationMs: 300, okStatuses: [200], request, keepSample: true });
+    if (!sample.sampleBody) throw new Error(`GET /v1/invoices/{uuid} did not answer 200: ${sample.firstError}`);
+    const { port: barePort, bytes } = await bare.call<{ port: number; bytes: number }>('start', { body: sample.sampleBody });
+
+    const p99: number[] = [];
+    const p50: number[] = [];
+    const max: number[] = [];
+    const bareMax: number[] = [];
+    const bareP99: number[] = [];
+    const errors: string[] = [];
+    for (let run = 1; run <= ctx.runs; run++) {
+      const paced = await profiled(ctx, server, `get-2000-${run}`, () =>
+        load.call<LoadResult>('http', { mode: 'open', port: server.started.httpPort, rate: GET_RATE, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [200], request }),
+      );
+      p99.push(paced.latency.p99);
+      p50.push(paced.latency.p50);
+      if (paced.errors) errors.push(`run ${run} at ${GET_RATE}/s: ${paced.errors} errors, first: ${paced.firstError}`);
+      const closed = await load.call<LoadResult>('http', { mode: 'closed', port: server.started.httpPort, concurrency: CONCURRENCY, warmupMs: ctx.ms(1000), durationMs: ctx.ms(5000), okStatuses: [200], request });
+      max.push(closed.throughput);
+      const b = await load.call<LoadResult>('http', { mode: 'closed', port: barePort, concurrency: CONCURRENCY, warmupMs: ctx.ms(1000), durationMs: ctx.ms(5000), okStatuses: [200], request: { kind: 'plain', path: request.paths[0] } });
+      bareMax.push(b.throughput);
+      const bp = await load.call<LoadResult>('http', { mode: 'open', port: barePort, rate: GET_RATE, connections: 128, warmupMs: ctx.ms(500), durationMs: ctx.ms(4000), okStatuses: [200], request: { kind: 'plain', path: request.paths[0] } });
+      bareP99.push(bp.latency.p99);
+      ctx.log(`  get run ${run}: p99 ${paced.latency.p99.toFixed(2)} ms at ${GET_RATE}/s; max ${closed.throughput.toFixed(0)}/s vs bare ${b.throughput.toFixed(0)}/s`);
+    }
+    const ours = median(max);
+    const theirs = median(bareMax);
+    return {
+      id: 2,
+      title: 'GET /v1/invoices/{uuid}',
+      figures: [
+        { name: `p99 latency at ${GET_RATE.toLocaleString('en-US')} requests/s`, value: median(p99), unit: 'ms', runs: p99, baseline: { name: `bare server at ${GET_RATE}/s`, value: median(bareP99), unit: 'ms', runs: bareP99 }, target: '< 10 ms', pass: median(p99) < 10 },
+        { name: `p50 latency at ${GET_RATE.toLocaleString('en-US')} requests/s`, value: median(p50), unit: 'ms', runs: p50, pass: null },
+        {
+          name: `Highest rate, ${CONCURRENCY} clients`,
+          value: ours,
+          unit: '/s',
+          runs: max,
+          baseline: { name: `bare Node HTTP server, fixed ${bytes}-byte JSON body`, value: theirs, unit: '/s', runs: bareMax },
+          ratio: ours / theirs,
+          target: 'ratio ≥ 0.1',
+          pass: ours / theirs >= 0.1,
+        },
+      ],
+      notes: [
+        `Each request is signed (X-Service-Key, X-Service-Signature over the empty body) and reads one of ${rows.length} invoices created in scenario 1 (with a network, address and QR code). The gateway verifies nothing itself: one gRPC GetInvoice per request, the daemon checks the HMAC and reads the row and its payments with one SQL statement; the QR code is rendered on read (cached).`,
+        `Latency: open-loop schedule at ${GET_RATE}/s over up to 128 keep-alive connections, ${ctx.ms(8000) / 1000} s measured after ${ctx.ms(1000) / 1000} s warm-up, counted from the scheduled send time. Highest rate: ${CONCURRENCY} closed-loop clients.`,
+        `Baseline: a bare \`http.createServer\` in its own process answering every request with the same ${bytes}-byte body and headers, driven by the same load generator with the same settings.`,
+        ...errors.map((e) => `Errors: ${e}`),
+      ],
+    };
+  } finally {
+    await bare.stop();
+  }
+}

@@ -1,0 +1,156 @@
+import type { Child } from '../support/ipc';
+import type { BurstResult } from '../support/http-load';
+import type { SqlBurstResult } from '../support/sql-load';
+import { profiled, startServer, type BenchContext, type Server } from '../support/context';
+import type { ScenarioReport } from '../support/report';
+import { median } from '../support/stats';
+import { WithdrawalSetup } from '../support/withdrawal-setup';
+
+const NETWORK = 'TRC20';
+const REQUESTS = 1000;
+const MERCHANTS = 100;
+/** Every other request is the hot merchant's. */
+const HOT_SHARE = 2;
+const AMOUNT = '2';
+/** The hot merchant's balance covers 400 of its 500 requests: 100 must be refused. */
+const HOT_FUND = '800';
+/** Each other merchant makes 5 requests of 2 and has exactly 10. */
+const COLD_FUND = '10';
+/** The daemon's database pool (src/store/orm.ts): the baseline gets as many connections. */
+const POOL = 20;
+const BASELINE_BURSTS = 5;
+
+type Merchant = { merchantId: string; apiKey: string; apiSecret: string };
+type Body = { code?: string; status?: string; uuid?: string };
+
+/**
+ * 6. 1,000 withdrawal requests in flight at once (each on its own connection), half from one hot
+ * merchant, half spread over 100 others, through the signed REST API: HMAC at the gateway -> gRPC
+ * -> the merchant's row lock, the rolling cap sum, the balance check, the row, the hold journal
+ * and the outbox event in one transaction. Checked after each burst: no overdraft, the exact
+ * number granted per merchant, the ledger balances to the last digit.
+ * Baseline: the same 1,000 debits as raw `UPDATE ... SET available = available - $1 WHERE
+ * merchant_id = $2 AND available >= $1` statements, all at once over as many connections as the
+ * daemon's pool, on a balances table funded the same way, in the same PostgreSQL.
+ */
+export async function withdrawalsUnderContention(ctx: BenchContext, load: Child): Promise<ScenarioReport> {
+  const server = await startServer(ctx, 'withdrawals', { TRC20_CONFIRMATIONS: '1', TRC20_MIN_WITHDRAWAL: '1', TRC20_WITHDRAWAL_FEE: '1' });
+  const setup = new WithdrawalSetup(server, NETWORK);
+  try {
+    const hot = await server.merchant('Hot shop');
+    const cold: Merchant[] = [];
+    for (let i = 0; i < MERCHANTS; i++) cold.push(await server.merchant(`Shop ${i}`));
+    const all = [hot, ...cold];
+    const address = new Map(all.map((m) => [m.merchantId, setup.payoutAddress(m.merchantId)]));
+    for (const m of all) {
+      await setup.caps(m.merchantId, '1000000', '100000000');
+      await setup.whitelist(m.merchantId, address.get(m.merchantId)!);
+    }
+    await setup.advance(25 * 60 * 60);
+    await server.child.call('sql', { text: 'create table bench_balances (merchant_id uuid primary key, available numeric(38, 18) not null check (available >= 0))' });
+
+    // Request i: the hot merchant when i is even, else cold merchant (i >> 1) % 100.
+    const owner = (i: number): Merchant => (i % HOT_SHARE === 0 ? hot : cold[(i >> 1) % MERCHANTS]!);
+    const throughput: number[] = [];
+    const p50: number[] = [];
+    const p99: number[] = [];
+    const baseline: number[] = [];
+    const problems: string[] = [];
+    let checks = 0;
+
+    for (let run = 1; run <= ctx.runs; run++) {
+      const t0 = Date.now();
+      await setup.fund([hot.merchantId], HOT_FUND);
+      await setup.fund(cold.map((m) => m.merchantId), COLD_FUND);
+      ctx.log(`  withdrawals run ${run}: ${all.length} merchants funded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const posts = Array.from({ length: REQUESTS }, (_, i) => {
+        const m = owner(i);
+        return { path: '/v1/withdrawals', apiKey: m.apiKey, apiSecret: m.apiSecret, body: JSON.stringify({ network: NETWORK, address: address.get(m.merchantId), amount: AMOUNT, reference: `r${run}-${i}` }) };
+      });
+      const res = await profiled(ctx, server, `withdrawals-${run}`, () => load.call<BurstResult>('burst', { mode: 'burst', port: server.started.httpPort, count: REQUESTS, request: { kind: 'posts', posts } }));
+      throughput.push(res.throughput);
+      p50.push(res.latency.p50);
+      p99.push(res.latency.p99);
+      checks += await verify(server, res, run, hot, cold, owner, problems);
+      ctx.log(`  withdrawals run ${run}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}`);
+
+      const bursts: number[] = [];
+      for (let b = 0; b < BASELINE_BURSTS; b++) {
+        const base = await load.call<SqlBurstResult>('sqlBurst', {
+          url: server.started.databaseUrl,
+          connections: POOL,
+          setup: [
+            'truncate bench_balances',
+            `insert into bench_balances values ${all.map((m) => `('${m.merchantId}', ${m === hot ? HOT_FUND : COLD_FUND})`).join(', ')}`,
+          ],
+          sql: 'update bench_balances set available = available - $1 where merchant_id = $2 and available >= $1',
+          params: Array.from({ length: REQUESTS }, (_, i) => [AMOUNT, owner(i).merchantId]),
+        });
+        if (base.errors || base.changed !== REQUESTS - 100) problems.push(`baseline run ${run}: ${base.changed} debits granted (expected ${REQUESTS - 100}), ${base.errors} errors ${base.firstError ?? ''}`);
+        bursts.push(base.throughput);
+      }
+      baseline.push(median(bursts));
+      ctx.log(`  withdrawals run ${run}: baseline ${median(bursts).toFixed(0)} UPDATE/s (bursts: ${bursts.map((b) => b.toFixed(0)).join(', ')})`);
+    }
+
+    const t = median(throughput);
+    const b = median(baseline);
+    return {
+      id: 6,
+      title: 'Withdrawals under contention',
+      figures: [
+        {
+          name: `Withdrawal requests per second, ${REQUESTS} at once (1 hot + ${MERCHANTS} merchants)`,
+          value: t,
+          unit: '/s',
+          runs: throughput,
+          baseline: { name: `raw UPDATE … WHERE available >= $1, ${POOL} connections`, value: b, unit: '/s', runs: baseline },
+          ratio: t / b,
+          target: 'ratio ≥ 0.5',
+          pass: t / b >= 0.5,
+        },
+        { name: 'Overdrafts, wrong grants or ledger mismatches', value: problems.length, unit: '', target: '0', pass: problems.length === 0 },
+        { name: 'p50 latency in the burst', value: median(p50), unit: 'ms', runs: p50, pass: null },
+        { name: 'p99 latency in the burst', value: median(p99), unit: 'ms', runs: p99, pass: null },
+      ],
+      notes: [
+        `Each run funds the hot merchant with ${HOT_FUND} USDT and each of the ${MERCHANTS} others with ${COLD_FUND} USDT (devnet invoices paid in full), then sends ${REQUESTS} signed POST /v1/withdrawals of ${AMOUNT} USDT (${NETWORK}, each with its own reference) at the same moment, each on its own keep-alive connection: ${REQUESTS / HOT_SHARE} from the hot merchant (its balance covers 400), 5 from each other merchant (exactly their balance).`,
+        `After each burst ${checks / ctx.runs} facts are checked: 900 answered 201 and 100 answered 422 insufficient_balance, all refused ones are the hot merchant's, every merchant's available balance is 0, no balance is negative, every journal sums to zero and every balance equals the sum of its ledger entries, one withdrawal row per 201.`,
+        `Baseline: the same ${REQUESTS} debits in the same order as autocommit UPDATE statements on a two-column balances table, all issued at once over a pool of ${POOL} connections (the daemon's pool size), median of ${BASELINE_BURSTS} bursts per run; it must grant exactly ${REQUESTS - 100}.`,
+        'A withdrawal does far more than the baseline: HMAC check at the gateway, the merchant row locked FOR UPDATE (per-merchant serialization, so the rolling daily cap and the balance are read consistently), the reference lookup, the cap-window sum, the row insert with the actor snapshot, a journal with two entries, two balance updates under the check constraint, an outbox event, the commit, then the actor starts paying out on devnet. The hot merchant\'s requests are serialized by its row lock for that whole transaction, while the baseline holds the row only for one statement.',
+        ...problems.map((p) => `Problem: ${p}`),
+      ],
+    };
+  } finally {
+    setup.close();
+    await server.stop();
+  }
+}
+
+/** The burst's answers and the books afterwards; returns how many facts were checked. */
+async function verify(server: Server, res: BurstResult, run: number, hot: Merchant, cold: readonly Merchant[], owner: (i: number) => Merchant, problems: string[]): Promise<number> {
+  const bodies = res.bodies.map((b) => (b ? (JSON.parse(b) as Body) : {}));
+  const created = bodies.filter((b) => b.uuid && b.status).length;
+  const refused = bodies.map((b, i) => ({ b, i })).filter(({ b }) => b.code !== undefined);
+  if (res.statuses['201'] !== REQUESTS - 100 || created !== REQUESTS - 100) problems.push(`run ${run}: ${res.statuses['201'] ?? 0} answered 201 (expected ${REQUESTS - 100}): ${JSON.stringify(res.statuses)}`);
+  if (res.statuses['422'] !== 100 || refused.some(({ b }) => b.code !== 'insufficient_balance')) problems.push(`run ${run}: refusals ${JSON.stringify(res.statuses)}, codes ${[...new Set(refused.map(({ b }) => b.code))].join(',')}`);
+  if (refused.some(({ i }) => owner(i) !== hot)) problems.push(`run ${run}: a merchant other than the hot one was refused`);
+  const sql = <T>(text: string, params: unknown[] = []) => server.child.call<T[]>('sql', { text, params });
+  const balances = await sql<{ merchant_id: string; available: string }>('select merchant_id, available::text as available from merchant_balances');
+  const ids = new Set([hot.merchantId, ...cold.map((m) => m.merchantId)]);
+  const nonZero = balances.filter((b) => ids.has(b.merchant_id) && Number(b.available) !== 0);
+  if (nonZero.length) problems.push(`run ${run}: ${nonZero.length} merchants with an available balance left, e.g. ${JSON.stringify(nonZero[0])}`);
+  const negative = await sql('select merchant_id from merchant_balances where available < 0 or held < 0');
+  if (negative.length) problems.push(`run ${run}: negative balances ${JSON.stringify(negative)}`);
+  const unbalanced = await sql('select journal_id from ledger_entries group by journal_id having sum(amount) <> 0');
+  if (unbalanced.length) problems.push(`run ${run}: ${unbalanced.length} journals do not sum to zero`);
+  const mismatched = await sql(
+    `select b.merchant_id from merchant_balances b
+      where b.available <> coalesce((select sum(amount) from ledger_entries e where e.account = 'merchant:' || b.merchant_id || ':available'), 0)
+         or b.held <> coalesce((select sum(amount) from ledger_entries e where e.account = 'merchant:' || b.merchant_id || ':held'), 0)`,
+  );
+  if (mismatched.length) problems.push(`run ${run}: ${mismatched.length} balances differ from their ledger entries`);
+  const rows = await sql<{ n: string }>('select count(*)::text as n from withdrawals where reference like ?', [`r${run}-%`]);
+  if (Number(rows[0]!.n) !== REQUESTS - 100) problems.push(`run ${run}: ${rows[0]!.n} withdrawal rows for ${REQUESTS - 100} granted`);
+  return 9;
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+function statTimes(pid: number): { own: number; children: number; ppid: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ": state=0, ppid=1, ... utime=11, stime=12, cutime=13, cstime=14
+    return { ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU milliseconds used so far by a process tree: the root, its live children, and the children
+ * that already exited (cutime/cstime). Linux only; used to show where a scenario's CPU went
+ * (e.g. the embedded PostgreSQL under DATA_DIR/postgres).
+ */
+export function treeCpuMs(rootPid: number): number {
+  const root = statTimes(rootPid);
+  if (!root) return 0;
+  let ticks = root.own + root.children;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = statTimes(Number(entry));
+    if (s && s.ppid === rootPid) ticks += s.own;
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** The postmaster's pid of the embedded PostgreSQL under DATA_DIR (null when not running). */
+export function embeddedPostgresPid(dataDir: string): number | null {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}

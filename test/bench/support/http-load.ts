@@ -1,0 +1,228 @@
+import { performance } from 'node:perf_hooks';
+import { HttpConnection } from './http-connection';
+import { requestFactory, type RequestSpec } from './requests';
+import { summarize, type LatencySummary } from './stats';
+
+export interface LoadResult {
+  /** Requests completed inside the measured window (after warm-up). */
+  readonly completed: number;
+  /** Of those, answered with a status outside `okStatuses` or failed on the socket. */
+  readonly errors: number;
+  readonly statuses: Record<string, number>;
+  readonly windowMs: number;
+  /** completed / window, requests per second. */
+  readonly throughput: number;
+  /** Milliseconds; in open-loop mode measured from the scheduled send time (no coordinated omission). */
+  readonly latency: LatencySummary;
+  /** Open loop: requests that waited for a free connection at least once. */
+  readonly queued: number;
+  readonly firstError: string | null;
+  /** One body of a successful response (to size the bare server's body), when asked for. */
+  readonly sampleBody?: string;
+}
+
+interface Common {
+  readonly port: number;
+  readonly request: RequestSpec;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly okStatuses: readonly number[];
+  readonly keepSample?: boolean;
+}
+
+export interface ClosedLoop extends Common {
+  readonly mode: 'closed';
+  readonly concurrency: number;
+}
+
+export interface OpenLoop extends Common {
+  readonly mode: 'open';
+  /** Requests per second, sent on a fixed schedule. */
+  readonly rate: number;
+  /** Connections kept open; a request due while all are busy waits for one (its wait counts). */
+  readonly connections: number;
+}
+
+class Recorder {
+  readonly latencies: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  completed = 0;
+  errors = 0;
+  firstError: string | null = null;
+  sampleBody: string | undefined;
+
+  constructor(
+    private readonly windowStart: number,
+    private readonly windowEnd: number,
+    private readonly ok: ReadonlySet<number>,
+    private readonly keepSample: boolean,
+    /** Open loop: every request scheduled in the window counts, however late it completes. */
+    private readonly bySchedule = false,
+  ) {}
+
+  record(startedAt: number, endedAt: number, status: number | string, body?: Buffer): void {
+    if (startedAt < this.windowStart || (this.bySchedule ? startedAt >= this.windowEnd : endedAt > this.windowEnd)) return;
+    this.completed++;
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    if (typeof status !== 'number' || !this.ok.has(status)) {
+      this.errors++;
+      this.firstError ??= `${status}: ${body?.toString('utf8').slice(0, 300) ?? ''}`;
+      return;
+    }
+    if (this.keepSample && this.sampleBody === undefined && body) this.sampleBody = body.toString('utf8');
+    this.latencies.push(endedAt - startedAt);
+  }
+}
+
+async function openConnections(port: number, n: number): Promise<HttpConnection[]> {
+  return Promise.all(Array.from({ length: n }, () => HttpConnection.open(port)));
+}
+
+function result(rec: Recorder, windowMs: number, queued: number): LoadResult {
+  return {
+    completed: rec.completed,
+    errors: rec.errors,
+    statuses: rec.statuses,
+    windowMs,
+    throughput: (rec.completed - rec.errors) / (windowMs / 1000),
+    latency: summarize(rec.latencies),
+    queued,
+    firstError: rec.firstError,
+    ...(rec.sampleBody !== undefined ? { sampleBody: rec.sampleBody } : {}),
+  };
+}
+
+/** A fixed number of clients, each sending its next request as soon as the previous one is answered. */
+export async function closedLoop(o: ClosedLoop): Promise<LoadResult> {
+  const make = requestFactory(o.request);
+  const conns = await openConnections(o.port, o.concurrency);
+  const start = performance.now();
+  const windowStart = start + o.warmupMs;
+  const end = windowStart + o.durationMs;
+  const rec = new Recorder(windowStart, end, new Set(o.okStatuses), o.keepSample ?? false);
+  let seq = 0;
+  await Promise.all(
+    conns.map(async (conn) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          const res = await conn.request(make(seq++));
+          rec.record(t0, performance.now(), res.status, res.body);
+        } catch (err) {
+          rec.record(t0, performance.now(), `socket: ${(err as Error).message}`);
+          return;
+        }
+      }
+    }),
+  );
+  for (const c of conns) c.close();
+  return result(rec, o.durationMs, 0);
+}
+
+/** Requests sent on a fixed schedule whatever the server's pace; latency counts from the schedule. */
+export async function openLoop(o: OpenLoop): Promise<LoadResult> {
+  const make = requestFactory(o.request);
+  const all = await openConnections(o.port, o.connections);
+  const free = [...all];
+  const start = performance.now();
+  const windowStart = start + o.warmupMs;
+  const end = windowStart + o.durationMs;
+  const rec = new Recorder(windowStart, end, new Set(o.okStatuses), o.keepSample ?? false, true);
+  const interval = 1000 / o.rate;
+  const backlog: number[] = []; // scheduled times waiting for a connection
+  let sent = 0;
+  let queued = 0;
+  let inFlight = 0;
+
+  const fire = (conn: HttpConnection, scheduled: number) => {
+    inFlight++;
+    conn.request(make(sent++)).then(
+      (res) => {
+        rec.record(scheduled, performance.now(), res.status, res.body);
+        release(conn);
+      },
+      (err: Error) => {
+        rec.record(scheduled, performance.now(), `socket: ${err.message}`);
+        inFlight--;
+      },
+    );
+  };
+  const release = (conn: HttpConnection) => {
+    inFlight--;
+    const next = backlog.shift();
+    if (next !== undefined) fire(conn, next);
+    else free.push(conn);
+  };
+
+  let due = start;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (due <= now && due < end) {
+        const conn = free.pop();
+        if (conn) fire(conn, due);
+        else {
+          backlog.push(due);
+          queued++;
+        }
+        due += interval;
+      }
+      if (due < end) setTimeout(tick, Math.max(0, Math.min(1, due - performance.now())));
+      else resolve();
+    };
+    tick();
+  });
+  // Let what was sent inside the window finish (bounded).
+  const drainUntil = performance.now() + 10_000;
+  while ((inFlight > 0 || backlog.length > 0) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
+  for (const c of all) c.close();
+  return result(rec, o.durationMs, queued);
+}
+
+export interface Burst {
+  readonly mode: 'burst';
+  readonly port: number;
+  readonly request: RequestSpec;
+  /** Requests, all sent at once, each on its own connection (opened beforehand). */
+  readonly count: number;
+}
+
+export interface BurstResult {
+  /** From the first byte sent to the last response read. */
+  readonly elapsedMs: number;
+  /** count / elapsed, requests per second. */
+  readonly throughput: number;
+  readonly statuses: Record<string, number>;
+  readonly latency: LatencySummary;
+  /** Body of every response, in request order (the caller checks what was refused and why). */
+  readonly bodies: readonly string[];
+  readonly firstSocketError: string | null;
+}
+
+/** `count` requests in flight at the same moment: the contention case (each answered once). */
+export async function burst(o: Burst): Promise<BurstResult> {
+  const make = requestFactory(o.request);
+  const conns = await openConnections(o.port, o.count);
+  const requests = conns.map((_, i) => make(i));
+  const statuses: Record<string, number> = {};
+  const bodies: string[] = new Array<string>(o.count).fill('');
+  const latencies: number[] = [];
+  let firstSocketError: string | null = null;
+  const start = performance.now();
+  await Promise.all(
+    conns.map(async (conn, i) => {
+      try {
+        const res = await conn.request(requests[i]!);
+        latencies.push(performance.now() - start);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        bodies[i] = res.body.toString('utf8');
+      } catch (err) {
+        firstSocketError ??= (err as Error).message;
+        statuses.socket = (statuses.socket ?? 0) + 1;
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - start;
+  for (const c of conns) c.close();
+  return { elapsedMs, throughput: o.count / (elapsedMs / 1000), statuses, latency: summarize(latencies), bodies, firstSocketError };
+}

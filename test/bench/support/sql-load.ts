@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Client, Pool } from 'pg';
+import { summarize, type LatencySummary } from './stats';
+
+/** One parameter of the baseline statement: fixed, a fresh UUID, a unique text, or taken in turn from a list. */
+export type SqlParam = { readonly value: unknown } | { readonly uuid: true } | { readonly seq: string } | { readonly cycle: readonly string[] };
+
+/**
+ * A baseline: `concurrency` connections, each running `sql` (autocommit, one statement) back to
+ * back for the window. Only 127.0.0.1 databases are used.
+ */
+export interface SqlLoop {
+  readonly url: string;
+  readonly concurrency: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly sql: string;
+  readonly params: readonly SqlParam[];
+}
+
+export interface SqlResult {
+  readonly completed: number;
+  readonly errors: number;
+  /** Statements in the window whose rowCount was 0 (e.g. a refused debit). */
+  readonly noRows: number;
+  readonly throughput: number;
+  readonly latency: LatencySummary;
+  readonly firstError: string | null;
+}
+
+export async function sqlLoop(o: SqlLoop): Promise<SqlResult> {
+  if (!/@127\.0\.0\.1[:/]/.test(o.url)) throw new Error('the bench only talks to 127.0.0.1');
+  const clients = await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      const c = new Client({ connectionString: o.url });
+      await c.connect();
+      return c;
+    }),
+  );
+  let seq = 0;
+  const values = (): unknown[] =>
+    o.params.map((p) => {
+      if ('value' in p) return p.value;
+      if ('uuid' in p) return randomUUID();
+      if ('seq' in p) return `${p.seq}-${seq}`;
+      return p.cycle[seq % p.cycle.length];
+    });
+  const latencies: number[] = [];
+  let completed = 0;
+  let errors = 0;
+  let noRows = 0;
+  let firstError: string | null = null;
+  const start = performance.now();
+  const windowStart = start + o.warmupMs;
+  const end = windowStart + o.durationMs;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < end) {
+        const params = values();
+        seq++;
+        const t0 = performance.now();
+        let rows = 0;
+        let failed: string | null = null;
+        try {
+          rows = (await client.query(o.sql, params)).rowCount ?? 0;
+        } catch (err) {
+          failed = (err as Error).message;
+        }
+        const t1 = performance.now();
+        if (t0 < windowStart || t1 > end) continue;
+        completed++;
+        if (failed !== null) {
+          errors++;
+          firstError ??= failed;
+          continue;
+        }
+        if (rows === 0) noRows++;
+        latencies.push(t1 - t0);
+      }
+    }),
+  );
+  await Promise.all(clients.map((c) => c.end()));
+  return { completed, errors, noRows, throughput: (completed - errors) / (o.durationMs / 1000), latency: summarize(latencies), firstError };
+}
+
+/** `statements` run at once over a pool of `connections` (autocommit, one statement each). */
+export interface SqlBurst {
+  readonly url: string;
+  readonly connections: number;
+  readonly sql: string;
+  /** One parameter list per statement. */
+  readonly params: readonly (readonly unknown[])[];
+  /** Run before the burst on one connection (e.g. resetting the rows the burst updates). */
+  readonly setup?: readonly string[];
+}
+
+export interface SqlBurstResult {
+  readonly elapsedMs: number;
+  readonly throughput: number;
+  /** Statements that changed a row (e.g. debits granted). */
+  readonly changed: number;
+  readonly errors: number;
+  readonly firstError: string | null;
+}
+
+export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
+  if (!/@127\.0\.0\.1[:/]/.test(o.url)) throw new Error('the bench only talks to 127.0.0.1');
+  const pool = new Pool({ connectionString: o.url, max: o.connections });
+  try {
+    // Open every connection before the clock starts, as the daemon's pool is warm.
+    const warm = await Promise.all(Array.from({ length: o.connections }, () => pool.connect()));
+    for (const text of o.setup ?? []) await warm[0]!.query(text);
+    for (const c of warm) c.release();
+    let changed = 0;
+    let errors = 0;
+    let firstError: string | null = null;
+    const start = performance.now();
+    await Promise.all(
+      o.params.map(async (values) => {
+        try {
+          changed += (await pool.query(o.sql, values as unknown[])).rowCount ?? 0;
+        } catch (err) {
+          errors++;
+          firstError ??= (err as Error).message;
+        }
+      }),
+    );
+    const elapsedMs = performance.now() - start;
+    return { elapsedMs, throughput: o.params.length / (elapsedMs / 1000), changed, errors, firstError };
+  } finally {
+    await pool.end();
+  }
+}
