@@ -22,7 +22,11 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
   await em.flush();
 }
 
-/** Withdrawal events (`withdrawal.<status>`): data is the REST Withdrawal; sent to the merchant's webhook URL. */
+/**
+ * Withdrawal events (`withdrawal.<status>`): data is the REST Withdrawal; sent to the merchant's webhook URL.
+ * Persisted only: every caller runs inside `em.transactional`, which flushes them with its commit
+ * (a batch of withdrawals then inserts all its events in one statement).
+ */
 export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, types: readonly string[], now: Date): Promise<void> {
   const data = toRestWithdrawal(toWithdrawalMessage(row));
   for (const type of types) {
@@ -30,5 +34,4 @@ export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, 
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
     em.persist(new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now));
   }
-  await em.flush();
 }

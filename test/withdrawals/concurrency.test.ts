@@ -26,11 +26,13 @@ describe('withdrawals under concurrency', () => {
 
   let a: MerchantCredentials;
   let b: MerchantCredentials;
+  let c: MerchantCredentials;
   beforeAll(async () => {
     stack = await startStack({ env: WD_ENV });
     r = stackRpcs(stack);
     a = await merchantWith('100');
     b = await merchantWith('50');
+    c = await merchantWith('50');
     await advance(r, DAY_S);
   });
   afterAll(async () => {
@@ -75,6 +77,20 @@ describe('withdrawals under concurrency', () => {
     expect(rows[0]!.n).toBe('1');
     await settleAll();
     expect(await balance(stack, b)).toEqual({ available: '43', held: '0' });
+    await expectLedgerExact(stack.daemon.orm);
+  });
+
+  it('concurrent withdrawals crossing the daily cap: exactly those past it wait in review, and the books hold', async () => {
+    await rpc((cb) => stack.clients.merchants.updateMerchant({ merchant_id: c.merchantId, cap_per_withdrawal: '100', cap_daily: '20' }, stack.operator, cb));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => signed(stack, c, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '5', reference: `cap-${i}` })),
+    );
+    // 50 covers 10 of 12; the first 4 (20) are within the daily cap, the next 6 go to review.
+    const statuses = results.map((x) => (x.status === 201 ? x.body.status : `${x.status} ${x.body.error?.code}`));
+    expect(statuses.filter((s) => s === 'processing')).toHaveLength(4);
+    expect(statuses.filter((s) => s === 'review')).toHaveLength(6);
+    expect(statuses.filter((s) => s === '422 insufficient_balance')).toHaveLength(2);
+    expect(await balance(stack, c)).toEqual({ available: '0', held: '50' });
     await expectLedgerExact(stack.daemon.orm);
   });
 });

@@ -3,16 +3,17 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CheckConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
-import { toDecimal } from '../../domain/decimal';
+import { formatAmount, toDecimal } from '../../domain/decimal';
 import { ConflictError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import { createWithdrawalContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal } from '../../store/entities';
 import { recordAudit } from '../../store/repos/audit';
-import { merchantBalance, postJournal } from '../../store/repos/ledger';
+import { merchantBalance, postJournals, type JournalInput } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
+import { KeyedBatches, type BatchOutcome } from './keyed-batches';
 import type { WithdrawalActors, WithdrawalOutboxWriter } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
@@ -61,14 +62,23 @@ function insufficient(amount: string, available: string): ValidationError {
   return new ValidationError('insufficient_balance', `the available balance (${available}) does not cover ${amount}`, 'amount', { available });
 }
 
+/** Withdrawals of one merchant committed together at most (bounded statement size). */
+export const WITHDRAWAL_BATCH_MAX = 200;
+
+type Created = { row: Withdrawal; created: boolean; snapshot: unknown };
+
 /** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
 export class Withdrawals {
+  private readonly batches = new KeyedBatches<CreateWithdrawalInput, Created>((merchantId, inputs) => this.createBatch(merchantId, inputs), WITHDRAWAL_BATCH_MAX);
+
   constructor(private readonly deps: WithdrawalsDeps) {}
 
   /**
    * Every refusal happens before or inside the creating transaction, so a refused request leaves
-   * nothing stored and nothing held. Per merchant, creations are serialized by a row lock on the
-   * merchant: the rolling daily sum and the balance are read and the hold is booked under it.
+   * nothing stored and nothing held. Per merchant, creations are serialized: in memory (a merchant's
+   * concurrent requests are committed together, in arrival order, see KeyedBatches) and in the
+   * database by a row lock on the merchant, under which the rolling daily sum and the balance are
+   * read and the holds are booked.
    */
   async create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
     const reference = parseReference(body);
@@ -79,42 +89,115 @@ export class Withdrawals {
     const input = parseCreateWithdrawal(body, active, (network, address) => this.deps.adapters.get(network.code)?.isValidAddress(address) ?? false);
     // Outside the merchant's lock (it needs no serialization), so the locked part stays short.
     await this.deps.whitelist.requireUsable(this.deps.orm.em.fork(), merchantId, input.network, input.address, this.deps.clock.now());
-    let result: { row: Withdrawal; created: boolean; snapshot: unknown };
+    const result = await this.batches.submit(merchantId, input);
+    if (result.created) {
+      this.deps.logger.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
+    }
+    return { row: result.row, created: result.created };
+  }
+
+  /**
+   * One transaction for the whole batch. Should it fail as a whole (a race with another daemon on a
+   * reference, say), each input is retried in a transaction of its own, so every caller gets the
+   * answer it would have got alone.
+   */
+  private async createBatch(merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
+    if (inputs.length > 1) {
+      try {
+        const outcomes = await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, inputs));
+        this.adoptCreated(outcomes);
+        return outcomes;
+      } catch (err) {
+        this.deps.logger.warn({ err, merchantId, size: inputs.length }, 'withdrawal batch failed; creating one by one');
+      }
+    }
+    const outcomes: BatchOutcome<Created>[] = [];
+    for (const input of inputs) {
+      try {
+        outcomes.push({ ok: true, value: await this.createOne(merchantId, input) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
+  }
+
+  private async createOne(merchantId: string, input: CreateWithdrawalInput): Promise<Created> {
+    let outcome: BatchOutcome<Created>;
     try {
-      result = await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, input));
+      [outcome] = (await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, [input]))) as [BatchOutcome<Created>];
     } catch (err) {
       if (err instanceof CheckConstraintViolationException) {
         const b = await merchantBalance(this.deps.orm.em.fork(), merchantId);
         throw insufficient(input.amount, b.available);
       }
       // A concurrent request with the same reference won: answer with that withdrawal (200).
-      if (err instanceof UniqueConstraintViolationException && reference !== null) {
-        const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference });
-        if (existing) return { row: existing, created: false };
+      if (err instanceof UniqueConstraintViolationException && input.reference !== null) {
+        const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference: input.reference });
+        if (existing) return { row: existing, created: false, snapshot: null };
       }
       throw err;
     }
-    if (result.created) {
-      this.deps.actors.adopt(result.row.uuid, result.snapshot);
-      this.deps.logger.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
-    }
-    return { row: result.row, created: result.created };
+    this.adoptCreated([outcome]);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
-  private async createLocked(em: EntityManager, merchantId: string, input: CreateWithdrawalInput): Promise<{ row: Withdrawal; created: boolean; snapshot: unknown }> {
+  /** Actors start only for rows that were committed. */
+  private adoptCreated(outcomes: readonly BatchOutcome<Created>[]): void {
+    for (const o of outcomes) if (o.ok && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
+  }
+
+  /**
+   * Under the merchant's lock, the inputs in order: a known reference answers with its withdrawal,
+   * one the balance left by the earlier inputs cannot cover is refused (and books nothing), the rest
+   * are created with their holds. The check constraint still guards the final balance.
+   */
+  private async createLocked(em: EntityManager, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
     const caps = await lockMerchantCaps(em, merchantId);
-    if (input.reference !== null) {
-      const existing = await em.findOne(Withdrawal, { merchantId, reference: input.reference });
-      if (existing) return { row: existing, created: false, snapshot: null };
-    }
+    const references = inputs.map((i) => i.reference).filter((r): r is string => r !== null);
+    const known = new Map<string, Withdrawal>();
+    if (references.length > 0) for (const w of await em.find(Withdrawal, { merchantId, reference: { $in: references } })) known.set(w.reference!, w);
     const now = this.deps.clock.now();
-    const network = input.network;
     // Read after the lock was granted: this statement sees every withdrawal committed before it.
     const usage = await usageSince(em, merchantId, new Date(now.getTime() - CAP_WINDOW_MS));
-    const review = needsReview({ amount: input.amount, perWithdrawal: caps.perWithdrawal, daily: caps.daily, usedLast24h: usage.used });
-    if (toDecimal(usage.available).lessThan(toDecimal(input.amount))) throw insufficient(input.amount, usage.available);
+    let used = toDecimal(usage.used);
+    let available = toDecimal(usage.available);
+    const outcomes: BatchOutcome<Created>[] = [];
+    const holds: JournalInput[] = [];
+    const rows: Withdrawal[] = [];
+    for (const input of inputs) {
+      const existing = input.reference === null ? undefined : known.get(input.reference);
+      if (existing) {
+        outcomes.push({ ok: true, value: { row: existing, created: false, snapshot: null } });
+        continue;
+      }
+      const amount = toDecimal(input.amount);
+      if (available.lessThan(amount)) {
+        outcomes.push({ ok: false, error: insufficient(input.amount, formatAmount(available)) });
+        continue;
+      }
+      const review = needsReview({ amount: input.amount, perWithdrawal: caps.perWithdrawal, daily: caps.daily, usedLast24h: formatAmount(used) });
+      available = available.minus(amount);
+      used = used.plus(amount);
+      const { row, snapshot } = this.newWithdrawal(merchantId, input, review, now);
+      em.persist(row);
+      rows.push(row);
+      if (input.reference !== null) known.set(input.reference, row);
+      holds.push({ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(merchantId, input.amount) });
+      outcomes.push({ ok: true, value: { row, created: true, snapshot } });
+    }
+    if (rows.length === 0) return outcomes;
+    await em.flush();
+    // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
+    await postJournals(em, holds, now);
+    for (const row of rows) await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
+    return outcomes;
+  }
 
+  private newWithdrawal(merchantId: string, input: CreateWithdrawalInput, review: boolean, now: Date): { row: Withdrawal; snapshot: unknown } {
     const uuid = randomUUID();
+    const network = input.network;
     const context = createWithdrawalContext({
       uuid,
       network: network.code,
@@ -128,12 +211,7 @@ export class Withdrawals {
     const row = new Withdrawal(uuid, merchantId, context.status, network.code, input.address, input.amount, input.networkFee, input.netPayout, now);
     row.reference = input.reference;
     row.actorSnapshot = snapshot;
-    em.persist(row);
-    await em.flush();
-    // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
-    await postJournal(em, holdReference(uuid), 'withdrawal_hold', holdLines(merchantId, input.amount), now);
-    await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
-    return { row, created: true, snapshot };
+    return { row, snapshot };
   }
 
   async get(uuid: string, merchantId: string | null): Promise<Withdrawal> {

@@ -30,40 +30,74 @@ export const merchantHeld = (merchantId: string): string => `merchant:${merchant
  * outside it, on another pooled connection, and commit on its own.
  */
 export async function postJournal(em: EntityManager, reference: string, kind: string, lines: readonly LedgerLine[], at: Date): Promise<boolean> {
-  const nonZero = lines.filter((l) => !new Decimal(l.amount).isZero());
-  const sum = nonZero.reduce((acc, l) => acc.plus(l.amount), new Decimal(0));
-  if (!sum.isZero()) throw new UnbalancedJournalError(reference, sum.toFixed());
-  if (nonZero.length === 0) return false;
-  const journal = new Journal(reference, kind, at);
+  return (await postJournals(em, [{ reference, kind, lines }], at)) === 1;
+}
+
+export interface JournalInput {
+  readonly reference: string;
+  readonly kind: string;
+  readonly lines: readonly LedgerLine[];
+}
+
+/**
+ * Several journals in a constant number of statements (a batch of withdrawals commits this way):
+ * one multi-row insert of the journals, one of their entries, one balance update per merchant with
+ * the summed movement. Same rules as postJournal, per journal: each must balance, a reference
+ * booked before is skipped. Returns how many journals were booked. The check constraint judges the
+ * final balance of each merchant; callers that need every intermediate balance to stay covered
+ * (withdrawal holds) check that themselves under the merchant's lock before booking.
+ */
+export async function postJournals(em: EntityManager, journals: readonly JournalInput[], at: Date): Promise<number> {
+  const pending: { journal: Journal; lines: LedgerLine[] }[] = [];
+  for (const j of journals) {
+    const nonZero = j.lines.filter((l) => !new Decimal(l.amount).isZero());
+    const sum = nonZero.reduce((acc, l) => acc.plus(l.amount), new Decimal(0));
+    if (!sum.isZero()) throw new UnbalancedJournalError(j.reference, sum.toFixed());
+    if (nonZero.length > 0) pending.push({ journal: new Journal(j.reference, j.kind, at), lines: nonZero });
+  }
+  if (pending.length === 0) return 0;
   const inserted = await em.execute<{ id: string }[]>(
-    'insert into journals (id, reference, kind, created_at) values (?, ?, ?, ?) on conflict (reference) do nothing returning id',
-    [journal.id, reference, kind, at],
+    `insert into journals (id, reference, kind, created_at) values ${pending.map(() => '(?, ?, ?, ?)').join(', ')} on conflict (reference) do nothing returning id`,
+    pending.flatMap(({ journal }) => [journal.id, journal.reference, journal.kind, at]),
   );
-  if (inserted.length === 0) return false;
-  for (const line of nonZero) {
-    const m = MERCHANT_ACCOUNT.exec(line.account);
-    await em.execute('insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at) values (?, ?, ?, ?, ?, ?)', [
-      new LedgerEntry(journal.id, line.account, line.amount, null, at).id, journal.id, line.account, line.amount, m?.[1] ?? null, at,
-    ]);
-    if (m) {
-      const column = m[2] === 'available' ? 'available' : 'held';
-      // Update first: an upsert checks the constraint on the row it proposes to insert, so a
-      // debit (negative amount) would be refused even when the balance covers it.
-      const updated = await em.execute<QueryResult>(
-        `update merchant_balances set ${column} = ${column} + ?, updated_at = ?, version = version + 1 where merchant_id = ?`,
-        [line.amount, at, m[1]],
-        'run',
-      );
-      if (updated.affectedRows === 0) {
-        await em.execute(
-          `insert into merchant_balances (merchant_id, ${column}, updated_at, version) values (?, ?, ?, 1)
-           on conflict (merchant_id) do update set ${column} = merchant_balances.${column} + excluded.${column}, updated_at = excluded.updated_at, version = merchant_balances.version + 1`,
-          [m[1], line.amount, at],
-        );
+  const booked = new Set(inserted.map((r) => r.id));
+  const entries: unknown[][] = [];
+  const moves = new Map<string, { available: Decimal; held: Decimal }>();
+  for (const { journal, lines } of pending) {
+    if (!booked.has(journal.id)) continue;
+    for (const line of lines) {
+      const m = MERCHANT_ACCOUNT.exec(line.account);
+      entries.push([new LedgerEntry(journal.id, line.account, line.amount, null, at).id, journal.id, line.account, line.amount, m?.[1] ?? null, at]);
+      if (m) {
+        const move = moves.get(m[1]!) ?? { available: new Decimal(0), held: new Decimal(0) };
+        const column = m[2] === 'available' ? 'available' : 'held';
+        move[column] = move[column].plus(line.amount);
+        moves.set(m[1]!, move);
       }
     }
   }
-  return true;
+  if (entries.length === 0) return 0;
+  await em.execute(`insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at) values ${entries.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`, entries.flat());
+  for (const [merchantId, move] of moves) {
+    const available = move.available.toFixed();
+    const held = move.held.toFixed();
+    // Update first: an upsert checks the constraint on the row it proposes to insert, so a debit
+    // (negative amount) would be refused even when the balance covers it.
+    const updated = await em.execute<QueryResult>(
+      'update merchant_balances set available = available + ?, held = held + ?, updated_at = ?, version = version + 1 where merchant_id = ?',
+      [available, held, at, merchantId],
+      'run',
+    );
+    if (updated.affectedRows === 0) {
+      await em.execute(
+        `insert into merchant_balances (merchant_id, available, held, updated_at, version) values (?, ?, ?, ?, 1)
+         on conflict (merchant_id) do update set available = merchant_balances.available + excluded.available, held = merchant_balances.held + excluded.held,
+           updated_at = excluded.updated_at, version = merchant_balances.version + 1`,
+        [merchantId, available, held, at],
+      );
+    }
+  }
+  return booked.size;
 }
 
 export async function merchantBalance(em: EntityManager, merchantId: string): Promise<{ available: string; held: string }> {

@@ -21,7 +21,7 @@ const POOL = 20;
 const BASELINE_BURSTS = 5;
 
 type Merchant = { merchantId: string; apiKey: string; apiSecret: string };
-type Body = { code?: string; status?: string; uuid?: string };
+type Body = { error?: { code?: string }; status?: string; uuid?: string };
 
 /**
  * 6. 1,000 withdrawal requests in flight at once (each on its own connection), half from one hot
@@ -131,9 +131,9 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
 async function verify(server: Server, res: BurstResult, run: number, hot: Merchant, cold: readonly Merchant[], owner: (i: number) => Merchant, problems: string[]): Promise<number> {
   const bodies = res.bodies.map((b) => (b ? (JSON.parse(b) as Body) : {}));
   const created = bodies.filter((b) => b.uuid && b.status).length;
-  const refused = bodies.map((b, i) => ({ b, i })).filter(({ b }) => b.code !== undefined);
+  const refused = bodies.map((b, i) => ({ b, i })).filter(({ b }) => b.error !== undefined);
   if (res.statuses['201'] !== REQUESTS - 100 || created !== REQUESTS - 100) problems.push(`run ${run}: ${res.statuses['201'] ?? 0} answered 201 (expected ${REQUESTS - 100}): ${JSON.stringify(res.statuses)}`);
-  if (res.statuses['422'] !== 100 || refused.some(({ b }) => b.code !== 'insufficient_balance')) problems.push(`run ${run}: refusals ${JSON.stringify(res.statuses)}, codes ${[...new Set(refused.map(({ b }) => b.code))].join(',')}`);
+  if (res.statuses['422'] !== 100 || refused.some(({ b }) => b.error?.code !== 'insufficient_balance')) problems.push(`run ${run}: refusals ${JSON.stringify(res.statuses)}, codes ${[...new Set(refused.map(({ b }) => b.error?.code))].join(',')}`);
   if (refused.some(({ i }) => owner(i) !== hot)) problems.push(`run ${run}: a merchant other than the hot one was refused`);
   const sql = <T>(text: string, params: unknown[] = []) => server.child.call<T[]>('sql', { text, params });
   const balances = await sql<{ merchant_id: string; available: string }>('select merchant_id, available::text as available from merchant_balances');

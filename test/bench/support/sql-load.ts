@@ -119,7 +119,8 @@ export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
     await Promise.all(
       o.params.map(async (values) => {
         try {
-          changed += (await pool.query(o.sql, values as unknown[])).rowCount ?? 0;
+          const result = await pool.query(o.sql, values as unknown[]);
+          changed += result.rowCount ?? 0;
         } catch (err) {
           errors++;
           firstError ??= (err as Error).message;
