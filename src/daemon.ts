@@ -183,6 +183,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const restored = await invoiceActors.restoreAll();
   logger.info({ restoredInvoices: restored, ms: Date.now() - restoreStarted }, 'invoice actors rehydrated');
   const watcherActivity = new ActorActivity('watcher', () => clock.now());
+  const watchersStarted = Date.now();
   for (const [code, adapter] of chains.adapters) {
     const watcher = new NetworkWatcher({
       network: code,
@@ -201,7 +202,10 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   }
   // Rescan from the saved cursors before any restored invoice may expire (DESIGN.md, Actors).
   await Promise.all([...watchers.values()].map((w) => w.waitCaughtUp(30_000)));
+  const resumeStarted = Date.now();
+  logger.info({ ms: resumeStarted - watchersStarted }, 'watchers started and caught up');
   await invoiceActors.resumeAll();
+  logger.info({ ms: Date.now() - resumeStarted }, 'invoice actors resumed');
   // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
   const restoredWithdrawals = await withdrawalActors.restoreAll();
   await withdrawalActors.resumeAll();

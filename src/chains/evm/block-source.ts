@@ -1,9 +1,9 @@
-import { BlockNotFoundError, type PublicClient } from 'viem';
+import { BlockNotFoundError, toHex, type PublicClient } from 'viem';
 import type { TransferObservation } from '../types';
 import type { BlockHeader, BlockSource } from '../sync/types';
-import { TRANSFER_EVENT } from './abi';
 import { classifyRpcError, rpc } from './rpc-errors';
-import { toTransferObservations, type LogFilter } from './transfer-logs';
+import { TRANSFER_TOPIC, transfersFromRawLogs } from './raw-transfer-logs';
+import type { LogFilter } from './transfer-logs';
 
 /**
  * The EVM side of the block follower. Per block range exactly one eth_getLogs, filtered by the
@@ -33,11 +33,11 @@ export class EvmBlockSource implements BlockSource {
   }
 
   async transfers(fromHeight: number, toHeight: number): Promise<TransferObservation[]> {
-    const logs = await rpc(
+    const raw = await rpc(
       'eth_getLogs',
-      () => this.client.getLogs({ address: this.filter.token as `0x${string}`, event: TRANSFER_EVENT, fromBlock: BigInt(fromHeight), toBlock: BigInt(toHeight), strict: true }),
+      () => this.client.request({ method: 'eth_getLogs', params: [{ address: this.filter.token as `0x${string}`, topics: [TRANSFER_TOPIC], fromBlock: toHex(fromHeight), toBlock: toHex(toHeight) }] }),
       toHeight - fromHeight + 1,
     );
-    return toTransferObservations(logs, this.filter);
+    return transfersFromRawLogs(raw, this.filter);
   }
 }
