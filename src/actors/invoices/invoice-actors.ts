@@ -57,6 +57,7 @@ interface Entry {
 }
 
 const BOOKED_STATUSES = new Set(['paid', 'overpaid', 'underpaid']);
+const RESUME_SLICE = 2000;
 
 /**
  * The observer of one actor. A class instance (methods on the prototype) instead of two closures:
@@ -197,7 +198,11 @@ export class InvoiceActors {
   /** After the watchers caught up: re-arm timers; whatever fell due while down happens now. */
   async resumeAll(): Promise<void> {
     const at = this.deps.clock.now().toISOString();
-    await Promise.all([...this.entries.keys()].map((uuid) => this.send(uuid, { type: 'RESUME', at })));
+    // In slices: 100,000 open invoices must not mean 100,000 promise chains and timers set up at once.
+    const uuids = [...this.entries.keys()];
+    for (let i = 0; i < uuids.length; i += RESUME_SLICE) {
+      await Promise.all(uuids.slice(i, i + RESUME_SLICE).map((uuid) => this.send(uuid, { type: 'RESUME', at })));
+    }
   }
 
   /**
@@ -209,7 +214,8 @@ export class InvoiceActors {
     if (!entry) return Promise.reject(new Error(`no open invoice actor ${uuid}`));
     const run = async (): Promise<void> => {
       if (details) (entry.details ??= new Map()).set(details.key, details.value);
-      this.activity.record(uuid, entry.network, event.type, event);
+      // RESUME is start-up bookkeeping; what it changed (an expiry, say) is recorded as `committed`.
+      if (event.type !== 'RESUME') this.activity.record(uuid, entry.network, event.type, event);
       entry.watching = false; // this change is committed below, not by the subscription
       try {
         entry.actor.send(event);
