@@ -165,6 +165,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     writeOutbox: writeWithdrawalOutbox,
     killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
+    concurrency: config.PAYOUT_CONCURRENCY,
   });
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
@@ -176,7 +177,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     whitelist,
     writeOutbox: writeWithdrawalOutbox,
     // Devnet blocks come at once (or every DEVNET_BLOCK_MS): poll payouts often there.
-    pollIntervalMs: config.CHAIN_MODE === 'devnet' ? 250 : 5_000,
+    pollIntervalMs: config.PAYOUT_POLL_INTERVAL_MS ?? (config.CHAIN_MODE === 'devnet' ? 250 : 5_000),
   });
 
   const restoreStarted = Date.now();

@@ -39,6 +39,10 @@ const baseSchema = z.object({
   ADDRESS_POOL_BATCH: z.coerce.number().int().min(1).default(200),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+  /** Payout steps (sign, broadcast, status check) running at once in one daemon. */
+  PAYOUT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
+  /** How often a sent payout's status is checked; default 250 ms on devnet, 5000 ms otherwise. */
+  PAYOUT_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).optional(),
 });
 
 export interface NetworkConfig extends NetworkDefaults {

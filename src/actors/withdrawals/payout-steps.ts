@@ -6,6 +6,7 @@ import { DomainError, UnavailableError, ValidationError } from '../../domain/err
 import type { NetworkCode } from '../../domain/networks';
 import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
+import { PayoutSlots } from './payout-slots';
 
 /** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
 export type PayoutKillPoint = 'after_sign' | 'after_broadcast';
@@ -18,6 +19,8 @@ export interface PayoutStepDeps {
   /** Resolves once every state change of this withdrawal so far is committed. */
   readonly settled: (uuid: string) => Promise<void>;
   readonly killAt?: PayoutKillPoint;
+  /** Payout steps running at once (PAYOUT_CONCURRENCY); default 8. */
+  readonly concurrency?: number;
 }
 
 /**
@@ -48,14 +51,17 @@ interface SignedRow {
  */
 export class PayoutSteps {
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly slots: PayoutSlots;
 
-  constructor(private readonly deps: PayoutStepDeps) {}
+  constructor(private readonly deps: PayoutStepDeps) {
+    this.slots = new PayoutSlots(deps.concurrency ?? 8);
+  }
 
   actors() {
     return {
-      signPayout: fromPromise<WithdrawalSignedPayout, SignPayoutInput>(({ input }) => this.track(this.sign(input))),
-      broadcastPayout: fromPromise<void, PayoutActorInput>(({ input }) => this.track(this.broadcast(input))),
-      checkPayout: fromPromise<CheckPayoutOutput, PayoutActorInput>(({ input }) => this.track(this.check(input))),
+      signPayout: fromPromise<WithdrawalSignedPayout, SignPayoutInput>(({ input }) => this.track(this.slots.run(() => this.sign(input)))),
+      broadcastPayout: fromPromise<void, PayoutActorInput>(({ input }) => this.track(this.slots.run(() => this.broadcast(input)))),
+      checkPayout: fromPromise<CheckPayoutOutput, PayoutActorInput>(({ input }) => this.track(this.slots.run(() => this.check(input)))),
     };
   }
 

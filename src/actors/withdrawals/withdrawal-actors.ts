@@ -34,6 +34,8 @@ export interface WithdrawalActorsDeps {
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
   readonly writeOutbox: WithdrawalOutboxWriter;
   readonly killAt?: PayoutKillPoint;
+  /** Payout steps running at once (PayoutSlots). */
+  readonly concurrency?: number;
 }
 
 interface Entry {
@@ -212,6 +214,10 @@ export class WithdrawalActors {
     const done = snapshot.status === 'done';
     const key = stateKey(entry.actor);
     if (!work && !done && key === entry.persistedKey) return;
+    // Not worth a transaction: sign() already wrote the signed transaction to the row, and an actor
+    // restored one step earlier (signing) gets that same transaction back from sign() and
+    // broadcasts it. Same outcome after a crash, one transaction less per payout.
+    if (!work && !done && snapshot.matches({ processing: 'broadcasting' })) return;
     const persistedSnapshot = entry.actor.getPersistedSnapshot();
     const now = this.deps.clock.now();
     let status: string;

@@ -34,9 +34,9 @@ type Body = { error?: { code?: string }; status?: string; uuid?: string };
  * daemon's pool, on a balances table funded the same way, in the same PostgreSQL.
  */
 export async function withdrawalsUnderContention(ctx: BenchContext, load: Child): Promise<ScenarioReport> {
-  // POLL_INTERVAL_MS: the live default (devnet polls every 250 ms to keep the tests fast; 900
-  // payouts polled 4 times a second would measure devnet, not the request path).
-  const server = await startServer(ctx, 'withdrawals', { TRC20_CONFIRMATIONS: '1', TRC20_MIN_WITHDRAWAL: '1', TRC20_WITHDRAWAL_FEE: '1', POLL_INTERVAL_MS: '5000' });
+  // PAYOUT_POLL_INTERVAL_MS: the live default (devnet polls every 250 ms to keep the tests fast;
+  // 900 payouts polled 4 times a second would measure devnet, not the request path).
+  const server = await startServer(ctx, 'withdrawals', { TRC20_CONFIRMATIONS: '1', TRC20_MIN_WITHDRAWAL: '1', TRC20_WITHDRAWAL_FEE: '1', PAYOUT_POLL_INTERVAL_MS: '5000' });
   const setup = new WithdrawalSetup(server, NETWORK);
   try {
     const hot = await server.merchant('Hot shop');
@@ -75,6 +75,10 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
       p99.push(res.latency.p99);
       checks += await verify(server, res, run, hot, cold, owner, problems);
       ctx.log(`  withdrawals run ${run}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}`);
+      // Steady state before the next run (and the baseline): every payout of this burst completes.
+      const t1 = Date.now();
+      await setup.settlePayouts(async () => Number((await server.child.call<{ n: string }[]>('sql', { text: 'select count(*)::text as n from withdrawals where open' }))[0]!.n));
+      ctx.log(`  withdrawals run ${run}: all payouts completed ${((Date.now() - t1) / 1000).toFixed(1)} s after the burst`);
 
       const bursts: number[] = [];
       for (let b = 0; b < BASELINE_BURSTS; b++) {
@@ -116,10 +120,10 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
         { name: 'p99 latency in the burst', value: median(p99), unit: 'ms', runs: p99, pass: null },
       ],
       notes: [
-        `Each run funds the hot merchant with ${HOT_FUND} USDT and each of the ${MERCHANTS} others with ${COLD_FUND} USDT (devnet invoices paid in full), then sends ${REQUESTS} signed POST /v1/withdrawals of ${AMOUNT} USDT (${NETWORK}, each with its own reference) at the same moment, each on its own keep-alive connection: ${REQUESTS / HOT_SHARE} from the hot merchant (its balance covers 400), 5 from each other merchant (exactly their balance).`,
+        `Between runs every payout of the burst is mined to completion (so each burst starts from the same steady state: no withdrawal open). Each run funds the hot merchant with ${HOT_FUND} USDT and each of the ${MERCHANTS} others with ${COLD_FUND} USDT (devnet invoices paid in full), then sends ${REQUESTS} signed POST /v1/withdrawals of ${AMOUNT} USDT (${NETWORK}, each with its own reference) at the same moment, each on its own keep-alive connection: ${REQUESTS / HOT_SHARE} from the hot merchant (its balance covers 400), 5 from each other merchant (exactly their balance).`,
         `After each burst ${checks / ctx.runs} facts are checked: 900 answered 201 and 100 answered 422 insufficient_balance, all refused ones are the hot merchant's, every merchant's available balance is 0, no balance is negative, every journal sums to zero and every balance equals the sum of its ledger entries, one withdrawal row per 201.`,
         `Baseline: the same ${REQUESTS} debits in the same order as autocommit UPDATE statements on a two-column balances table, all issued at once over a pool of ${POOL} connections (the daemon's pool size), median of ${BASELINE_BURSTS} bursts per run; it must grant exactly ${REQUESTS - 100}.`,
-        'A withdrawal does far more than the baseline: HMAC check at the gateway, the merchant row locked FOR UPDATE (per-merchant serialization, so the rolling daily cap and the balance are read consistently), the reference lookup, the cap-window sum, the row insert with the actor snapshot, a journal with two entries, two balance updates under the check constraint, an outbox event, the commit, then the actor starts paying out on devnet (signing, broadcasting, polling every 5 s: POLL_INTERVAL_MS=5000, the live default). The hot merchant\'s requests are serialized by its row lock for that whole transaction, while the baseline holds the row only for one statement.',
+        'A withdrawal does far more than the baseline: HMAC check at the gateway, the merchant row locked FOR UPDATE (per-merchant serialization, so the rolling daily cap and the balance are read consistently), the reference lookup, the cap-window sum, the row insert with the actor snapshot, a journal with two entries, two balance updates under the check constraint, an outbox event, the commit, then the actor starts paying out on devnet (signing, broadcasting, polling every 5 s: PAYOUT_POLL_INTERVAL_MS=5000, the live default; at most PAYOUT_CONCURRENCY=8 payout steps at once). The hot merchant\'s requests are serialized by its row lock for that whole transaction, while the baseline holds the row only for one statement.',
         ...problems.map((p) => `Problem: ${p}`),
       ],
     };

@@ -70,6 +70,16 @@ export class WithdrawalSetup {
     }
   }
 
+  /** Mines a block at a time until no withdrawal is open any more (every payout completed). */
+  async settlePayouts(openCount: () => Promise<number>, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await openCount()) > 0) {
+      if (Date.now() > deadline) throw new Error(`payouts still open after ${timeoutMs} ms`);
+      await call((cb) => this.devnet.mine({ network: this.network, blocks: 1 }, this.operator, cb));
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
   async balance(merchantId: string): Promise<Balance> {
     return call<Balance>((cb) => this.merchants.getBalance({ merchant_id: merchantId }, this.operator, cb));
   }
