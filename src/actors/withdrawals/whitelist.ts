@@ -5,6 +5,7 @@ import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { WhitelistEntry } from '../../store/entities';
 import { recordAudit } from '../../store/repos/audit';
+import { RawSql } from '../../store/raw-sql';
 
 export const WHITELIST_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 
@@ -22,7 +23,11 @@ export interface WhitelistDeps {
  * the row keeps the form first written.
  */
 export class Whitelist {
-  constructor(private readonly deps: WhitelistDeps) {}
+  private readonly sql: RawSql;
+
+  constructor(private readonly deps: WhitelistDeps) {
+    this.sql = new RawSql(deps.orm);
+  }
 
   private get cooldownMs(): number {
     return this.deps.cooldownMs ?? WHITELIST_COOLDOWN_MS;
@@ -65,14 +70,24 @@ export class Whitelist {
     return em.find(WhitelistEntry, where, { orderBy: { network: 'asc', addedAt: 'asc' } });
   }
 
-  /** Refuses (422) an address that is not listed, or still in its cooldown, at `now`. */
-  async requireUsable(em: EntityManager, merchantId: string, network: NetworkSettings, address: string, now: Date): Promise<void> {
-    const entry = await this.find(em, merchantId, network, this.normalize(network, address), false);
+  /**
+   * Refuses (422) an address that is not listed, or still in its cooldown, at `now`. On every
+   * withdrawal request: one prepared statement on the raw pool, no entity hydration.
+   */
+  async requireUsable(merchantId: string, network: NetworkSettings, address: string, now: Date): Promise<void> {
+    const normalized = this.normalize(network, address);
+    const adapter = this.deps.adapters.get(network.code)!;
+    const rows = await this.sql.query<{ address: string; usable_ms: number }>(
+      'select address, (extract(epoch from usable_at) * 1000)::float8 as usable_ms from withdrawal_whitelist where merchant_id = $1 and network = $2 and removed_at is null',
+      [merchantId, network.code],
+      'chainpay_whitelist_usable',
+    );
+    const entry = rows.find((r) => adapter.isValidAddress(r.address) && adapter.normalizeAddress(r.address) === normalized);
     if (!entry) {
       throw new ValidationError('address_not_whitelisted', `address is not in the withdrawal whitelist for ${network.code}`, 'address');
     }
-    if (entry.usableAt.getTime() > now.getTime()) {
-      const usableAt = entry.usableAt.toISOString();
+    if (entry.usable_ms > now.getTime()) {
+      const usableAt = new Date(entry.usable_ms).toISOString();
       throw new ValidationError('address_in_cooldown', `address was whitelisted less than 24 hours ago; usable from ${usableAt}`, 'address', { usable_at: usableAt });
     }
   }

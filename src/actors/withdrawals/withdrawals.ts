@@ -9,6 +9,7 @@ import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import { createWithdrawalContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal } from '../../store/entities';
+import { RawSql } from '../../store/raw-sql';
 import { recordAudit } from '../../store/repos/audit';
 import { merchantBalance, postJournals, type JournalInput } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
@@ -70,8 +71,11 @@ type Created = { row: Withdrawal; created: boolean; snapshot: unknown };
 /** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
 export class Withdrawals {
   private readonly batches = new KeyedBatches<CreateWithdrawalInput, Created>((merchantId, inputs) => this.createBatch(merchantId, inputs), WITHDRAWAL_BATCH_MAX);
+  private readonly sql: RawSql;
 
-  constructor(private readonly deps: WithdrawalsDeps) {}
+  constructor(private readonly deps: WithdrawalsDeps) {
+    this.sql = new RawSql(deps.orm);
+  }
 
   /**
    * Every refusal happens before or inside the creating transaction, so a refused request leaves
@@ -81,14 +85,17 @@ export class Withdrawals {
    * read and the holds are booked.
    */
   async create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
+    if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
     const reference = parseReference(body);
     if (reference !== null) {
-      const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference });
-      if (existing) return { row: existing, created: false };
+      // A repeat answers with the original whatever its body says now. Checked with one prepared
+      // statement; the entity is loaded only for a repeat.
+      const known = await this.sql.query<{ uuid: string }>('select uuid from withdrawals where merchant_id = $1 and reference = $2', [merchantId, reference], 'chainpay_withdrawal_by_reference');
+      if (known[0]) return { row: await this.get(known[0].uuid, merchantId), created: false };
     }
     const input = parseCreateWithdrawal(body, active, (network, address) => this.deps.adapters.get(network.code)?.isValidAddress(address) ?? false);
     // Outside the merchant's lock (it needs no serialization), so the locked part stays short.
-    await this.deps.whitelist.requireUsable(this.deps.orm.em.fork(), merchantId, input.network, input.address, this.deps.clock.now());
+    await this.deps.whitelist.requireUsable(merchantId, input.network, input.address, this.deps.clock.now());
     const result = await this.batches.submit(merchantId, input);
     if (result.created) {
       this.deps.logger.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
