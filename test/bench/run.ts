@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --runs N] [--only 1,3] [--quick] [--profile] [--out FILE]`
+ * `npm run bench [-- --runs N] [--only 1,3] [--layout split|one] [--quick] [--profile] [--out FILE]`
  *
  * Runs the benchmark scenarios of issue 9 on the embedded defaults (embedded PostgreSQL under a
  * scratch DATA_DIR, devnet chains, a real `hardhat node` for detection) and writes BENCHMARKS.md:
@@ -28,12 +28,13 @@ interface Options {
   quick: boolean;
   profile: boolean;
   out: string;
+  layout: 'one' | 'split';
 }
 
 const REPO = path.resolve(__dirname, '..', '..');
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md') };
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? '';
@@ -42,6 +43,11 @@ function parseArgs(argv: readonly string[]): Options {
     else if (a === '--quick') o.quick = true;
     else if (a === '--profile') o.profile = true;
     else if (a === '--out') o.out = path.resolve(value());
+    else if (a === '--layout') {
+      const layout = value();
+      if (layout !== 'one' && layout !== 'split') throw new Error('--layout is one or split');
+      o.layout = layout;
+    }
     else throw new Error(`unknown option ${a}`);
   }
   if (o.quick && !argv.includes('--runs')) o.runs = 1;
@@ -68,6 +74,7 @@ async function main(): Promise<void> {
     root,
     runs: o.runs,
     quick: o.quick,
+    layout: o.layout,
     profileDir,
     log: (msg) => process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`),
     ms: (normal) => (o.quick ? Math.max(200, Math.round(normal / 4)) : normal),
@@ -99,7 +106,7 @@ async function main(): Promise<void> {
       // Scenario 2 reads the invoices scenario 1 created: one server for both.
       let server: Server | null = null;
       try {
-        server = await startServer(ctx, 'invoices', { ADDRESS_POOL_MIN_FREE: String(POOL_MIN_FREE), ADDRESS_POOL_BATCH: String(POOL_BATCH) });
+        server = await startServer(ctx, 'invoices', { ADDRESS_POOL_MIN_FREE: String(POOL_MIN_FREE), ADDRESS_POOL_BATCH: String(POOL_BATCH) }, { layout: o.layout });
       } catch (err) {
         for (const id of [1, 2].filter((i) => o.only.has(i))) await run(id, id === 1 ? 'Signed invoice creation, end to end' : 'GET /v1/invoices/{uuid}', () => Promise.reject(err));
       }

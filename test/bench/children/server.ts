@@ -3,8 +3,6 @@
  * under DATA_DIR, devnet chains unless RPC URLs are given) and the gateway in front of it. Logs go
  * to this process's stdout (the bench points it at a file), at the level asked (default info).
  */
-import fs from 'node:fs';
-import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -15,6 +13,7 @@ import { createLogger } from '../../../src/observability/logger';
 import { createGateway, type Gateway } from '../../../gateway/server';
 import { MerchantServiceClient, type CreateMerchantResponse } from '../../../src/grpc/generated/chainpay/v1/merchants';
 import { serveIpc } from '../support/ipc';
+import { cpuMs, Profiler } from '../support/profiler';
 
 export interface StartArgs {
   readonly dataDir: string;
@@ -76,24 +75,10 @@ serveIpc({
     return { heapUsed: m.heapUsed, heapTotal: m.heapTotal, rss: m.rss, heapLimit: v8.getHeapStatistics().heap_size_limit };
   },
   /** CPU milliseconds this process has used (user + system). */
-  cpu: async () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  },
+  cpu: async () => cpuMs(),
   /** `npm run bench -- --profile`: a CPU profile of the measured window only. */
-  profileStart: async () => {
-    profiler ??= new Session();
-    profiler.connect();
-    await post('Profiler.enable');
-    await post('Profiler.setSamplingInterval', { interval: 200 });
-    await post('Profiler.start');
-  },
-  profileStop: async (a: { file: string }) => {
-    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-    fs.writeFileSync(a.file, JSON.stringify(profile));
-    profiler?.disconnect();
-    return a.file;
-  },
+  profileStart: async () => profiler.start(),
+  profileStop: async (a: { file: string }) => profiler.stop(a.file),
   stop: async () => stop(),
 }, stop);
 
@@ -107,10 +92,7 @@ async function stop(): Promise<void> {
   await d?.stop();
 }
 
-let profiler: Session | null = null;
-function post(method: string, params?: object): Promise<unknown> {
-  return new Promise((resolve, reject) => profiler!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-}
+const profiler = new Profiler();
 
 function need(): Daemon {
   if (!daemon) throw new Error('not started');

@@ -27,7 +27,7 @@ export async function detectionLatency(ctx: BenchContext, node: HardhatNode, cha
     POLYGON_TOKEN_ADDRESS: token,
     POLYGON_CONFIRMATIONS: '3',
     POLYGON_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
-  });
+  }, { layout: ctx.layout });
   const client = new InvoiceServiceClient(`127.0.0.1:${server.started.grpcPort}`, grpc.credentials.createInsecure());
   try {
     const merchant = await server.merchant();

@@ -36,7 +36,7 @@ type Body = { error?: { code?: string }; status?: string; uuid?: string };
 export async function withdrawalsUnderContention(ctx: BenchContext, load: Child): Promise<ScenarioReport> {
   // PAYOUT_POLL_INTERVAL_MS: the live default (devnet polls every 250 ms to keep the tests fast;
   // 900 payouts polled 4 times a second would measure devnet, not the request path).
-  const server = await startServer(ctx, 'withdrawals', { TRC20_CONFIRMATIONS: '1', TRC20_MIN_WITHDRAWAL: '1', TRC20_WITHDRAWAL_FEE: '1', PAYOUT_POLL_INTERVAL_MS: '5000' });
+  const server = await startServer(ctx, 'withdrawals', { TRC20_CONFIRMATIONS: '1', TRC20_MIN_WITHDRAWAL: '1', TRC20_WITHDRAWAL_FEE: '1', PAYOUT_POLL_INTERVAL_MS: '5000' }, { layout: ctx.layout });
   const setup = new WithdrawalSetup(server, NETWORK);
   try {
     const hot = await server.merchant('Hot shop');

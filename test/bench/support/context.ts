@@ -13,6 +13,8 @@ export interface BenchContext {
   readonly runs: number;
   /** Shorter windows (a smoke run of the bench itself). */
   readonly quick: boolean;
+  /** Process layout of the daemon and the gateway (see ServerOptions). */
+  readonly layout: 'one' | 'split';
   /** When set, CPU profiles of the measured windows are written here. */
   readonly profileDir: string | null;
   log(message: string): void;
@@ -22,41 +24,67 @@ export interface BenchContext {
 
 export interface Server {
   readonly child: Child;
+  /** The gateway's own process in the split layout; null when the gateway runs in `child`. */
+  readonly gateway: Child | null;
   readonly started: Started;
   readonly dataDir: string;
   readonly logFile: string;
   merchant(name?: string): Promise<{ merchantId: string; apiKey: string; apiSecret: string }>;
-  /** CPU milliseconds the server process used so far. */
+  /** CPU milliseconds the server's processes (daemon, and gateway when apart) used so far. */
   cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
+export interface ServerOptions {
+  readonly nodeFlags?: string[];
+  readonly dataDir?: string;
+  /**
+   * 'one': daemon and gateway in one process, as `npm start` runs them. 'split': the gateway in a
+   * process of its own, as docker-compose.yml (production) runs them. Default 'one'.
+   */
+  readonly layout?: 'one' | 'split';
+}
+
 /**
- * The system under test in its own process (daemon + gateway, embedded PostgreSQL under
- * `dataDir`). `env` adds to the bench's defaults; nothing else of the host environment leaks in.
+ * The system under test (embedded PostgreSQL under `dataDir`) in one or two processes. `env` adds
+ * to the bench's defaults; nothing else of the host environment leaks in.
  */
-export async function startServer(ctx: BenchContext, name: string, env: Record<string, string> = {}, options: { nodeFlags?: string[]; dataDir?: string; gateway?: boolean } = {}): Promise<Server> {
+export async function startServer(ctx: BenchContext, name: string, env: Record<string, string> = {}, options: ServerOptions = {}): Promise<Server> {
   const dataDir = options.dataDir ?? path.join(ctx.root, name);
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(ctx.root, `${name}.log`);
+  const split = options.layout === 'split';
   const child = startChild(path.join(CHILDREN, 'server.ts'), { logFile, nodeFlags: options.nodeFlags });
+  let gateway: Child | null = null;
   try {
     // BENCH_SERVER_ENV='{"LOG_LEVEL":"warn"}': extra daemon settings for experiments (reported as given).
     const extra = process.env.BENCH_SERVER_ENV ? (JSON.parse(process.env.BENCH_SERVER_ENV) as Record<string, string>) : {};
-    const started = await child.call<Started>('start', { dataDir, env: { ...env, ...extra }, gateway: options.gateway });
+    let started = await child.call<Started>('start', { dataDir, env: { ...env, ...extra }, gateway: !split });
+    if (split) {
+      gateway = startChild(path.join(CHILDREN, 'gateway.ts'), { logFile: path.join(ctx.root, `${name}-gateway.log`) });
+      const { httpPort } = await gateway.call<{ httpPort: number }>('start', { grpcAddress: `127.0.0.1:${started.grpcPort}`, logLevel: extra.LOG_LEVEL });
+      started = { ...started, httpPort };
+    }
+    const g = gateway;
     return {
       child,
+      gateway: g,
       started,
       dataDir,
       logFile,
       merchant: (merchantName = 'Bench shop') => child.call('merchant', { name: merchantName }),
-      cpu: () => child.call<number>('cpu'),
+      cpu: async () => (await child.call<number>('cpu')) + (g ? await g.call<number>('cpu') : 0),
       stop: async () => {
+        if (g) {
+          await g.call('stop').catch(() => undefined);
+          await g.stop();
+        }
         await child.call('stop').catch(() => undefined);
         await child.stop();
       },
     };
   } catch (err) {
+    await gateway?.stop();
     await child.stop();
     throw new Error(`${name}: the server did not start (log: ${logFile}): ${(err as Error).message}`);
   }
@@ -73,10 +101,12 @@ export function startBareServer(): Child {
 /** Profile the server over `fn` when the bench runs with --profile. */
 export async function profiled<T>(ctx: BenchContext, server: Server, name: string, fn: () => Promise<T>): Promise<T> {
   if (!ctx.profileDir) return fn();
-  await server.child.call('profileStart');
+  const processes = server.gateway ? [server.child, server.gateway] : [server.child];
+  for (const p of processes) await p.call('profileStart');
   try {
     return await fn();
   } finally {
     await server.child.call('profileStop', { file: path.join(ctx.profileDir, `${name}.cpuprofile`) });
+    if (server.gateway) await server.gateway.call('profileStop', { file: path.join(ctx.profileDir, `${name}-gateway.cpuprofile`) });
   }
 }

@@ -1,0 +1,28 @@
+/**
+ * The gateway alone, in its own process, in front of a daemon in another (the production layout
+ * of docker-compose.yml). Logs go to this process's stdout (the bench points it at a file).
+ */
+import { createLogger } from '../../../src/observability/logger';
+import { createGateway, type Gateway } from '../../../gateway/server';
+import { serveIpc } from '../support/ipc';
+import { cpuMs, Profiler } from '../support/profiler';
+
+let gateway: Gateway | null = null;
+const profiler = new Profiler();
+
+serveIpc({
+  start: async (a: { grpcAddress: string; logLevel?: string }) => {
+    gateway = createGateway({ grpcAddress: a.grpcAddress, logger: createLogger(a.logLevel ?? 'info', 'chainpay-gateway') });
+    return { httpPort: await gateway.listen(0, '127.0.0.1') };
+  },
+  cpu: async () => cpuMs(),
+  profileStart: async () => profiler.start(),
+  profileStop: async (a: { file: string }) => profiler.stop(a.file),
+  stop: async () => stop(),
+}, stop);
+
+async function stop(): Promise<void> {
+  const g = gateway;
+  gateway = null;
+  await g?.close();
+}

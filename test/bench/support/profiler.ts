@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import { Session } from 'node:inspector';
+
+/** `npm run bench -- --profile`: CPU profiles of a bench child's measured windows only. */
+export class Profiler {
+  private session: Session | null = null;
+
+  async start(): Promise<void> {
+    this.session ??= new Session();
+    this.session.connect();
+    await this.post('Profiler.enable');
+    await this.post('Profiler.setSamplingInterval', { interval: 200 });
+    await this.post('Profiler.start');
+  }
+
+  async stop(file: string): Promise<string> {
+    const { profile } = (await this.post('Profiler.stop')) as { profile: unknown };
+    fs.writeFileSync(file, JSON.stringify(profile));
+    this.session?.disconnect();
+    return file;
+  }
+
+  private post(method: string, params?: object): Promise<unknown> {
+    return new Promise((resolve, reject) => this.session!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  }
+}
+
+/** CPU milliseconds this process has used (user + system). */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
