@@ -166,6 +166,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     writeOutbox: writeWithdrawalOutbox,
     killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
     concurrency: config.PAYOUT_CONCURRENCY,
+    bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
   });
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({

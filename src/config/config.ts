@@ -43,6 +43,8 @@ const baseSchema = z.object({
   PAYOUT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
   /** How often a sent payout's status is checked; default 250 ms on devnet, 5000 ms otherwise. */
   PAYOUT_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).optional(),
+  /** A payout still pending this long after signing is replaced with a higher fee (EVM). */
+  PAYOUT_BUMP_AFTER_MS: z.coerce.number().int().min(1000).default(300_000),
 });
 
 export interface NetworkConfig extends NetworkDefaults {

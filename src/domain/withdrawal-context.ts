@@ -12,13 +12,23 @@ export interface WithdrawalSignedPayout {
   readonly meta: Record<string, string | number>;
 }
 
-/** Same shape as chains/types.ts PayoutStatus, plus the clock time of the poll. */
+/**
+ * Same shape as chains/types.ts PayoutStatus, plus the clock time of the poll. `payout`: the signed
+ * transaction as it now stands on the row when it is not the one the actor holds (a fee bump
+ * replaced it); `txHash`: the version that was mined or reverted when it is not the newest.
+ */
 export type CheckPayoutOutput = (
   | { readonly state: 'unknown' }
   | { readonly state: 'pending' }
   | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number }
   | { readonly state: 'reverted'; readonly blockHeight: number }
-) & { readonly at: string };
+) & { readonly at: string; readonly payout?: WithdrawalSignedPayout; readonly txHash?: string };
+
+/** What the actor keeps after a status check: the newest signed version, and the hash that counts. */
+export function checkedPayout(context: WithdrawalMachineContext, output: CheckPayoutOutput): { signed: WithdrawalSignedPayout | null; txHash: string | null } {
+  const signed = output.payout ?? context.signed;
+  return { signed, txHash: output.txHash ?? signed?.txHash ?? context.txHash };
+}
 
 /** Input of the signPayout actor; {id, to, amount} is chains' PayoutRequest. */
 export interface SignPayoutInput {

@@ -6,7 +6,7 @@ import { withdrawalMachine } from './withdrawal-machine';
 const T0 = Date.parse('2025-03-01T12:00:00.000Z');
 const POLL = 5_000;
 
-type CheckResult = 'unknown' | 'pending' | 'reverted' | { mined: number } | Error;
+type CheckResult = 'unknown' | 'pending' | 'reverted' | { mined: number } | { output: CheckPayoutOutput } | Error;
 
 /** A scripted in-memory chain standing in for the adapter behind the three actors. */
 class FakeChain {
@@ -40,6 +40,7 @@ class FakeChain {
           const next = this.checkScript.shift() ?? 'pending';
           const at = new Date(this.clock.now()).toISOString();
           if (next instanceof Error) throw next;
+          if (typeof next === 'object' && 'output' in next) return { ...next.output, at };
           if (typeof next === 'object') return { state: 'mined', blockHeight: 10, confirmations: next.mined, at };
           if (next === 'reverted') return { state: 'reverted', blockHeight: 10, at };
           return { state: next, at };
@@ -139,6 +140,20 @@ describe('withdrawal machine', () => {
     expect(h.chain.broadcasts[1]).toEqual(h.chain.broadcasts[0]);
     await h.poll();
     expect(h.ctx().status).toBe('completed');
+    expect(h.chain.signed).toHaveLength(1);
+  });
+
+  it('takes the replacement a fee bump made; rebroadcasts that one; completes with the version that was mined', async () => {
+    const h = harness();
+    const bumped = { txHash: '0xbumped', raw: 'raw:bumped', meta: { nonce: 7, replaces: '0xtx1' } };
+    h.chain.checkScript = [{ output: { state: 'pending', payout: bumped, at: '' } }, 'unknown', { output: { state: 'mined', blockHeight: 10, confirmations: 3, txHash: '0xtx1', at: '' } }];
+    await h.poll();
+    expect(h.ctx()).toMatchObject({ signed: bumped, txHash: '0xbumped', status: 'processing' });
+    await h.poll();
+    expect(h.chain.broadcasts.at(-1)!.payout).toEqual(bumped);
+    await h.poll();
+    // The stuck original won the race against its replacement: the withdrawal shows the mined one.
+    expect(h.ctx()).toMatchObject({ status: 'completed', txHash: '0xtx1', signed: bumped });
     expect(h.chain.signed).toHaveLength(1);
   });
 

@@ -17,6 +17,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import {
+  checkedPayout,
   errorText,
   isPermanentPayoutError,
   type CheckPayoutOutput,
@@ -117,25 +118,37 @@ export const withdrawalMachine = setup({
               invoke: {
                 src: 'checkPayout',
                 input: payoutInput,
+                // Every branch first takes the payout as the check found it (a fee bump may have
+                // replaced the transaction; the replaced one may be the one that was mined).
                 onDone: [
                   {
                     guard: ({ event }) => event.output.state === 'reverted',
                     target: '#withdrawal.failed',
-                    actions: assign({ failureReason: 'reverted_on_chain' }),
+                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: 'reverted_on_chain' })],
                   },
                   {
                     guard: ({ context, event }) => event.output.state === 'mined' && event.output.confirmations >= context.requiredConfirmations,
                     target: '#withdrawal.completed',
-                    actions: assign({
-                      confirmations: ({ context }) => context.requiredConfirmations,
-                      completedAt: ({ event }) => event.output.at,
-                    }),
+                    actions: [
+                      assign(({ context, event }) => checkedPayout(context, event.output)),
+                      assign({
+                        confirmations: ({ context }) => context.requiredConfirmations,
+                        completedAt: ({ event }) => event.output.at,
+                      }),
+                    ],
                   },
                   // Not known to the chain (dropped, or reorged out): send the same transaction again.
-                  { guard: ({ event }) => event.output.state === 'unknown', target: '#withdrawal.processing.broadcasting' },
+                  {
+                    guard: ({ event }) => event.output.state === 'unknown',
+                    target: '#withdrawal.processing.broadcasting',
+                    actions: assign(({ context, event }) => checkedPayout(context, event.output)),
+                  },
                   {
                     target: 'waiting',
-                    actions: assign({ confirmations: ({ event }) => (event.output.state === 'mined' ? event.output.confirmations : 0) }),
+                    actions: [
+                      assign(({ context, event }) => checkedPayout(context, event.output)),
+                      assign({ confirmations: ({ event }) => (event.output.state === 'mined' ? event.output.confirmations : 0) }),
+                    ],
                   },
                 ],
                 // The chain could not be asked: ask again later (never a reason to fail).

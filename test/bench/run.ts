@@ -54,12 +54,18 @@ function parseArgs(argv: readonly string[]): Options {
   return o;
 }
 
-const LAYOUT = [
-  'The system under test runs in ONE process: the daemon (`startDaemon(loadConfig(...))`, embedded PostgreSQL under a fresh DATA_DIR, devnet chains) and the gateway (`createGateway`) in front of it, talking gRPC over 127.0.0.1 — as `npm start` runs them. LOG_LEVEL is the default (info; the gateway logs every /v1 request); logs go to a file.',
-  'The load generator is a SEPARATE Node process (keep-alive HTTP/1.1 over raw sockets, pre-built signed requests), so it never shares an event loop with the daemon or the gateway. The SQL baselines run from that process too, each client on its own connection.',
-  'The embedded PostgreSQL runs as its own processes. On 2 cores, the server process, PostgreSQL and the load generator share the same two cores: every figure includes that contention.',
-  'Scenario 5 adds a `hardhat node` process (the real EVM JSON-RPC), scenario 3 runs its daemon with `--max-old-space-size=1024`.',
-];
+function layoutNotes(layout: 'one' | 'split'): string[] {
+  const sut =
+    layout === 'split'
+      ? 'The system under test runs as in production (docker-compose.yml): the daemon (`startDaemon(loadConfig(...))`, embedded PostgreSQL under a fresh DATA_DIR, devnet chains) in one process and the gateway (`createGateway`) in another, talking gRPC over 127.0.0.1 (`--layout split`, the default; `--layout one` runs both in one process as `npm start` does). LOG_LEVEL is the default (info; the gateway logs every /v1 request); logs go to files. "Server CPU" figures add up both processes.'
+      : 'The system under test runs in ONE process, as `npm start` runs it (`--layout one`): the daemon (`startDaemon(loadConfig(...))`, embedded PostgreSQL under a fresh DATA_DIR, devnet chains) and the gateway (`createGateway`) in front of it, talking gRPC over 127.0.0.1. LOG_LEVEL is the default (info; the gateway logs every /v1 request); logs go to a file.';
+  return [
+    sut,
+    'The load generator is a SEPARATE Node process (keep-alive HTTP/1.1 over raw sockets, pre-built signed requests), so it never shares an event loop with the daemon or the gateway. The SQL baselines run from that process too, each client on its own connection.',
+    'The embedded PostgreSQL runs as its own processes. On 2 cores, the server processes, PostgreSQL and the load generator share the same two cores: every figure includes that contention.',
+    'Scenario 5 adds a `hardhat node` process (the real EVM JSON-RPC), scenario 3 runs its daemon alone with `--max-old-space-size=1024`.',
+  ];
+}
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
@@ -144,7 +150,7 @@ async function main(): Promise<void> {
 
   reports.sort((a, b) => a.id - b.id);
   const total = (performance.now() - started) / 1000;
-  fs.writeFileSync(o.out, renderMarkdown(m, reports, LAYOUT, total));
+  fs.writeFileSync(o.out, renderMarkdown(m, reports, layoutNotes(o.layout), total));
   fs.rmSync(root, { recursive: true, force: true });
   ctx.log(`wrote ${o.out}`);
   for (const r of reports) for (const f of r.figures) ctx.log(`  ${r.id}. ${f.name}: ${f.value.toFixed(2)} ${f.unit}${f.pass === null ? '' : f.pass ? ' (pass)' : ' (miss)'}`);

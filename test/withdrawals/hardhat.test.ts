@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import { toBaseUnits } from '../../src/chains/amount';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
 import type { Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
-import { createMerchant, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
+import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
 import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
@@ -43,7 +43,7 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     const hot = testCodec().hotWallet().address;
     await chain.mint(token, hot, 1_000n * 10n ** 6n);
     await chain.fundEth(hot);
-    stack = await startStack({ env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3' } });
+    stack = await startStack({ env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', PAYOUT_BUMP_AFTER_MS: '60000' } });
     m = await createMerchant(stack);
     await stack.daemon.orm.em.fork().execute(`update merchants set cap_per_withdrawal = 20 where id = ?`, [m.merchantId]);
     // Funds: a POLYGON invoice paid on the node.
@@ -85,6 +85,45 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     expect(done.net_payout).toBe('59.8');
     expect(await transfersTo(payee)).toEqual([9_800_000n, 59_800_000n]);
     expect(await balance(stack, m)).toEqual({ available: '30', held: '0' });
+    await expectLedgerExact(stack.daemon.orm);
+  });
+
+  it('a payout stuck in the mempool is replaced with a higher fee (same nonce); the replacement is mined; one transfer, ledger exact', async () => {
+    const r = stackRpcs(stack);
+    const before = await transfersTo(payee);
+    const row = async (uuid: string) =>
+      (await stack.daemon.orm.em.fork().execute<{ tx_hash: string | null; signed_meta: Record<string, string | number> | null }[]>('select tx_hash, signed_meta from withdrawals where uuid = ?', [uuid]))[0]!;
+    let uuid = '';
+    let stuck = '';
+    let replacement = '';
+    await chain.setAutomine(false); // no block comes: the payout waits in the mempool
+    try {
+      const res = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'POLYGON', address: payee, amount: '5' });
+      expect(res.body.status).toBe('processing');
+      uuid = res.body.uuid;
+      stuck = await eventually(async () => (await row(uuid)).tx_hash ?? undefined, 15_000, 'the payout to be signed');
+      const stuckTx = await eventually(async () => (await chain.public.getTransaction({ hash: stuck as `0x${string}` }).catch(() => undefined)) ?? undefined, 15_000, 'the payout in the mempool');
+      // Not yet stuck long enough: nothing is replaced.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await row(uuid)).tx_hash).toBe(stuck);
+      await advance(r, 120); // past PAYOUT_BUMP_AFTER_MS on the daemon clock
+      const bumped = await eventually(async () => {
+        const now = await row(uuid);
+        return now.tx_hash !== stuck ? now : undefined;
+      }, 15_000, 'the fee bump');
+      replacement = bumped.tx_hash!;
+      expect(bumped.signed_meta).toMatchObject({ replaces: stuck, latest_tx_hash: replacement });
+      const newTx = await eventually(async () => (await chain.public.getTransaction({ hash: replacement as `0x${string}` }).catch(() => undefined)) ?? undefined, 15_000, 'the replacement in the mempool');
+      expect(newTx.nonce).toBe(stuckTx.nonce);
+      expect(newTx.maxFeePerGas! > stuckTx.maxFeePerGas!).toBe(true);
+    } finally {
+      await chain.setAutomine(true);
+    }
+    const done = await mineUntil(uuid, 'completed');
+    expect(done.tx_hash).toBe(replacement);
+    expect((await chain.public.getTransactionReceipt({ hash: replacement as `0x${string}` })).status).toBe('success');
+    await expect(chain.public.getTransactionReceipt({ hash: stuck as `0x${string}` })).rejects.toThrow();
+    expect(await transfersTo(payee)).toEqual([...before, 4_800_000n]);
     await expectLedgerExact(stack.daemon.orm);
   });
 });

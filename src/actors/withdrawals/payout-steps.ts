@@ -21,7 +21,12 @@ export interface PayoutStepDeps {
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PAYOUT_CONCURRENCY); default 8. */
   readonly concurrency?: number;
+  /** A payout still pending this long after it was signed is replaced with a higher fee (where the chain allows). */
+  readonly bumpAfterMs?: number;
 }
+
+/** PAYOUT_BUMP_AFTER_MS default: 5 minutes. */
+export const DEFAULT_BUMP_AFTER_MS = 5 * 60 * 1000;
 
 /**
  * Adapter failures that make this signed transaction hopeless, so the withdrawal fails and its hold
@@ -90,15 +95,15 @@ export class PayoutSteps {
       const rows = await em.execute<SignedRow[]>('select status, tx_hash, signed_raw, signed_meta from withdrawals where uuid = ? for update', [input.id]);
       const row = rows[0];
       if (!row) throw new Error(`withdrawal ${input.id} has no row`);
-      if (row.signed_raw !== null && row.tx_hash !== null) {
-        const meta = typeof row.signed_meta === 'string' ? JSON.parse(row.signed_meta) : (row.signed_meta ?? {});
-        this.deps.logger.info({ withdrawalUuid: input.id, txHash: row.tx_hash }, 'payout already signed: reusing the persisted transaction');
-        return { txHash: row.tx_hash, raw: row.signed_raw, meta } satisfies WithdrawalSignedPayout;
+      const stored = storedPayout(row);
+      if (stored) {
+        this.deps.logger.info({ withdrawalUuid: input.id, txHash: stored.txHash }, 'payout already signed: reusing the persisted transaction');
+        return stored;
       }
       if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
       let payout: WithdrawalSignedPayout;
       try {
-        payout = await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount });
+        payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount }), this.deps.clock.now());
       } catch (error) {
         throw classify(error);
       }
@@ -123,9 +128,56 @@ export class PayoutSteps {
     await this.killPoint('after_broadcast');
   }
 
+  /**
+   * Where the chain can replace a transaction (EVM), the row is read first: it holds the newest
+   * signed version, which a bump persisted before sending it (the actor may hold an older one after
+   * a restart). A payout still pending `bumpAfterMs` after it was signed is replaced with the same
+   * nonce and a higher fee; whichever version is mined counts.
+   */
   private async check(input: PayoutActorInput): Promise<CheckPayoutOutput> {
-    const status = await this.adapter(input.network).payoutStatus(input.payout);
-    return { ...status, at: this.deps.clock.now().toISOString() };
+    const adapter = this.adapter(input.network);
+    const payout = adapter.bumpPayout ? ((await this.stored(input.id)) ?? input.payout) : input.payout;
+    const status = await adapter.payoutStatus(payout);
+    const now = this.deps.clock.now();
+    if (status.state === 'pending' && adapter.bumpPayout && this.stuck(payout, now)) {
+      return { state: 'pending', at: now.toISOString(), payout: await this.bump(input, payout) };
+    }
+    return { ...status, at: now.toISOString(), ...(payout.txHash !== input.payout.txHash ? { payout } : {}) };
+  }
+
+  private stuck(payout: WithdrawalSignedPayout, now: Date): boolean {
+    const signedAt = Number(payout.meta[SIGNED_AT]);
+    return Number.isFinite(signedAt) && now.getTime() - signedAt >= (this.deps.bumpAfterMs ?? DEFAULT_BUMP_AFTER_MS);
+  }
+
+  private async stored(uuid: string): Promise<WithdrawalSignedPayout | null> {
+    const rows = await this.deps.orm.em.fork().execute<SignedRow[]>('select status, tx_hash, signed_raw, signed_meta from withdrawals where uuid = ?', [uuid]);
+    return rows[0] ? storedPayout(rows[0]) : null;
+  }
+
+  /** Signs the replacement, persists it (compare-and-set on the newest version), then sends it. */
+  private async bump(input: PayoutActorInput, payout: WithdrawalSignedPayout): Promise<WithdrawalSignedPayout> {
+    const adapter = this.adapter(input.network);
+    const replacement = await this.deps.orm.em.fork().transactional(async (em) => {
+      const rows = await em.execute<SignedRow[]>('select status, tx_hash, signed_raw, signed_meta from withdrawals where uuid = ? for update', [input.id]);
+      const current = rows[0] ? storedPayout(rows[0]) : null;
+      if (!current) throw new Error(`withdrawal ${input.id} has no signed payout`);
+      if (current.txHash !== payout.txHash) return current; // replaced meanwhile: that one stands
+      let next: WithdrawalSignedPayout;
+      try {
+        next = stamped(await adapter.bumpPayout!(payout), this.deps.clock.now());
+      } catch (error) {
+        throw classify(error);
+      }
+      await em.execute('update withdrawals set tx_hash = ?, signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
+        next.txHash, next.raw, JSON.stringify(next.meta), this.deps.clock.now(), input.id,
+      ]);
+      this.deps.logger.warn({ withdrawalUuid: input.id, network: input.network, stuckTxHash: payout.txHash, txHash: next.txHash }, 'payout stuck: replacement with a higher fee signed and persisted');
+      return next;
+    });
+    await adapter.broadcastPayout(replacement);
+    this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: replacement.txHash }, 'replacement payout broadcast');
+    return replacement;
   }
 
   /** Never resolves when it fires: nothing after this point may run before the kill. */
@@ -146,6 +198,21 @@ export class PayoutSteps {
     process.kill(process.pid, 'SIGKILL');
     await new Promise<never>(() => undefined);
   }
+}
+
+/** Meta keys chainpay adds to an adapter's signed payout: when it was signed, and its own hash (the row's tx_hash is the version that counts, which may be an older one that was mined). */
+const SIGNED_AT = 'signed_at_ms';
+const LATEST = 'latest_tx_hash';
+
+function stamped(payout: WithdrawalSignedPayout, now: Date): WithdrawalSignedPayout {
+  return { ...payout, meta: { ...payout.meta, [SIGNED_AT]: now.getTime(), [LATEST]: payout.txHash } };
+}
+
+/** The newest signed version on the row, or null before signing. */
+function storedPayout(row: SignedRow): WithdrawalSignedPayout | null {
+  if (row.signed_raw === null || row.tx_hash === null) return null;
+  const meta = (typeof row.signed_meta === 'string' ? JSON.parse(row.signed_meta) : (row.signed_meta ?? {})) as Record<string, string | number>;
+  return { txHash: typeof meta[LATEST] === 'string' ? meta[LATEST] : row.tx_hash, raw: row.signed_raw, meta };
 }
 
 /** CHAINPAY_TEST_KILL_AT=after_sign|after_broadcast (crash tests); anything else: no hook. */

@@ -36,6 +36,8 @@ export interface WithdrawalActorsDeps {
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PayoutSlots). */
   readonly concurrency?: number;
+  /** Stuck-payout fee bump threshold (PayoutSteps). */
+  readonly bumpAfterMs?: number;
 }
 
 interface Entry {
