@@ -50,6 +50,7 @@ import { DaemonMetrics } from './observability/metrics';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
 import path from 'node:path';
+import { releaseReservations } from './store/repos/address-pool';
 
 const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
 
@@ -146,6 +147,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     batch: config.ADDRESS_POOL_BATCH,
     onAdded: (network, added) => watchers.get(network)?.addWatched(added),
   });
+  // Addresses a previous engine reserved for invoices it never created go back to the pool.
+  const unreserved = await releaseReservations(orm.em.fork());
+  if (unreserved > 0) logger.info({ addresses: unreserved }, 'deposit address reservations of the previous engine released');
   const invoices = new Invoices({
     orm,
     logger,

@@ -10,11 +10,12 @@ import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoic
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { Invoice, type InvoicePayment } from '../../store/entities';
-import { allocateAddress, allocateAddressRaw, coolAddress } from '../../store/repos/address-pool';
-import { insertInvoice, loadInvoice } from '../../store/repos/invoice-rows';
-import { isUniqueViolation, RawSql, type Query } from '../../store/raw-sql';
+import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
+import { insertInvoice, insertInvoiceOnReserved, loadInvoice } from '../../store/repos/invoice-rows';
+import { isUniqueViolation, RawSql } from '../../store/raw-sql';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
+import { AddressReserve } from './address-reserve';
 import { newMemo } from './memo';
 
 export interface InvoiceDeps {
@@ -50,6 +51,8 @@ class PoolEmptyError extends Error {
 }
 
 const POOL_RETRIES = 3;
+/** Addresses reserved per round trip for new invoices (address-reserve.ts). */
+const RESERVE_BATCH = 32;
 const ORDER_UNIQUE = 'invoices_merchant_order_unique';
 const TERMS_TTL_MS = 5_000;
 const TERMS_CACHE_MAX = 10_000;
@@ -64,10 +67,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Creating invoices, choosing their network and reading them. Status changes belong to the actors. */
 export class Invoices {
   private readonly sql: RawSql;
+  private readonly reserve: AddressReserve;
   private readonly termsCache = new Map<string, { terms: MerchantTerms; until: number }>();
 
   constructor(private readonly deps: InvoiceDeps) {
     this.sql = new RawSql(deps.orm);
+    this.reserve = new AddressReserve({ query: this.sql.query, clock: deps.clock, batch: RESERVE_BATCH });
   }
 
   async create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
@@ -93,11 +98,13 @@ export class Invoices {
       // No transaction ever waits for a refill: that needs a connection of its own (pool exhaustion).
       for (let attempt = 0; ; attempt++) {
         try {
-          // One transaction: the address (SKIP LOCKED), the row and the actor's snapshot.
-          await this.sql.transaction(async (q) => {
-            if (network) Object.assign(row, { network: network.code, ...(await this.depositTarget(q, network, uuid, amounts.payAmount)) });
-            await insertInvoice(q, row);
-          });
+          // One statement: the row with the actor's snapshot, and on a pool network its address.
+          if (network?.depositMode === 'address_pool') {
+            await this.insertOnPoolAddress(row, network, amounts.payAmount, now);
+          } else {
+            if (network) Object.assign(row, { network: network.code, ...this.memoTarget(network, amounts.payAmount) });
+            await insertInvoice(this.sql.query, row);
+          }
           break;
         } catch (err) {
           if (!(err instanceof PoolEmptyError) || attempt >= POOL_RETRIES) throw err;
@@ -189,20 +196,48 @@ export class Invoices {
     return terms;
   }
 
-  private async depositTarget(q: Query | EntityManager, network: NetworkSettings, uuid: string, payAmount: string): Promise<DepositTarget> {
+  /**
+   * Inserts a new invoice on the next reserved address of `network`'s pool (one statement: the row
+   * and the allocation). PoolEmptyError when the pool has no address available.
+   */
+  private async insertOnPoolAddress(row: Invoice, network: NetworkSettings, payAmount: string, now: Date): Promise<void> {
+    const adapter = this.adapter(network);
+    for (;;) {
+      const reserved = await this.reserve.take(network.code);
+      if (!reserved) throw new PoolEmptyError(network.code);
+      const paymentUri = adapter.paymentLink({ address: reserved.address, amount: payAmount, memo: null });
+      Object.assign(row, { network: network.code, address: reserved.address, memo: null, paymentUri });
+      let inserted: boolean;
+      try {
+        inserted = await insertInvoiceOnReserved(this.sql.query, row, { network: network.code, derivationIndex: reserved.derivationIndex }, now);
+      } catch (err) {
+        // The statement failed as a whole: the address is still reserved (or, if the failure hid a
+        // commit, allocated, and the next insert on it finds it not reserved and moves on).
+        this.reserve.giveBack(network.code, reserved);
+        throw err;
+      }
+      if (inserted) return;
+      this.deps.logger.warn({ network: network.code, address: reserved.address }, 'reserved deposit address was taken meanwhile; using another');
+    }
+  }
+
+  private memoTarget(network: NetworkSettings, payAmount: string): DepositTarget {
+    const address = this.adapter(network).sharedDepositAddress();
+    const memo = newMemo();
+    return { address, memo, paymentUri: this.adapter(network).paymentLink({ address, amount: payAmount, memo }) };
+  }
+
+  private adapter(network: NetworkSettings): ChainAdapter {
     const adapter = this.deps.adapters.get(network.code);
     if (!adapter) throw new UnavailableError('network_unavailable', `${network.code} is not available on this daemon`);
-    let address: string;
-    let memo: string | null = null;
-    if (network.depositMode === 'master_memo') {
-      address = adapter.sharedDepositAddress();
-      memo = newMemo();
-    } else {
-      const now = this.deps.clock.now();
-      const allocated = typeof q === 'function' ? await allocateAddressRaw(q, network.code, uuid, now) : await allocateAddress(q, network.code, uuid, now);
-      if (!allocated) throw new PoolEmptyError(network.code);
-      address = allocated.address;
-    }
-    return { address, memo, paymentUri: adapter.paymentLink({ address, amount: payAmount, memo }) };
+    return adapter;
+  }
+
+  /** The deposit target of a network change, inside the actor's unit of work (setNetwork). */
+  private async depositTarget(em: EntityManager, network: NetworkSettings, uuid: string, payAmount: string): Promise<DepositTarget> {
+    if (network.depositMode === 'master_memo') return this.memoTarget(network, payAmount);
+    const allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
+    if (!allocated) throw new PoolEmptyError(network.code);
+    return { address: allocated.address, memo: null, paymentUri: this.adapter(network).paymentLink({ address: allocated.address, amount: payAmount, memo: null }) };
   }
 }

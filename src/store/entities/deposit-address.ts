@@ -4,8 +4,9 @@ import { EntitySchema } from '@mikro-orm/core';
  * A pre-derived deposit address (address_pool networks).
  * Invariant: at most one open invoice holds an address; an address returns to `free` only after
  * its late-payment window (`availableAt`), so a late payment is never credited to a new invoice.
+ * `reserved`: held by the running engine for its next invoices (actors/invoices/address-reserve.ts).
  */
-export type AddressState = 'free' | 'allocated' | 'cooling';
+export type AddressState = 'free' | 'reserved' | 'allocated' | 'cooling';
 
 export class DepositAddress {
   state: AddressState = 'free';

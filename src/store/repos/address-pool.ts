@@ -37,9 +37,34 @@ export async function allocateAddress(em: EntityManager, network: string, invoic
   return toAllocated(rows[0]);
 }
 
-/** The same allocation on a raw connection (the invoice-creating transaction, see raw-sql.ts). */
-export async function allocateAddressRaw(q: Query, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
-  return toAllocated((await q<AllocatedRow>(ALLOCATE_SQL, [invoiceUuid, now, network], 'chainpay_allocate_address'))[0]);
+/**
+ * Reserves up to `count` available addresses (a due cooling one or a free one, lowest index first)
+ * for this daemon's in-memory reserve (actors/invoices/address-reserve.ts), in one autocommit
+ * statement. A reserved address belongs to no invoice: a payment to it is an unattributed deposit.
+ * Only the active engine reserves (one per database, engine-lock.ts), and it returns every leftover
+ * reservation to the pool when it starts (releaseReservations).
+ */
+const RESERVE_SQL = `with cooling as (
+    select derivation_index from deposit_addresses where network = $1 and state = 'cooling' and available_at <= $2
+     order by derivation_index limit $3 for update skip locked),
+  free as (
+    select derivation_index from deposit_addresses where network = $1 and state = 'free'
+     order by derivation_index limit $3 for update skip locked)
+  update deposit_addresses set state = 'reserved', invoice_uuid = null, available_at = null, allocated_at = null
+   where network = $1 and derivation_index in (select derivation_index from cooling union all select derivation_index from free)
+   returning address, normalized, derivation_index`;
+
+export async function reserveAddresses(q: Query, network: string, count: number, now: Date): Promise<AllocatedAddress[]> {
+  const rows = await q<AllocatedRow>(RESERVE_SQL, [network, now, count], 'chainpay_reserve_addresses');
+  return rows.map((r) => toAllocated(r)!).sort((a, b) => a.derivationIndex - b.derivationIndex);
+}
+
+/** At engine start: reservations of a previous (stopped or crashed) engine go back to the pool. */
+export async function releaseReservations(em: EntityManager): Promise<number> {
+  const rows = await em.execute<{ n: string }[]>(
+    `with r as (update deposit_addresses set state = 'free' where state = 'reserved' returning 1) select count(*)::text as n from r`,
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**

@@ -16,6 +16,17 @@ const INSERT_COLUMNS = [
 
 const INSERT_SQL = `insert into invoices (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
+/**
+ * The invoice row and its deposit address in ONE autocommit statement: the reserved address
+ * (network, derivation index) becomes allocated to the invoice and the row is inserted, or
+ * neither happens (no row when the address is no longer reserved; an order_id clash fails both).
+ * One round trip instead of begin/allocate/insert/commit.
+ */
+const INSERT_ON_RESERVED_SQL = `with a as (
+    update deposit_addresses set state = 'allocated', invoice_uuid = $1, allocated_at = $${INSERT_COLUMNS.length + 3}
+     where network = $${INSERT_COLUMNS.length + 1} and derivation_index = $${INSERT_COLUMNS.length + 2} and state = 'reserved' returning 1)
+  insert into invoices (${INSERT_COLUMNS.join(', ')}) select ${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} from a returning uuid`;
+
 /** Every column but the snapshot (the entity loads it lazily too), plus the payments in one round trip. */
 const SELECT_COLUMNS = INSERT_COLUMNS.filter((c) => c !== 'actor_snapshot').map((c) => `i.${c}`).join(', ');
 // Amounts and heights as text: a JSON number would lose precision.
@@ -25,12 +36,22 @@ const PAYMENTS = `(select json_agg(json_build_object('id', p.id, 'network', p.ne
 const SELECT_SQL = `select ${SELECT_COLUMNS}, ${PAYMENTS} from invoices i`;
 
 export async function insertInvoice(q: Query, row: Invoice): Promise<void> {
-  await q(INSERT_SQL, [
+  await q(INSERT_SQL, insertValues(row), 'chainpay_insert_invoice');
+}
+
+function insertValues(row: Invoice): unknown[] {
+  return [
     row.uuid, row.merchantId, row.orderId, row.status, row.title, row.amount, row.currency, row.platformFee, row.networkFee, row.payAmount, row.merchantNet,
     row.feePayer, row.network, row.address, row.memo, row.receivedAmount, row.confirmations, row.requiredConfirmations, row.txHash, row.paymentUri,
     row.metadataJson, row.webhookUrl, row.returnUrl, row.cancelUrl, row.expiresAt, row.paidAt, row.paidLate, row.bookedReceived, row.open, row.closedAt,
     JSON.stringify(row.actorSnapshot), row.createdAt, row.updatedAt, row.version,
-  ], 'chainpay_insert_invoice');
+  ];
+}
+
+/** Inserts `row` on its reserved deposit address; false when the address was not reserved any more. */
+export async function insertInvoiceOnReserved(q: Query, row: Invoice, address: { network: string; derivationIndex: number }, now: Date): Promise<boolean> {
+  const rows = await q(INSERT_ON_RESERVED_SQL, [...insertValues(row), address.network, address.derivationIndex, now], 'chainpay_insert_invoice_on_reserved');
+  return rows.length === 1;
 }
 
 type Row = Record<string, unknown>;
