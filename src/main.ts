@@ -40,6 +40,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // Configuration found wrong only once the database is reached (e.g. keys that are not the database's).
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(78);
+  }
   process.stderr.write(`chainpay daemon failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exit(1);
 });

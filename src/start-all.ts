@@ -19,7 +19,12 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.LOG_LEVEL, 'chainpay');
-  const daemon = await startDaemon(config, { logger: logger.child({ component: 'daemon' }) });
+  const daemon = await startDaemon(config, {
+    logger: logger.child({ component: 'daemon' }),
+    // Another daemon may already be active: exit at once rather than keep the gateway in front of a
+    // stopped daemon; the supervisor restarts us (as src/main.ts does).
+    onEngineLockLost: () => process.exit(75),
+  });
   const { gateway, port } = await startGateway({ ...process.env, CHAINPAY_GRPC_ADDR: `127.0.0.1:${daemon.grpcPort}`, PUBLIC_URL: config.publicUrl });
   logger.info(
     { http: `http://127.0.0.1:${port}`, grpc: `127.0.0.1:${daemon.grpcPort}`, dataDir: config.dataDir, chainMode: config.CHAIN_MODE },
@@ -46,6 +51,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // Configuration found wrong only once the database is reached (e.g. keys that are not the database's).
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(78);
+  }
   process.stderr.write(`chainpay failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import Decimal from 'decimal.js';
 import { z } from 'zod';
 import { NETWORK_CODES, type NetworkCode } from '../domain/networks';
 import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
@@ -11,7 +12,9 @@ export class ConfigError extends Error {
   }
 }
 
-const decimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal like "1.5"');
+/** Fits the database's decimal(38,18): at most 20 integer digits and 18 decimals. */
+const decimalString = z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, 'must be a non-negative decimal like "1.5" (at most 20 integer digits and 18 decimals)');
+const percent = decimalString.refine((v) => new Decimal(v).lte(100), 'must be at most 100');
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -33,12 +36,16 @@ const baseSchema = z.object({
   OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
-  DEFAULT_PLATFORM_FEE_PERCENT: decimalString.default('1'),
+  DEFAULT_PLATFORM_FEE_PERCENT: percent.default('1'),
   LATE_PAYMENT_WINDOW_MINUTES: z.coerce.number().int().min(0).default(1440),
   ADDRESS_POOL_MIN_FREE: z.coerce.number().int().min(1).default(50),
   ADDRESS_POOL_BATCH: z.coerce.number().int().min(1).default(200),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+  /** A running watcher whose RPC is unhealthy (or lags) this long turns its gRPC health NOT_SERVING. */
+  WATCHER_UNHEALTHY_AFTER_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** lag_seconds above this counts as trouble for the watcher's health. */
+  WATCHER_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Payout steps (sign, broadcast, status check) running at once in one daemon. */
   PAYOUT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
   /** How often a sent payout's status is checked; default 250 ms on devnet, 5000 ms otherwise. */
@@ -54,7 +61,16 @@ export interface NetworkConfig extends NetworkDefaults {
   readonly tokenAddress?: string;
   /** Live EVM networks: head polling interval once caught up (the adapter's default: 2000 ms). */
   readonly pollIntervalMs?: number;
+  /** Live EVM networks: the chain id the RPC must serve (default: the network's real one; 31337 for hardhat). */
+  readonly chainId?: number;
+  /**
+   * The database settings whose `<CODE>_*` variable was set (`enabled` for `<CODE>_ENABLED`): only
+   * these overwrite the stored row at start; the others keep what an operator changed at run time.
+   */
+  readonly fromEnvironment: readonly NetworkSettingName[];
 }
+
+export type NetworkSettingName = keyof NetworkDefaults | 'enabled';
 
 export type Config = z.infer<typeof baseSchema> & {
   readonly dataDir: string;
@@ -64,25 +80,29 @@ export type Config = z.infer<typeof baseSchema> & {
 
 function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig {
   const d = NETWORK_DEFAULTS[code];
-  const read = <T>(suffix: string, schema: z.ZodType<T>, fallback: T): T => {
+  const fromEnvironment: NetworkSettingName[] = [];
+  const read = <T>(suffix: string, schema: z.ZodType<T>, fallback: T, setting?: NetworkSettingName): T => {
     const variable = `${code}_${suffix}`;
     const raw = env[variable];
     if (raw === undefined || raw === '') return fallback;
     const parsed = schema.safeParse(raw);
     if (!parsed.success) throw new ConfigError(variable, parsed.error.issues[0]?.message ?? 'invalid');
+    if (setting) fromEnvironment.push(setting);
     return parsed.data;
   };
   return {
     code,
-    enabled: read('ENABLED', flag, true),
-    buyerNetworkFee: read('BUYER_NETWORK_FEE', decimalString, d.buyerNetworkFee),
-    withdrawalFee: read('WITHDRAWAL_FEE', decimalString, d.withdrawalFee),
-    minInvoice: read('MIN_INVOICE', decimalString, d.minInvoice),
-    minWithdrawal: read('MIN_WITHDRAWAL', decimalString, d.minWithdrawal),
-    requiredConfirmations: read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations),
+    enabled: read('ENABLED', flag, true, 'enabled'),
+    buyerNetworkFee: read('BUYER_NETWORK_FEE', decimalString, d.buyerNetworkFee, 'buyerNetworkFee'),
+    withdrawalFee: read('WITHDRAWAL_FEE', decimalString, d.withdrawalFee, 'withdrawalFee'),
+    minInvoice: read('MIN_INVOICE', decimalString, d.minInvoice, 'minInvoice'),
+    minWithdrawal: read('MIN_WITHDRAWAL', decimalString, d.minWithdrawal, 'minWithdrawal'),
+    requiredConfirmations: read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations, 'requiredConfirmations'),
+    fromEnvironment,
     rpcUrl: read<string | undefined>('RPC_URL', z.string().url(), undefined),
     tokenAddress: read<string | undefined>('TOKEN_ADDRESS', z.string().min(1), undefined),
     pollIntervalMs: read<number | undefined>('POLL_INTERVAL_MS', z.coerce.number().int().min(10).max(600_000), undefined),
+    chainId: read<number | undefined>('CHAIN_ID', z.coerce.number().int().positive(), undefined),
   };
 }
 
@@ -95,6 +115,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const base = parsed.data;
+  // Lifting the webhook address guard lets anyone who can set a webhook URL reach internal hosts:
+  // local testing only, never on a live daemon.
+  if (base.WEBHOOK_ALLOW_PRIVATE_TARGETS && base.CHAIN_MODE === 'live') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'must not be set with CHAIN_MODE=live (it turns off the webhook address guard; local testing only)');
+  }
   const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
   return {
     ...base,

@@ -5,9 +5,15 @@ type Entry = { value: { merchantId: string; secret: string } | null; until: numb
 /**
  * Keeps decrypted signing secrets for a few seconds so a burst of signed calls does not decrypt per
  * call. A rotation on this daemon forgets the old key at once; other daemons drop it within the TTL.
+ * Invariant: a lookup that began before forget(apiKey) never stores its (possibly old) result: each
+ * forget() bumps the key's generation, and a result is stored only if the generation it started
+ * with is still current.
  */
 export class SigningSecretCache implements SigningSecretSource {
   private readonly entries = new Map<string, Entry>();
+  /** Generation per forgotten key; cleared whenever no lookup is in flight (nothing holds an old one). */
+  private readonly generations = new Map<string, number>();
+  private inFlight = 0;
   constructor(
     private readonly load: (apiKey: string) => Promise<{ merchantId: string; secret: string } | null>,
     private readonly ttlMs = 5000,
@@ -18,16 +24,25 @@ export class SigningSecretCache implements SigningSecretSource {
     const now = Date.now();
     const hit = this.entries.get(apiKey);
     if (hit && hit.until > now) return hit.value;
-    const value = await this.load(apiKey);
+    const generation = this.generations.get(apiKey) ?? 0;
+    this.inFlight++;
+    let value: { merchantId: string; secret: string } | null;
+    try {
+      value = await this.load(apiKey);
+    } finally {
+      this.inFlight--;
+    }
     // Unknown keys are not cached: a key created a moment later must work at once.
-    if (value) {
+    if (value && (this.generations.get(apiKey) ?? 0) === generation) {
       if (this.entries.size >= this.maxEntries) this.entries.clear();
       this.entries.set(apiKey, { value, until: now + this.ttlMs });
     }
+    if (this.inFlight === 0) this.generations.clear();
     return value;
   }
 
   forget(apiKey: string): void {
     this.entries.delete(apiKey);
+    if (this.inFlight > 0) this.generations.set(apiKey, (this.generations.get(apiKey) ?? 0) + 1);
   }
 }

@@ -7,10 +7,11 @@ import { startStack, createMerchant, signed, rpc, type Stack, type MerchantCrede
 /**
  * A buyer in a real browser (Debian's chromium, driven by playwright-core) against a real daemon
  * and gateway: choose TON, pay on devnet, watch confirming → paid arrive without a reload; an
- * expired invoice; a 404. Leaves phone-sized screenshots in test-artifacts/ (not committed).
+ * expired invoice; a 404. Leaves phone-sized screenshots in $TMPDIR/chainpay-test-artifacts/
+ * (outside the repository; CHAINPAY_TEST_ARTIFACTS overrides) and prints that path.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
+const ARTIFACTS = process.env.CHAINPAY_TEST_ARTIFACTS ?? path.join(os.tmpdir(), 'chainpay-test-artifacts');
 const PHONE = { width: 390, height: 844 };
 const SECRETS = { meta: 'meta-secret-b81e', webhook: 'https://hooks.example.com/wh-secret-0c4d' };
 
@@ -22,6 +23,7 @@ describe('checkout page in a browser', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
+    process.stdout.write(`checkout screenshots: ${ARTIFACTS}\n`);
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-chromium-'));
     [stack, context] = await Promise.all([
       startStack(),

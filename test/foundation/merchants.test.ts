@@ -44,6 +44,21 @@ describe('merchants', () => {
     expect(oldKeyNewSecret.status).toBe(401);
   });
 
+  it('rotation replaces the API key too: the new key with the old secret is an invalid signature, the old key is unknown', async () => {
+    const m = await createMerchant(stack);
+    const rotated = await rpc<RotateSecretResponse>((cb) => stack.clients.merchants.rotateSecret({ merchant_id: m.merchantId }, stack.operator, cb));
+    expect(rotated.api_key).toMatch(/^pk_/);
+    expect(rotated.api_key).not.toBe(m.apiKey);
+    const newKeyOldSecret = await signed(stack, { apiKey: rotated.api_key, apiSecret: m.apiSecret }, 'GET', '/v1/balance');
+    expect(newKeyOldSecret.status).toBe(401);
+    expect(newKeyOldSecret.body).toEqual({ error: { code: 'invalid_signature', message: expect.any(String) } });
+    const oldKey = await signed(stack, m, 'GET', '/v1/balance');
+    expect(oldKey.body).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String) } });
+    const newKeyNewSecret = await signed(stack, { apiKey: rotated.api_key, apiSecret: rotated.api_secret }, 'GET', '/v1/balance');
+    expect(newKeyNewSecret.status).toBe(200);
+    expect(newKeyNewSecret.body).toEqual({ available: '0', held: '0', currency: 'USDT' });
+  });
+
   it('creating merchants needs the operator token', async () => {
     await expect(rpc((cb) => stack.clients.merchants.createMerchant({ name: 'x' }, new grpc.Metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     const md = new grpc.Metadata();

@@ -46,7 +46,7 @@ describe('HMAC-signed REST requests', () => {
     const body = '{"amount":"10"}';
     const res = await post({ 'X-Service-Key': m.apiKey, 'X-Service-Signature': sign('sk_wrong', body) }, body);
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('invalid_signature');
+    expect(res.body).toEqual({ error: { code: 'invalid_signature', message: expect.any(String) } });
   });
 
   it.each([
@@ -58,14 +58,14 @@ describe('HMAC-signed REST requests', () => {
     delete headers[header];
     const res = await post(headers, body);
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe(code);
+    expect(res.body).toEqual({ error: { code, message: expect.any(String) } });
   });
 
   it('an unknown key gets 401', async () => {
     const body = '{"amount":"10"}';
     const res = await post({ 'X-Service-Key': 'pk_unknown', 'X-Service-Signature': sign(m.apiSecret, body) }, body);
     expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('invalid_api_key');
+    expect(res.body).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String) } });
   });
 
   it('a GET signed over the empty string passes; signed over anything else it fails', async () => {
@@ -74,6 +74,7 @@ describe('HMAC-signed REST requests', () => {
     expect(ok.body).toEqual({ available: '0', held: '0', currency: 'USDT' });
     const bad = await fetch(`${stack.baseUrl}/v1/balance`, { headers: { 'X-Service-Key': m.apiKey, 'X-Service-Signature': sign(m.apiSecret, '{}') } });
     expect(bad.status).toBe(401);
+    expect(await bad.json()).toEqual({ error: { code: 'invalid_signature', message: expect.any(String) } });
   });
 
   it('malformed JSON is 400, not JSON is 415, over 64 KiB is 413, unknown route is 404', async () => {

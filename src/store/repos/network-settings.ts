@@ -11,7 +11,21 @@ export interface NetworkSeed {
   readonly minInvoice: string;
   readonly minWithdrawal: string;
   readonly requiredConfirmations: number;
+  /** Settings given by the environment (`<CODE>_*` set): only these overwrite an existing row at start. */
+  readonly fromEnvironment?: readonly SeedSetting[];
 }
+
+type SeedSetting = 'enabled' | 'buyerNetworkFee' | 'withdrawalFee' | 'minInvoice' | 'minWithdrawal' | 'requiredConfirmations';
+
+/** Seed setting -> column, with the value it takes from the seed. */
+const SEED_COLUMNS: Readonly<Record<SeedSetting, { column: string; value: (s: NetworkSeed) => string | number | boolean }>> = {
+  enabled: { column: 'active', value: (s) => s.enabled },
+  buyerNetworkFee: { column: 'buyer_network_fee', value: (s) => s.buyerNetworkFee },
+  withdrawalFee: { column: 'withdrawal_fee', value: (s) => s.withdrawalFee },
+  minInvoice: { column: 'min_invoice', value: (s) => s.minInvoice },
+  minWithdrawal: { column: 'min_withdrawal', value: (s) => s.minWithdrawal },
+  requiredConfirmations: { column: 'required_confirmations', value: (s) => s.requiredConfirmations },
+};
 
 export interface NetworkTokenInfo {
   readonly tokenContract: string;
@@ -29,8 +43,10 @@ export function canonicalDecimal(value: string): string {
 
 /**
  * Network settings live in the database so every daemon sees a fee change at once.
- * At start the configured values are written (configuration wins over an earlier runtime change,
- * so an operator who sets `<CODE>_WITHDRAWAL_FEE` gets that value after a restart).
+ * At start a missing row is created from the configuration (defaults plus environment); an existing
+ * row keeps its run-time changes (`chainpay networks set-fee`, deactivation) except the settings
+ * whose `<CODE>_*` variable is set, which the environment wins. A restart or failover that sets no
+ * variable therefore changes nothing.
  */
 export class NetworkSettingsRepo {
   /**
@@ -55,10 +71,16 @@ export class NetworkSettingsRepo {
       await em.execute(
         `insert into network_settings (code, buyer_network_fee, withdrawal_fee, min_invoice, min_withdrawal, required_confirmations, active, updated_at, version)
          values (?, ?, ?, ?, ?, ?, ?, ?, 1)
-         on conflict (code) do update set buyer_network_fee = excluded.buyer_network_fee, withdrawal_fee = excluded.withdrawal_fee,
-           min_invoice = excluded.min_invoice, min_withdrawal = excluded.min_withdrawal, required_confirmations = excluded.required_confirmations,
-           active = excluded.active, updated_at = excluded.updated_at, version = network_settings.version + 1`,
+         on conflict (code) do nothing`,
         [s.code, s.buyerNetworkFee, s.withdrawalFee, s.minInvoice, s.minWithdrawal, s.requiredConfirmations, s.enabled, now],
+      );
+      const given = [...new Set(s.fromEnvironment ?? [])].map((k) => SEED_COLUMNS[k]);
+      if (given.length === 0) continue;
+      // Only a real difference bumps updated_at/version (a restart with the same variables is a no-op).
+      await em.execute(
+        `update network_settings set ${given.map((g) => `${g.column} = ?`).join(', ')}, updated_at = ?, version = version + 1
+         where code = ? and (${given.map((g) => `${g.column} is distinct from ?`).join(' or ')})`,
+        [...given.map((g) => g.value(s)), now, s.code, ...given.map((g) => g.value(s))],
       );
     }
   }
