@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { z } from 'zod';
 import type { RateLimitOptions } from './rate-limit';
+import { clientKeyFor, parseTrustedProxies, type ClientKey } from './client-key';
 import { createGateway, type Gateway } from './server';
 
 /** Gateway process settings, from the environment. */
@@ -12,6 +13,8 @@ export interface GatewayEnv {
   readonly logLevel: string;
   readonly rateLimit?: RateLimitOptions;
   readonly shutdownGraceMs: number;
+  /** From TRUSTED_PROXY: the client address behind our own proxies; absent: the peer address. */
+  readonly clientKey?: ClientKey;
 }
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -26,6 +29,8 @@ const schema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Addresses / CIDR ranges of our load balancers, whose X-Forwarded-For is believed. */
+  TRUSTED_PROXY: z.string().optional(),
 });
 
 /** Throws an Error naming the variable at fault. Empty variables count as unset. */
@@ -38,6 +43,14 @@ export function loadGatewayEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv
   }
   const e = parsed.data;
   const rps = e.RATE_LIMIT_PER_SECOND;
+  let clientKey: ClientKey | undefined;
+  if (e.TRUSTED_PROXY !== undefined) {
+    try {
+      clientKey = clientKeyFor(parseTrustedProxies(e.TRUSTED_PROXY));
+    } catch (err) {
+      throw new Error(`invalid configuration: ${(err as Error).message}`);
+    }
+  }
   return {
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,
@@ -46,6 +59,7 @@ export function loadGatewayEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv
     logLevel: e.LOG_LEVEL,
     rateLimit: rps > 0 ? { ratePerSecond: rps, burst: e.RATE_LIMIT_BURST ?? Math.max(1, Math.ceil(rps * 2)) } : undefined,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    clientKey,
   };
 }
 
@@ -59,6 +73,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
     logger,
     rateLimit: config.rateLimit,
     shutdownGraceMs: config.shutdownGraceMs,
+    clientKey: config.clientKey,
   });
   const port = await gateway.listen(config.httpPort, config.httpHost);
   return { gateway, port };

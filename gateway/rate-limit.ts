@@ -58,4 +58,10 @@ export class RateLimiter {
     }
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerSecond)) };
   }
+
+  /** Gives back the token of a taken request that turned out not to count (e.g. it was refused). */
+  refund(key: string): void {
+    const bucket = this.#buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.options.burst, bucket.tokens + 1);
+  }
 }

@@ -9,6 +9,7 @@ import { DaemonClient } from './daemon-client';
 import { HttpError, isServiceError, toHttpError } from './errors';
 import { HealthCheck } from './health';
 import { RateLimiter, type RateLimitOptions } from './rate-limit';
+import type { ClientKey } from './client-key';
 import { sendError, sendJson } from './respond';
 import { matchRoute } from './routes';
 import { createCheckout, isCheckoutPath, type CheckoutTuning } from './checkout';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   readonly shutdownGraceMs?: number;
   /** Limits of the public checkout endpoints (`/pay`); defaults in gateway/checkout/index.ts. */
   readonly checkout?: CheckoutTuning;
+  /** The client a request counts against in every limiter (see client-key.ts); default the peer address. */
+  readonly clientKey?: ClientKey;
 }
 
 export interface Gateway {
@@ -46,8 +49,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createGateway(opts: GatewayOptions): Gateway {
   const logger = opts.logger ?? pino({ name: 'chainpay-gateway' });
   const daemon = new DaemonClient(opts.grpcAddress, { credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs });
-  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined;
-  const checkout = createCheckout({ ...opts.checkout, grpcAddress: opts.grpcAddress, credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs, logger });
+  const limiter = opts.rateLimit ? new RateLimiter({ key: opts.clientKey, ...opts.rateLimit }) : undefined;
+  const checkout = createCheckout({ clientKey: opts.clientKey, ...opts.checkout, grpcAddress: opts.grpcAddress, credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs, logger });
   let closing: Promise<void> | undefined;
   let port = 0;
 

@@ -13,20 +13,26 @@ import { streamCheckoutEvents } from './events';
 import { redirect, sendHtml, setSecurityHeaders } from './http';
 import { toCheckoutModel } from './model';
 import { renderCheckoutPage, renderMessagePage } from './page';
-import { stringsFor, type CheckoutStrings } from './strings';
+import { buyerRefusal, stringsFor, type CheckoutStrings } from './strings';
 import { checkoutUpdate } from './update';
 
 /** Limits of the public checkout endpoints; every field has a default. */
 export interface CheckoutTuning {
   /** Network choices per client address; default 10 per minute (burst 10). */
   readonly chooseRateLimit?: RateLimitOptions;
+  /**
+   * Network changes per invoice, whoever asks; default 5 per 10 minutes (burst 5). Each change
+   * takes a deposit address that stays reserved for the late-payment window, so a buyer (or a
+   * script) flipping networks must not drain the pool. Refused choices do not count.
+   */
+  readonly choosePerInvoiceLimit?: RateLimitOptions;
   /** Open event streams per client address; default 8. */
   readonly maxStreamsPerClient?: number;
   /** An event stream is ended after this long and the browser reconnects; default 10 min. */
   readonly streamMaxMs?: number;
   readonly heartbeatMs?: number;
   readonly retryMs?: number;
-  /** The client a request counts against; default the peer address. */
+  /** The client a request counts against; default the peer address (TRUSTED_PROXY: see client-key.ts). */
   readonly clientKey?: (req: IncomingMessage) => string;
 }
 
@@ -52,11 +58,13 @@ export function isCheckoutPath(pathname: string): boolean {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_CHOOSE_LIMIT: RateLimitOptions = { ratePerSecond: 10 / 60, burst: 10 };
+const DEFAULT_PER_INVOICE_LIMIT: RateLimitOptions = { ratePerSecond: 5 / 600, burst: 5 };
 
 export function createCheckout(opts: CheckoutOptions): Checkout {
   const daemon = new CheckoutDaemon(opts.grpcAddress, { credentials: opts.credentials, deadlineMs: opts.deadlineMs });
   const assets = new CheckoutAssets();
   const chooseLimiter = new RateLimiter(opts.chooseRateLimit ?? DEFAULT_CHOOSE_LIMIT);
+  const perInvoiceLimiter = new RateLimiter(opts.choosePerInvoiceLimit ?? DEFAULT_PER_INVOICE_LIMIT);
   const clientKey = opts.clientKey ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown');
   const maxStreams = opts.maxStreamsPerClient ?? 8;
   const streamsPerClient = new Map<string, number>();
@@ -136,13 +144,30 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
         throw new HttpError(429, 'rate_limited', 'too many requests', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
       }
       const body = await readChooseRequest(req);
-      const view = await daemon.choose(requireUuid(uuid), body.network, baseMetadata(requestId));
+      const invoice = requireUuid(uuid);
+      const perInvoice = perInvoiceLimiter.take(invoice);
+      if (!perInvoice.allowed) {
+        throw new HttpError(429, 'too_many_network_changes', 'too many network changes for this invoice', 'network', { 'Retry-After': String(perInvoice.retryAfterSeconds) });
+      }
+      let view: CheckoutView;
+      try {
+        view = await daemon.choose(invoice, body.network, baseMetadata(requestId));
+      } catch (err) {
+        perInvoiceLimiter.refund(invoice); // nothing changed: only changes count
+        throw err;
+      }
       if (body.form) return redirect(res, `/pay/${uuid}`);
       sendJson(res, 200, checkoutUpdate(toCheckoutModel(view), s));
     } catch (err) {
-      if (!form) throw err;
+      if (!form) throw forBuyer(err, s);
       return errorPage(res, err, requestId, s, uuid);
     }
+  }
+
+  /** A refusal as the buyer reads it: same status, code and field, the message in their language. */
+  function forBuyer(err: unknown, s: CheckoutStrings): unknown {
+    const e = toHttpError(err);
+    return e.status < 500 ? new HttpError(e.status, e.code, buyerRefusal(s, e.code), e.field, e.headers) : err;
   }
 
   /** The HTML answer to a refusal: 404 page, or the error page naming the request id. */
@@ -151,7 +176,7 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
     if (e.status === 500) opts.logger.error({ request_id: requestId, err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'checkout page failed');
     const urls = assets.urls();
     if (e.status === 404) return sendHtml(res, 404, renderMessagePage(s, urls, { title: s.notFoundTitle, body: s.notFoundBody }));
-    const body = e.status < 500 ? e.message : s.errorBody;
+    const body = e.status < 500 ? buyerRefusal(s, e.code) : s.errorBody;
     const backTo = back !== undefined && e.status < 500 ? `/pay/${back}` : undefined;
     sendHtml(res, e.status, renderMessagePage(s, urls, { title: s.errorTitle, body, requestId, back: backTo }), e.headers);
   }

@@ -94,6 +94,11 @@ export interface CheckoutStrings {
   readonly errorBody: string;
   readonly reference: (id: string) => string;
   readonly backToPayment: string;
+  /**
+   * Refusals by error code (the daemon's and the gateway's), so the buyer never reads the
+   * daemon's English developer text; a code not listed here reads as `chooseFailed`.
+   */
+  readonly refusals: Readonly<Record<string, string>>;
 }
 
 export const EN: CheckoutStrings = {
@@ -179,7 +184,21 @@ export const EN: CheckoutStrings = {
   errorBody: 'The payment page is not available right now. Please try again in a moment.',
   reference: (id) => `Reference: ${id}`,
   backToPayment: 'Back to the payment',
+  refusals: {
+    network_change_not_allowed: 'The network can no longer be changed: a payment has already arrived or the invoice has ended.',
+    amount_below_minimum: 'This amount is below the minimum for that network. Please choose another network.',
+    unknown_network: 'That network is not available. Please choose another one.',
+    network_unavailable: 'That network is not available right now. Please choose another one or try again later.',
+    too_many_network_changes: 'The network was changed too often. Please wait a few minutes before changing it again.',
+    rate_limited: 'Too many attempts. Please wait a moment and try again.',
+    invoice_not_found: 'This payment link is not valid. Check the link you received from the merchant.',
+  },
 };
+
+/** The buyer's text for a refusal code (see `refusals`). */
+export function buyerRefusal(s: CheckoutStrings, code: string): string {
+  return Object.hasOwn(s.refusals, code) ? s.refusals[code]! : s.chooseFailed;
+}
 
 export const LANGUAGES: Readonly<Record<string, CheckoutStrings>> = { en: EN };
 

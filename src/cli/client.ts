@@ -49,7 +49,8 @@ export function decodeRpcError(err: ServiceError, address?: string): CliError {
 
 /**
  * The generated clients on one insecure channel to the daemon, created on first use, plus the
- * operator token as `authorization: Bearer <token>` on every call.
+ * operator token as `authorization: Bearer <token>` and the acting person as `x-operator-name`
+ * on every call.
  */
 export class Rpc {
   private readonly clients = new Map<string, Client>();
@@ -66,6 +67,7 @@ export class Rpc {
   metadata(extra: ExtraMetadata = {}): Metadata {
     const md = new Metadata();
     if (this.target.token) md.set('authorization', `Bearer ${this.target.token}`);
+    if (this.target.operatorName) md.set('x-operator-name', this.target.operatorName);
     for (const [k, v] of Object.entries(extra)) if (v !== undefined && v !== '') md.set(k, v);
     return md;
   }

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { CliEnv } from './io';
 
-/** Where the daemon listens and the operator token to present. */
+/** Where the daemon listens, the operator token to present and who is acting. */
 export interface DaemonTarget {
   readonly address: string;
   readonly token?: string;
+  /** Sent as `x-operator-name`: the audit log says who acted when several people share the token. */
+  readonly operatorName?: string;
 }
 
 /** `CHAINPAY_GRPC_ADDR`, else 127.0.0.1 on `GRPC_PORT` (50051), as the daemon binds by default. */
@@ -35,6 +38,25 @@ export function operatorToken(env: CliEnv, cwd: string = process.cwd()): string 
   }
 }
 
+/** A metadata value must be printable ASCII; the daemon keeps `[\w.@ -]` of it anyway. */
+function printable(name: string | undefined): string | undefined {
+  const clean = name?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100);
+  return clean || undefined;
+}
+
+/** Who is acting: `CHAINPAY_OPERATOR_NAME`, else the OS user name (then `USER`/`LOGNAME`). */
+export function operatorName(env: CliEnv, osUser: () => string = () => os.userInfo().username): string | undefined {
+  const explicit = printable(env.CHAINPAY_OPERATOR_NAME);
+  if (explicit) return explicit;
+  try {
+    const user = printable(osUser());
+    if (user) return user;
+  } catch {
+    // No passwd entry (e.g. an arbitrary uid in a container): fall back to the environment.
+  }
+  return printable(env.USER) ?? printable(env.LOGNAME);
+}
+
 export function daemonTarget(env: CliEnv): DaemonTarget {
-  return { address: grpcAddress(env), token: operatorToken(env) };
+  return { address: grpcAddress(env), token: operatorToken(env), operatorName: operatorName(env) };
 }

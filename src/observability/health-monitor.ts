@@ -21,14 +21,25 @@ export interface HealthMonitorDeps {
   readonly probeTimeoutMs?: number;
   /** Re-check at once when a watcher halts, pauses or resumes. */
   readonly watcherActivity?: ActorActivity;
+  /** How long a running watcher may be in trouble (RPC unhealthy or lagging) and still serve; default 60 s. */
+  readonly watcherUnhealthyAfterMs?: number;
+  /** A running watcher whose `lag_seconds` is above this is in trouble; default 300 s. */
+  readonly watcherMaxLagSeconds?: number;
+  /** Wall time in ms (tests inject it); default Date.now. */
+  readonly now?: () => number;
 }
+
+export const DEFAULT_WATCHER_UNHEALTHY_AFTER_MS = 60_000;
+export const DEFAULT_WATCHER_MAX_LAG_SECONDS = 300;
 
 const STATE_CHANGES = new Set(['halted', 'pause', 'resume', 'rescan']);
 
 /**
  * Keeps the daemon's gRPC health in step with what it depends on: the overall service ('')
  * is SERVING only while the database answers `select 1`; each watcher has its own service name,
- * SERVING while it runs (paused, halted and stopped watchers are NOT_SERVING). One network's
+ * SERVING while it runs (paused, halted and stopped watchers are NOT_SERVING) unless it has been
+ * in trouble, its RPC unhealthy or its lag_seconds above `watcherMaxLagSeconds`, for longer than
+ * `watcherUnhealthyAfterMs` (one failed poll is retried and must not flap the health). One network's
  * watcher does not take the whole daemon out: the others keep serving.
  */
 export class HealthMonitor {
@@ -37,6 +48,10 @@ export class HealthMonitor {
   private checking: Promise<void> | null = null;
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
+  /** Since when (ms) each running watcher has been in trouble; absent while it is fine. */
+  private readonly troubleSince = new Map<NetworkCode, number>();
+  /** Watchers currently reported NOT_SERVING because of trouble (logged once per episode). */
+  private readonly troubled = new Set<NetworkCode>();
 
   constructor(private readonly deps: HealthMonitorDeps) {}
 
@@ -68,9 +83,33 @@ export class HealthMonitor {
     if (this.stopped) return;
     this.deps.health.setStatus('', up ? 'SERVING' : 'NOT_SERVING');
     for (const [network, w] of this.deps.watchers) {
-      const state = w.status().state;
-      this.deps.health.setStatus(watcherServiceName(network), up && (state === 'running' || state === 'starting') ? 'SERVING' : 'NOT_SERVING');
+      const s = w.status();
+      const running = s.state === 'running' || s.state === 'starting';
+      const troubled = this.troubledTooLong(network, running, s); // always: a pause ends an episode
+      const serving = up && running && !troubled;
+      this.deps.health.setStatus(watcherServiceName(network), serving ? 'SERVING' : 'NOT_SERVING');
     }
+  }
+
+  /** True once a running watcher's RPC was unhealthy, or it lagged, for longer than allowed. */
+  private troubledTooLong(network: NetworkCode, running: boolean, s: { rpcHealthy: boolean; lagSeconds: number; lastError: string | null }): boolean {
+    const now = (this.deps.now ?? Date.now)();
+    const maxLag = this.deps.watcherMaxLagSeconds ?? DEFAULT_WATCHER_MAX_LAG_SECONDS;
+    const inTrouble = running && (!s.rpcHealthy || s.lagSeconds > maxLag);
+    if (!inTrouble) {
+      this.troubleSince.delete(network);
+      if (this.troubled.delete(network)) this.deps.logger.info({ network }, 'watcher healthy again: serving');
+      return false;
+    }
+    const since = this.troubleSince.get(network) ?? now;
+    this.troubleSince.set(network, since);
+    const afterMs = this.deps.watcherUnhealthyAfterMs ?? DEFAULT_WATCHER_UNHEALTHY_AFTER_MS;
+    if (now - since < afterMs) return false;
+    if (!this.troubled.has(network)) {
+      this.troubled.add(network);
+      this.deps.logger.error({ network, alert: 'watcher_unhealthy', rpcHealthy: s.rpcHealthy, lagSeconds: s.lagSeconds, lastError: s.lastError, forMs: now - since }, 'watcher RPC unhealthy or lagging too long: health NOT_SERVING');
+    }
+    return true;
   }
 
   private async probeDatabase(): Promise<boolean> {

@@ -1,5 +1,8 @@
 import { createGateway } from '../../gateway/server';
 import { createLogger } from '../../src/observability/logger';
+import { loadGatewayEnv } from '../../gateway/main';
+import { EN } from '../../gateway/checkout/strings';
+import type { CheckoutTuning } from '../../gateway/checkout';
 import { startStack, createMerchant, signed, rpc, waitForStatus, type Stack, type MerchantCredentials } from '../support/stack';
 
 /**
@@ -113,7 +116,7 @@ describe('checkout endpoints', () => {
     expect((await json(res)).error.code).toBe('malformed_json');
     res = await choose('{"network":7}');
     expect(res.status).toBe(400);
-    expect(await json(res)).toEqual({ error: { code: 'invalid_body', message: 'network must be a string', field: 'network' } });
+    expect(await json(res)).toEqual({ error: { code: 'invalid_body', message: EN.chooseFailed, field: 'network' } }); // buyer text, not the developer's
     res = await choose('{}');
     expect(res.status).toBe(400);
     expect((await json(res)).error).toMatchObject({ code: 'missing_field', field: 'network' });
@@ -224,6 +227,94 @@ describe('checkout endpoints', () => {
     await gateway.close();
     expect(Date.now() - started).toBeLessThan(3000); // not the 10 s grace period
     for (let r = await reader.read(); !r.done; r = await reader.read());
+  });
+
+  /** A gateway of its own (own limiter buckets) in front of the stack's daemon. */
+  const ownGateway = async (checkout: CheckoutTuning, env: Record<string, string> = {}) => {
+    const gateway = createGateway({ grpcAddress: stack.grpcAddress, logger: createLogger('silent', 'test-gateway'), checkout, clientKey: loadGatewayEnv(env).clientKey });
+    const port = await gateway.listen(0, '127.0.0.1');
+    const post = (id: string, network: string, headers: Record<string, string> = {}) =>
+      fetch(`http://127.0.0.1:${port}/pay/${id}/network`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ network }) });
+    const postForm = (id: string, network: string) =>
+      fetch(`http://127.0.0.1:${port}/pay/${id}/network`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `network=${network}`, redirect: 'manual' });
+    return { post, postForm, close: () => gateway.close() };
+  };
+  const roomy = { ratePerSecond: 100, burst: 100 };
+
+  it('refuses a network change once money was received (409) and a network whose minimum the amount is below (422), in buyer words', async () => {
+    const gw = await ownGateway({ chooseRateLimit: roomy });
+    try {
+      // 0.7 USDT: above TON's minimum (0.5), below TRC20's (1).
+      const small = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '0.7' })).body;
+      let res = await gw.post(small.uuid, 'TRC20');
+      expect(res.status).toBe(422);
+      expect((await json(res)).error).toEqual({ code: 'amount_below_minimum', message: EN.refusals.amount_below_minimum, field: 'amount' });
+      expect((await json(await gw.post(small.uuid, 'TON'))).invoice).toMatchObject({ network: 'TON', status: 'pending' });
+
+      const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '10', network: 'TRC20' })).body;
+      await rpc((cb) => stack.clients.devnet.pay({ network: 'TRC20', to: inv.address, amount: '4' }, stack.operator, cb));
+      await waitForStatus(stack, m, inv.uuid, 'confirming');
+      res = await gw.post(inv.uuid, 'TON');
+      expect(res.status).toBe(409);
+      const refused = await json(res);
+      expect(refused.error).toMatchObject({ code: 'network_change_not_allowed', message: EN.refusals.network_change_not_allowed });
+      expect(JSON.stringify(refused)).not.toContain('pending and nothing was received'); // the daemon's text stays inside
+      expect((await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}`)).body).toMatchObject({ network: 'TRC20', address: inv.address });
+
+      // The form fallback shows the same buyer text on its error page.
+      const form = await gw.postForm(inv.uuid, 'TON');
+      expect(form.status).toBe(409);
+      expect(await form.text()).toContain('The network can no longer be changed');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('caps network changes per invoice (each takes a deposit address); refused choices do not count', async () => {
+    const gw = await ownGateway({ chooseRateLimit: roomy });
+    try {
+      const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '5' })).body;
+      for (let i = 0; i < 3; i++) expect((await gw.post(inv.uuid, 'DOGE')).status).toBe(422); // not counted
+      const networks = ['TRC20', 'TON', 'TRC20', 'TON', 'TRC20'];
+      for (const network of networks) expect((await gw.post(inv.uuid, network)).status).toBe(200);
+      const sixth = await gw.post(inv.uuid, 'TON');
+      expect(sixth.status).toBe(429);
+      expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(60);
+      expect((await json(sixth)).error).toEqual({ code: 'too_many_network_changes', message: EN.refusals.too_many_network_changes, field: 'network' });
+      expect((await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}`)).body.network).toBe('TRC20');
+      // Another invoice of the same buyer is not affected.
+      const other = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '5' })).body;
+      expect((await gw.post(other.uuid, 'TON')).status).toBe(200);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('TRUSTED_PROXY: the client is the right-most X-Forwarded-For entry that is not a trusted proxy', async () => {
+    const limit = { chooseRateLimit: { ratePerSecond: 0.001, burst: 2 } };
+    const behind = await ownGateway(limit, { TRUSTED_PROXY: '127.0.0.1, 10.0.0.0/8' });
+    const direct = await ownGateway(limit);
+    try {
+      const statuses = async (gw: typeof behind, xff: string, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push((await gw.post(uuid, 'DOGE', { 'X-Forwarded-For': xff })).status);
+        return out;
+      };
+      // Two buyers behind the load balancer (10.1.2.3) get a bucket each.
+      expect(await statuses(behind, '198.51.100.7, 10.1.2.3', 3)).toEqual([422, 422, 429]);
+      expect(await statuses(behind, '198.51.100.8, 10.1.2.3', 2)).toEqual([422, 422]);
+      // A buyer cannot pick a fresh bucket by adding entries on the left.
+      expect(await statuses(behind, '203.0.113.99, 198.51.100.7, 10.1.2.3', 1)).toEqual([429]);
+      expect(await statuses(behind, '198.51.100.7', 1)).toEqual([429]);
+      // Without TRUSTED_PROXY the header is ignored: everyone here is the peer 127.0.0.1.
+      expect(await statuses(direct, '198.51.100.7', 2)).toEqual([422, 422]);
+      expect(await statuses(direct, '198.51.100.8', 1)).toEqual([429]);
+    } finally {
+      await behind.close();
+      await direct.close();
+    }
+    expect(() => loadGatewayEnv({ TRUSTED_PROXY: '10.0.0.0/33' })).toThrow(/TRUSTED_PROXY/);
+    expect(() => loadGatewayEnv({ TRUSTED_PROXY: 'lb.internal' })).toThrow(/TRUSTED_PROXY/);
   });
 
   it('rate limits network choices per client address (429 with Retry-After)', async () => {

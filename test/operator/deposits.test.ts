@@ -63,11 +63,11 @@ describe('operator plane: unattributed deposits', () => {
 
     const audit = await cliJson(stack, ['audit']);
     const entry = audit.entries.find((e: { action: string; target: string }) => e.action === 'deposit.attribute' && e.target === `deposit:${deposit.id}`);
-    expect(entry).toMatchObject({ actor: 'operator' });
+    expect(entry).toMatchObject({ actor: 'operator:tester' }); // the CLI names who acts (CHAINPAY_OPERATOR_NAME)
     expect(JSON.parse(entry.after_json)).toMatchObject({ invoice_uuid: inv.uuid, tx_hash: deposit.tx_hash, amount: inv.pay_amount });
     expect(Date.parse(entry.at)).toBeGreaterThan(0);
     const [resolved] = await query<{ resolved_by: string; resolved_at: Date }>(stack, 'select resolved_by, resolved_at from unattributed_deposits where id = ?', [deposit.id]);
-    expect(resolved).toMatchObject({ resolved_by: 'operator' });
+    expect(resolved).toMatchObject({ resolved_by: 'operator:tester' });
   });
 
   it('two racing attributions of one deposit: exactly one credits; the audit names the operator', async () => {

@@ -1,8 +1,13 @@
 import { spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { Client } from 'pg';
 import { createMerchant, eventually, type MerchantCredentials, type Stack, startStack } from '../support/stack';
 import { createInvoice, payAndConfirm } from '../invoices/helpers';
 import { health } from './support';
+import pino from 'pino';
+import type { NetworkCode } from '../../src/domain/networks';
+import type { NetworkWatcher, WatcherStatusView } from '../../src/actors/watchers/network-watcher';
+import { HealthMonitor } from '../../src/observability/health-monitor';
 
 function promtool(): string | null {
   const found = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' });
@@ -67,6 +72,84 @@ describe('operator plane: metrics and health', () => {
     const checked = spawnSync(tool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect({ status: checked.status, out: `${checked.stdout}${checked.stderr}` }).toEqual({ status: 0, out: '' });
     expect((await fetch(`http://127.0.0.1:${stack.daemon.metricsPort}/other`)).status).toBe(404);
+  });
+
+  it('a failing webhook endpoint raises chainpay_webhook_queue_depth and chainpay_webhook_failed_attempts_total', async () => {
+    // A local port nobody listens on: every delivery is refused (WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in tests).
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const before = (await scrape()).text;
+    const depth0 = sample(before, 'chainpay_webhook_queue_depth')!;
+    const failed0 = sample(before, 'chainpay_webhook_failed_attempts_total')!;
+    expect([depth0, failed0].every(Number.isFinite)).toBe(true);
+
+    const down = await createMerchant(stack, { name: 'Down shop', webhook_url: `https://127.0.0.1:${closedPort}/hook` });
+    const inv = await createInvoice(stack, down, { amount: '3', network: 'TON' });
+    await payAndConfirm(stack, down, inv, inv.pay_amount, 'paid'); // invoice.confirming, invoice.paid
+    const after = await eventually(async () => {
+      const text = (await scrape()).text;
+      return sample(text, 'chainpay_webhook_failed_attempts_total')! >= failed0 + 1 ? text : undefined;
+    }, 10_000, 'a failed delivery attempt counted');
+    // Both events wait for a retry: nothing was delivered.
+    expect(sample(after, 'chainpay_webhook_queue_depth')).toBeGreaterThanOrEqual(depth0 + 2);
+    expect(sample(after, 'chainpay_webhook_events{status="delivered"}')).toBe(sample(before, 'chainpay_webhook_events{status="delivered"}'));
+  });
+
+  it("a running watcher turns NOT_SERVING once its RPC was unhealthy, or it lagged, longer than allowed (then serves again)", async () => {
+    // The monitor on the stack's real database; the watchers are status views we steer, the
+    // clock is ours so "60 s" passes at once.
+    const view = (network: NetworkCode, v: Partial<WatcherStatusView>): WatcherStatusView => ({
+      network, mode: 'live', state: 'running', head: 10, cursor: 10, lagBlocks: 0, lagSeconds: 0, lastBlockAt: null,
+      lastError: null, lastErrorAt: null, rpcHealthy: true, watched: 0, tracked: 0, ...v,
+    });
+    const states = new Map<NetworkCode, WatcherStatusView>([['POLYGON', view('POLYGON', {})], ['BEP20', view('BEP20', {})]]);
+    const watchers = new Map([...states.keys()].map((n) => [n, { status: () => states.get(n)! } as unknown as NetworkWatcher]));
+    const reported = new Map<string, string>();
+    let now = 1_000_000;
+    const monitor = new HealthMonitor({
+      orm: stack.daemon.orm, logger: pino({ level: 'silent' }), watchers, intervalMs: 3_600_000, now: () => now,
+      health: { setStatus: (service: string, s: string) => void reported.set(service, s) } as never,
+      watcherUnhealthyAfterMs: 60_000, watcherMaxLagSeconds: 120,
+    });
+    const at = async (ms: number): Promise<Record<string, string | undefined>> => {
+      now = 1_000_000 + ms;
+      await monitor.check();
+      return { all: reported.get(''), polygon: reported.get('chainpay.watcher.POLYGON'), bep20: reported.get('chainpay.watcher.BEP20') };
+    };
+    await monitor.start();
+    try {
+      expect(await at(0)).toEqual({ all: 'SERVING', polygon: 'SERVING', bep20: 'SERVING' });
+      states.set('POLYGON', view('POLYGON', { rpcHealthy: false, lastError: 'fetch failed' }));
+      expect((await at(1_000)).polygon).toBe('SERVING'); // one failed poll is retried: no flapping
+      expect((await at(60_999)).polygon).toBe('SERVING');
+      expect(await at(61_000)).toEqual({ all: 'SERVING', polygon: 'NOT_SERVING', bep20: 'SERVING' }); // unhealthy for 60 s
+      states.set('POLYGON', view('POLYGON', {}));
+      expect((await at(62_000)).polygon).toBe('SERVING'); // the RPC answers again: serving at once
+      states.set('POLYGON', view('POLYGON', { rpcHealthy: false }));
+      expect((await at(63_000)).polygon).toBe('SERVING'); // a new episode starts its own 60 s
+
+      // Lag: behind by more than 120 s for 60 s, although every RPC call answers.
+      states.set('POLYGON', view('POLYGON', {}));
+      states.set('BEP20', view('BEP20', { lagBlocks: 40, lagSeconds: 121 }));
+      expect((await at(100_000)).bep20).toBe('SERVING');
+      states.set('BEP20', view('BEP20', { lagBlocks: 30, lagSeconds: 119 }));
+      expect((await at(130_000)).bep20).toBe('SERVING');
+      states.set('BEP20', view('BEP20', { lagBlocks: 40, lagSeconds: 150 }));
+      expect((await at(140_000)).bep20).toBe('SERVING');
+      expect(await at(200_000)).toEqual({ all: 'SERVING', polygon: 'SERVING', bep20: 'NOT_SERVING' });
+
+      // Not running is NOT_SERVING whatever the RPC says; trouble does not carry over a pause.
+      states.set('BEP20', view('BEP20', { state: 'paused', rpcHealthy: true }));
+      expect((await at(201_000)).bep20).toBe('NOT_SERVING');
+      states.set('BEP20', view('BEP20', { lagSeconds: 150, lagBlocks: 40 }));
+      expect((await at(202_000)).bep20).toBe('SERVING');
+    } finally {
+      await monitor.stop();
+    }
   });
 
   it('gRPC health reflects the database and each watcher; /readyz follows', async () => {

@@ -9,12 +9,15 @@ export interface CliResult {
   readonly err: string;
 }
 
-/** `chainpay ...` in-process against the stack's daemon (token read from DATA_DIR, as operators do). */
+/**
+ * `chainpay ...` in-process against the stack's daemon (token read from DATA_DIR, as operators do),
+ * acting as CHAINPAY_OPERATOR_NAME=tester unless `env` names someone else.
+ */
 export async function cli(stack: Stack, args: string[], options: { env?: Record<string, string>; signal?: AbortSignal; onOut?: (text: string) => void } = {}): Promise<CliResult> {
   let out = '';
   let err = '';
   const code = await run(args, {
-    env: { CHAINPAY_GRPC_ADDR: stack.grpcAddress, DATA_DIR: stack.dataDir, ...options.env },
+    env: { CHAINPAY_GRPC_ADDR: stack.grpcAddress, DATA_DIR: stack.dataDir, CHAINPAY_OPERATOR_NAME: 'tester', ...options.env },
     stdout: { write: (s: string) => void ((out += s), options.onOut?.(out)) },
     stderr: { write: (s: string) => void (err += s) },
     ...(options.signal ? { signal: options.signal } : {}),
@@ -22,8 +25,8 @@ export async function cli(stack: Stack, args: string[], options: { env?: Record<
   return { code, out, err };
 }
 
-export async function cliJson<T = any>(stack: Stack, args: string[]): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const r = await cli(stack, [...args, '--json']);
+export async function cliJson<T = any>(stack: Stack, args: string[], env?: Record<string, string>): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const r = await cli(stack, [...args, '--json'], env ? { env } : {});
   if (r.code !== 0) throw new Error(`chainpay ${args.join(' ')} exited ${r.code}: ${r.err || r.out}`);
   return JSON.parse(r.out) as T;
 }

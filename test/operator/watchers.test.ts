@@ -61,10 +61,49 @@ describe('operator plane: watchers', () => {
 
     const audit = await cliJson(stack, ['audit', '--limit', '10']);
     const actions = audit.entries.map((e: { action: string; target: string; actor: string }) => `${e.action} ${e.target} ${e.actor}`);
-    expect(actions).toEqual(expect.arrayContaining(['watcher.pause watcher:TON operator', 'watcher.resume watcher:TON operator']));
+    expect(actions).toEqual(expect.arrayContaining(['watcher.pause watcher:TON operator:tester', 'watcher.resume watcher:TON operator:tester']));
     const pauseEntry = audit.entries.find((e: { action: string }) => e.action === 'watcher.pause');
     expect(JSON.parse(pauseEntry.before_json)).toMatchObject({ state: 'running' });
     expect(JSON.parse(pauseEntry.after_json)).toMatchObject({ state: 'paused' });
+  });
+
+  it('pause/resume: the paused flag and its audit entry commit together; a no-op pause is not audited', async () => {
+    await mine(stack, 'TRC20', 1);
+    await caughtUp(stack, 'TRC20');
+    const audited = async (action: string): Promise<number> =>
+      Number((await query<{ n: string }>(stack, `select count(*) as n from audit_log where action = ? and target = 'watcher:TRC20'`, [action]))[0]!.n);
+    const flag = async (): Promise<boolean> => (await query<{ paused: boolean }>(stack, `select paused from watcher_cursors where network = 'TRC20'`))[0]!.paused;
+
+    // The audit insert fails: nothing of the pause may be left behind (no flag, still running).
+    await query(stack, `create function refuse_watcher_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused (test)'; end $$`);
+    await query(stack, `create trigger refuse_watcher_audit before insert on audit_log for each row when (new.action = 'watcher.pause') execute function refuse_watcher_audit()`);
+    try {
+      const failed = await cli(stack, ['watchers', 'pause', '--network', 'TRC20']);
+      expect(failed.code).toBe(1);
+    } finally {
+      await query(stack, 'drop trigger refuse_watcher_audit on audit_log');
+      await query(stack, 'drop function refuse_watcher_audit()');
+    }
+    expect(await flag()).toBe(false);
+    expect((await watcher(stack, 'TRC20')).state).toBe('running');
+    expect(await audited('watcher.pause')).toBe(0);
+
+    const paused = await cliJson(stack, ['watchers', 'pause', '--network', 'TRC20']);
+    expect(paused).toMatchObject({ state: 'paused', paused: true });
+    expect(await flag()).toBe(true);
+    expect(await audited('watcher.pause')).toBe(1);
+    // Pausing again changes nothing: same answer, no second entry.
+    expect(await cliJson(stack, ['watchers', 'pause', '--network', 'TRC20'])).toMatchObject({ state: 'paused' });
+    expect(await audited('watcher.pause')).toBe(1);
+
+    expect(await cliJson(stack, ['watchers', 'resume', '--network', 'TRC20'])).toMatchObject({ state: 'running', paused: false });
+    expect(await flag()).toBe(false);
+    expect(await cliJson(stack, ['watchers', 'resume', '--network', 'TRC20'])).toMatchObject({ state: 'running' });
+    expect(await audited('watcher.resume')).toBe(1);
+    const [entry] = (await cliJson(stack, ['audit', '--limit', '5'])).entries.filter((e: { action: string; target: string }) => e.action === 'watcher.resume' && e.target === 'watcher:TRC20');
+    expect(JSON.parse(entry.before_json)).toMatchObject({ state: 'paused', paused: true });
+    expect(JSON.parse(entry.after_json)).toMatchObject({ state: 'running', paused: false });
+    await caughtUp(stack, 'TRC20');
   });
 
   it('a rescan re-finds a final payment without crediting it twice', async () => {

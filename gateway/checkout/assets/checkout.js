@@ -153,10 +153,12 @@
       cache: 'no-store',
     })
       .then(function (response) {
-        return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+        return response.json().then(function (body) { return { ok: response.ok, status: response.status, body: body }; });
       })
       .then(function (result) {
-        if (!result.ok) return failed(result.body && result.body.error && result.body.error.message);
+        // A refusal (4xx) carries the buyer's text in the page language (gateway/checkout/strings.ts
+        // `refusals`); a server failure says only that it failed.
+        if (!result.ok) return failed(result.status < 500 && result.body && result.body.error && result.body.error.message);
         announce('');
         apply(result.body, true);
         choosing = false;

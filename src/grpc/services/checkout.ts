@@ -5,7 +5,7 @@ import { CheckoutServiceService, type CheckoutServiceServer, type CheckoutView }
 import { toInvoiceMessage } from '../../actors/invoices/invoice-view';
 import type { LoadedInvoice } from '../../actors/invoices/invoices';
 import { toNetworkMessage } from './networks';
-import { streamInvoiceChanges } from './invoices';
+import { streamInvoiceChanges } from './invoice-stream';
 import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
 
@@ -34,7 +34,8 @@ export function checkoutService(ctx: ServiceContext, chainModeOf: (code: string)
       const uuid = call.request.uuid;
       await streamInvoiceChanges<CheckoutView>(ctx, call as ServerWritableStream<unknown, CheckoutView>, uuid, async () => {
         const loaded = await ctx.invoices.get(uuid, null);
-        return { message: await view(loaded), open: loaded.row.open };
+        const message = await view(loaded);
+        return { message, open: loaded.row.open, key: JSON.stringify(message) };
       });
     }),
   };

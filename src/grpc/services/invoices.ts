@@ -4,42 +4,10 @@ import { parseCreateInvoice, parseNetwork } from '../../domain/invoice-request';
 import { InvoiceServiceService, type InvoiceServiceServer, type Invoice as InvoiceMessage, type InvoiceUpdate as InvoiceUpdateMessage } from '../generated/chainpay/v1/invoices';
 import { Invoice, InvoicePayment } from '../../store/entities';
 import { toInvoiceMessage } from '../../actors/invoices/invoice-view';
-import type { InvoiceUpdate } from '../../actors/invoices/invoice-actors';
+import { streamInvoiceChanges } from './invoice-stream';
 import { defined, requestBody } from '../request-body';
 import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
-
-/**
- * Streams one invoice: the current state, then every committed change, until the invoice is
- * closed (its actor finished) or the client cancels. `load` decides what the caller may see.
- */
-export async function streamInvoiceChanges<T>(ctx: ServiceContext, call: ServerWritableStream<unknown, T>, uuid: string, load: (reason: string) => Promise<{ message: T; open: boolean }>): Promise<void> {
-  const first = await load('snapshot');
-  call.write(first.message);
-  if (!first.open) return;
-  await new Promise<void>((resolve) => {
-    let chain = Promise.resolve();
-    const finish = (): void => {
-      ctx.invoiceActors.updates.off('update', onUpdate);
-      resolve();
-    };
-    const onUpdate = (u: InvoiceUpdate): void => {
-      if (u.uuid !== uuid) return;
-      chain = chain.then(async () => {
-        if (call.cancelled) return;
-        const next = await load(u.reason);
-        call.write(next.message);
-        if (!next.open) finish();
-      }).catch((err: unknown) => {
-        ctx.logger.warn({ err, invoiceUuid: uuid }, 'invoice stream failed');
-        finish();
-      });
-    };
-    ctx.invoiceActors.updates.on('update', onUpdate);
-    call.on('cancelled', finish);
-    call.on('close', finish);
-  });
-}
 
 export function invoiceService(ctx: ServiceContext): { definition: typeof InvoiceServiceService; implementation: InvoiceServiceServer } {
   const activeNetworks = () => ctx.networks.list(ctx.orm.em.fork());
@@ -84,7 +52,8 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const uuid = call.request.uuid;
       await streamInvoiceChanges<InvoiceUpdateMessage>(ctx, call as ServerWritableStream<unknown, InvoiceUpdateMessage>, uuid, async (reason) => {
         const loaded = await ctx.invoices.get(uuid, caller.merchantId);
-        return { message: { invoice: message(loaded), reason }, open: loaded.row.open };
+        const invoice = message(loaded);
+        return { message: { invoice, reason }, open: loaded.row.open, key: JSON.stringify(invoice) };
       });
     }),
     listInvoices: unary(ctx.logger, 'ListInvoices', async (call) => {

@@ -6,6 +6,7 @@ import { merchantBalance } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
+import { operatorIdentity } from './operator-audit';
 
 export function toMerchantMessage(m: MerchantRow): MerchantMessage {
   return {
@@ -45,7 +46,7 @@ function check(value: string | undefined, re: RegExp, code: string, field: strin
 export function merchantService(ctx: ServiceContext): { definition: typeof MerchantServiceService; implementation: MerchantServiceServer } {
   const implementation: MerchantServiceServer = {
     createMerchant: unary(ctx.logger, 'CreateMerchant', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       const name = call.request.name?.trim();
       if (!name) throw new MalformedRequestError('name is required', 'name');
       if (name.length > 200) throw new ValidationError('invalid_name', 'name is at most 200 characters', 'name');
@@ -71,7 +72,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       return { merchants: rows.map(toMerchantMessage) };
     }),
     updateMerchant: unary(ctx.logger, 'UpdateMerchant', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       const r = call.request;
       const webhookUrl = r.webhook_url === undefined ? undefined : r.webhook_url === '' ? null : checkWebhookUrl(r.webhook_url);
       const patch = {
@@ -96,7 +97,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       return updated;
     }),
     rotateSecret: unary(ctx.logger, 'RotateSecret', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       const em = ctx.orm.em.fork();
       const rotated = await em.transactional(async (tx) => {
         const r = await ctx.merchants.rotateSecret(tx, call.request.merchant_id, ctx.clock.now());
@@ -108,7 +109,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       return { api_key: rotated.apiKey, api_secret: rotated.apiSecret };
     }),
     rotateWebhookSecret: unary(ctx.logger, 'RotateWebhookSecret', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       const em = ctx.orm.em.fork();
       const secret = await em.transactional(async (tx) => {
         const s = await ctx.merchants.rotateWebhookSecret(tx, call.request.merchant_id, ctx.clock.now());

@@ -5,6 +5,7 @@ import { getWebhookEvent, listWebhookEvents, redeliverWebhookEvent, type Webhook
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import type { OperatorPiece } from './operator';
+import { operatorIdentity } from './operator-audit';
 
 export function toWebhookEventMessage(v: WebhookEventView): WebhookEvent {
   const e = v.event;
@@ -38,7 +39,7 @@ export function operatorWebhooks(ctx: ServiceContext, webhooks: { kick(): void }
       return { events: views.map(toWebhookEventMessage) };
     }),
     redeliverWebhook: unary(ctx.logger, 'RedeliverWebhook', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       const id = call.request.event_id?.trim();
       if (!id) throw new MalformedRequestError('event_id is required', 'event_id', 'missing_field');
       const em = ctx.orm.em.fork();

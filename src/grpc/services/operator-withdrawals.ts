@@ -3,17 +3,18 @@ import { toWithdrawalMessage } from '../../actors/withdrawals/withdrawal-view';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import type { OperatorPiece } from './operator';
+import { operatorIdentity } from './operator-audit';
 
 /** The review decisions of the operator plane (chainpay withdrawals approve|reject); audited. */
 export function operatorWithdrawals(ctx: ServiceContext): OperatorPiece {
   return {
     approveWithdrawal: unary(ctx.logger, 'ApproveWithdrawal', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       if (!call.request.uuid) throw new MalformedRequestError('uuid is required', 'uuid', 'missing_field');
       return toWithdrawalMessage(await ctx.withdrawals.approve(call.request.uuid, actor));
     }),
     rejectWithdrawal: unary(ctx.logger, 'RejectWithdrawal', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       if (!call.request.uuid) throw new MalformedRequestError('uuid is required', 'uuid', 'missing_field');
       return toWithdrawalMessage(await ctx.withdrawals.reject(call.request.uuid, call.request.reason ?? '', actor));
     }),

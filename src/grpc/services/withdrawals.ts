@@ -6,6 +6,7 @@ import { toWhitelistMessage, toWithdrawalMessage } from '../../actors/withdrawal
 import { defined, requestBody } from '../request-body';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
+import { operatorIdentity } from './operator-audit';
 
 /**
  * Merchant-facing payouts (signed REST through the gateway, or a service token) and the whitelist
@@ -26,7 +27,7 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
     }
     const merchantId = requested || caller.merchantId;
     if (!merchantId) throw new MalformedRequestError('merchant_id is required', 'merchant_id', 'missing_field');
-    return { merchantId, actor: caller.via === 'operator' ? 'operator' : 'service' };
+    return { merchantId, actor: caller.via === 'operator' ? operatorIdentity(ctx, md) : 'service' };
   };
 
   const entryArgs = async (r: WhitelistRequest) => {
