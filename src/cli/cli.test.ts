@@ -6,10 +6,11 @@ import { DevnetPayResponse, DevnetClock, DevnetChainState } from '../grpc/genera
 import { Invoice, InvoiceUpdate } from '../grpc/generated/chainpay/v1/invoices';
 import { Balance, CreateMerchantResponse, Merchant } from '../grpc/generated/chainpay/v1/merchants';
 import { ListNetworksResponse, Network } from '../grpc/generated/chainpay/v1/networks';
-import { ActorEvent, ListWatchersResponse, UnattributedDeposit, WatcherStatus } from '../grpc/generated/chainpay/v1/operator';
+import { ActorEvent, ListWatchersResponse, ListWebhooksResponse, UnattributedDeposit, WatcherStatus } from '../grpc/generated/chainpay/v1/operator';
 import { Withdrawal, WhitelistEntry } from '../grpc/generated/chainpay/v1/withdrawals';
 import { FakeDaemon } from './fake-daemon.test-support';
 import { run, type CliIO } from './main';
+import { operatorName } from './target';
 
 let daemon: FakeDaemon;
 let emptyDataDir: string;
@@ -82,6 +83,26 @@ describe('merchant commands', () => {
     const r = await cli(['networks'], { env: { CHAINPAY_OPERATOR_TOKEN: '' } });
     expect(r.code).toBe(0);
     expect(daemon.last('listNetworks').metadata.authorization).toBeUndefined();
+  });
+
+  it('names the acting person as x-operator-name: CHAINPAY_OPERATOR_NAME, else the OS user', async () => {
+    daemon.respond('getMerchant', () => MERCHANT);
+    expect((await cli(['merchant', 'show', '--merchant', 'm_1'], { env: { CHAINPAY_OPERATOR_NAME: ' alice ' } })).code).toBe(0);
+    expect(daemon.last('getMerchant').metadata['x-operator-name']).toBe('alice');
+    expect((await cli(['merchant', 'show', '--merchant', 'm_1'], { env: { CHAINPAY_OPERATOR_NAME: 'zoë' } })).code).toBe(0);
+    expect(daemon.last('getMerchant').metadata['x-operator-name']).toBe('zo'); // metadata is printable ASCII
+    expect((await cli(['merchant', 'show', '--merchant', 'm_1'])).code).toBe(0);
+    expect(daemon.last('getMerchant').metadata['x-operator-name']).toBe(os.userInfo().username);
+  });
+
+  it('operatorName falls back to USER/LOGNAME when the OS has no user entry', () => {
+    const noUser = (): string => {
+      throw new Error('ENOENT: no passwd entry');
+    };
+    expect(operatorName({ USER: 'bob' }, noUser)).toBe('bob');
+    expect(operatorName({ LOGNAME: 'carol' }, noUser)).toBe('carol');
+    expect(operatorName({}, noUser)).toBeUndefined();
+    expect(operatorName({ CHAINPAY_OPERATOR_NAME: '   ' }, () => 'dave')).toBe('dave');
   });
 
   it('set-caps and set-fee map to UpdateMerchant with amounts as given', async () => {
@@ -179,6 +200,37 @@ describe('operator and devnet commands', () => {
     const t = await cli(['devnet', 'advance-time', '--seconds', '3600']);
     expect(daemon.last('advanceTime').request).toEqual({ seconds: '3600' });
     expect(t.stdout).toMatch(/^offset_seconds\s+3600$/m);
+  });
+
+  it('webhooks list prints every event with its delivery log (attempt, time, status code, latency, error) without --json', async () => {
+    daemon.respond('listWebhooks', () => ListWebhooksResponse.fromPartial({
+      events: [
+        {
+          id: 'evt_b', type: 'invoice.paid', merchant_id: 'm_1', aggregate_id: 'inv-1', status: 'pending', attempts: 2,
+          next_attempt_at: '2026-01-01T00:05:05.000Z', target_url: 'https://shop.example/hook', created_at: '2026-01-01T00:00:00.000Z',
+          deliveries: [
+            { attempt: 1, at: '2026-01-01T00:00:00.100Z', latency_ms: 3, error: 'address 10.0.0.1 refused: private (RFC 1918)' },
+            { attempt: 2, at: '2026-01-01T00:00:05.100Z', status_code: 503, latency_ms: 41, error: 'HTTP 503' },
+          ],
+        },
+        { id: 'evt_a', type: 'invoice.confirming', merchant_id: 'm_1', aggregate_id: 'inv-1', status: 'delivered', attempts: 1, created_at: '2026-01-01T00:00:00.000Z', deliveries: [{ attempt: 1, at: '2026-01-01T00:00:00.050Z', status_code: 200, latency_ms: 7 }] },
+      ],
+    }));
+    const r = await cli(['webhooks', 'list', '--merchant', 'm_1', '--status', 'pending']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(daemon.last('listWebhooks').request).toEqual({ merchant_id: 'm_1', status: 'pending', limit: 0 });
+    const [newer, older] = r.stdout.split(/\n\n(?=id )/);
+    expect(newer).toMatch(/^id\s+evt_b$/m);
+    expect(newer).toMatch(/^next_attempt_at\s+2026-01-01T00:05:05.000Z$/m);
+    expect(newer).toMatch(/^ATTEMPT\s+AT\s+STATUS_CODE\s+LATENCY_MS\s+ERROR$/m);
+    expect(newer).toMatch(/^1\s+2026-01-01T00:00:00.100Z\s+-\s+3\s+address 10\.0\.0\.1 refused: private \(RFC 1918\)$/m);
+    expect(newer).toMatch(/^2\s+2026-01-01T00:00:05.100Z\s+503\s+41\s+HTTP 503$/m);
+    expect(older).toMatch(/^id\s+evt_a$/m);
+    expect(older).toMatch(/^1\s+2026-01-01T00:00:00.050Z\s+200\s+7\s+-$/m);
+    expect(older).not.toContain('HTTP 503');
+
+    daemon.respond('listWebhooks', () => ListWebhooksResponse.fromPartial({ events: [] }));
+    expect((await cli(['webhooks', 'list'])).stdout).toBe('(none)\n');
   });
 
   it('invoices watch prints one JSON line per update until the stream ends', async () => {

@@ -8,6 +8,9 @@ import type { Resolver } from './address-guard';
 import { attemptDelivery } from './delivery';
 import { SendAbortedError } from './send';
 
+/** A delivery attempt must get the status line within this time (the README promises 15 s). */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
+
 export interface DispatcherOptions {
   readonly orm: MikroORM;
   readonly logger: Logger;
@@ -18,6 +21,7 @@ export interface DispatcherOptions {
   readonly pollMs?: number;
   /** Deliveries in flight at once (each holds one database connection while it runs). */
   readonly concurrency?: number;
+  /** Per-attempt timeout; default DEFAULT_ATTEMPT_TIMEOUT_MS. */
   readonly timeoutMs?: number;
   /** Tests only: trusted CAs. Production trusts Node's store plus NODE_EXTRA_CA_CERTS. */
   readonly ca?: string | Buffer;
@@ -37,6 +41,12 @@ const CLAIM_SQL = `
   order by e.next_attempt_at, e.seq
   limit 1
   for update of e skip locked`;
+
+/** What every delivery log line names: the event, its merchant and its invoice or withdrawal. */
+export function eventLogFields(event: OutboxEvent): Record<string, string> {
+  const aggregate = event.aggregateType === 'invoice' ? 'invoiceUuid' : 'withdrawalUuid';
+  return { eventId: event.id, type: event.type, merchantId: event.merchantId, [aggregate]: event.aggregateId };
+}
 
 /** Delivers the outbox: polls on the daemon clock, wakes up when an event is committed. */
 export class WebhookDispatcher {
@@ -105,10 +115,10 @@ export class WebhookDispatcher {
           const result = await attemptDelivery(tx, event, {
             clock: this.o.clock,
             merchants: this.o.merchants,
-            send: { allowPrivate: this.o.allowPrivateTargets, timeoutMs: this.o.timeoutMs ?? 15_000, ca: this.o.ca, resolver: this.o.resolver },
+            send: { allowPrivate: this.o.allowPrivateTargets, timeoutMs: this.o.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, ca: this.o.ca, resolver: this.o.resolver },
             signal: this.abort.signal,
           });
-          const log = { eventId: event.id, type: event.type, attempt: event.attempts, status: event.status, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
+          const log = { ...eventLogFields(event), attempt: event.attempts, status: event.status, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
           if (result.ok) this.o.logger.info(log, 'webhook delivered');
           else this.o.logger.warn(log, 'webhook attempt failed');
           return true;

@@ -67,6 +67,9 @@ describe('webhook delivery', () => {
       expect(e.deliveries).toHaveLength(1);
       expect(e.deliveries[0]).toMatchObject({ attempt: 1, status_code: 200 });
       expect(e.deliveries[0]!.error).toBeUndefined();
+      expect(typeof e.deliveries[0]!.latency_ms).toBe('number');
+      expect(e.deliveries[0]!.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(e.deliveries[0]!.at)).not.toBeNaN();
     }
   });
 

@@ -2,9 +2,18 @@ import { Metadata, status } from '@grpc/grpc-js';
 import { rpc, eventually } from '../support/stack';
 import { run } from '../../src/cli/main';
 import type { WebhookEvent } from '../../src/grpc/generated/chainpay/v1/operator';
-import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../../src/webhooks/dispatcher';
 import { startWebhookStack, createShop, createInvoice, waitInvoice, pay, listWebhooks, advance, type WebhookStack, type Shop } from './stack';
 import { makeCert, Receiver, verifyStandardWebhook } from './support';
+
+/** The documented schedule, written out here (not taken from the code under test): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const SCHEDULE_MS = [5e3, 3e5, 1.8e6, 7.2e6, 1.8e7, 3.6e7, 3.6e7];
+/** When attempt n+1 may go, counted from attempt 1: the running sums of the schedule. */
+const OFFSETS_MS = [0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000, 99_305_000];
+/** Wall time that passes between advancing the clock and the attempt (polling, a refused connect). */
+const SLACK_MS = 5_000;
+const at = (e: WebhookEvent, i: number): number => Date.parse(e.deliveries[i]!.at);
 
 describe('webhook retries, failure and redelivery', () => {
   let receiver: Receiver;
@@ -40,6 +49,12 @@ describe('webhook retries, failure and redelivery', () => {
     return { code, out };
   };
 
+  it('the schedule is the documented one: 8 attempts over about 28 hours', () => {
+    expect(RETRY_DELAYS_MS).toEqual(SCHEDULE_MS);
+    expect(MAX_ATTEMPTS).toBe(8);
+    expect(SCHEDULE_MS.reduce((a, b) => a + b, 0)).toBe(99_305_000); // 27 h 35 min 5 s
+  });
+
   it('receiver down, then up: retries follow the schedule on the daemon clock, the later event waits', async () => {
     await receiver.down();
     const shop = await createShop(stack, receiver.url('/b'));
@@ -50,27 +65,33 @@ describe('webhook retries, failure and redelivery', () => {
     await new Promise((r) => setTimeout(r, 700));
     first = (await eventsOf(shop)).find((e) => e.type === 'invoice.confirming')!;
     expect(first.deliveries).toHaveLength(1);
-    expect(Date.parse(first.next_attempt_at!) - Date.parse(first.deliveries[0]!.at)).toBe(RETRY_DELAYS_MS[0]);
+    expect(Date.parse(first.next_attempt_at!) - at(first, 0)).toBe(5_000);
     // In order per invoice: invoice.paid waits while invoice.confirming is pending.
     expect((await eventsOf(shop)).find((e) => e.type === 'invoice.paid')!.deliveries).toHaveLength(0);
 
     await advance(stack, 5);
     first = await attemptsSettled(shop, 'invoice.confirming', 2);
     expect(first.deliveries[1]!.error).toMatch(/ECONNREFUSED/);
-    expect(Date.parse(first.next_attempt_at!) - Date.parse(first.deliveries[1]!.at)).toBe(RETRY_DELAYS_MS[1]);
+    expect(at(first, 1) - at(first, 0)).toBeGreaterThanOrEqual(5_000);
+    expect(at(first, 1) - at(first, 0)).toBeLessThan(5_000 + SLACK_MS);
+    expect(Date.parse(first.next_attempt_at!) - at(first, 1)).toBe(300_000);
 
     await receiver.up();
     receiver.reply = () => ({ status: 503 });
     await advance(stack, 300);
     first = await attemptsSettled(shop, 'invoice.confirming', 3);
     expect(first.deliveries[2]).toMatchObject({ attempt: 3, status_code: 503, error: 'HTTP 503' });
-    expect(Date.parse(first.next_attempt_at!) - Date.parse(first.deliveries[2]!.at)).toBe(RETRY_DELAYS_MS[2]);
+    expect(at(first, 2) - at(first, 0)).toBeGreaterThanOrEqual(305_000);
+    expect(at(first, 2) - at(first, 0)).toBeLessThan(305_000 + 2 * SLACK_MS);
+    expect(Date.parse(first.next_attempt_at!) - at(first, 2)).toBe(1_800_000);
 
     receiver.reply = () => ({ status: 204 });
     await advance(stack, 1800);
     first = await attemptsSettled(shop, 'invoice.confirming', 4);
     expect(first).toMatchObject({ status: 'delivered', attempts: 4 });
     expect(first.deliveries[3]).toMatchObject({ attempt: 4, status_code: 204 });
+    expect(at(first, 3) - at(first, 0)).toBeGreaterThanOrEqual(2_105_000);
+    expect(at(first, 3) - at(first, 0)).toBeLessThan(2_105_000 + 3 * SLACK_MS);
     // The later event goes right after the earlier one is delivered, and only then.
     await attemptsSettled(shop, 'invoice.paid', 1);
     // The receiver saw the 503 attempt, the delivered one, then the later event.
@@ -85,11 +106,17 @@ describe('webhook retries, failure and redelivery', () => {
     const shop = await createShop(stack, receiver.url('/c'));
     await paidInvoice(shop);
     let ev = await attemptsSettled(shop, 'invoice.confirming', 1);
-    for (let i = 0; i < RETRY_DELAYS_MS.length; i++) {
+    const advanceSeconds = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
+    for (let i = 0; i < advanceSeconds.length; i++) {
       expect(ev.status).toBe('pending');
-      expect(Date.parse(ev.next_attempt_at!) - Date.parse(ev.deliveries[i]!.at)).toBe(RETRY_DELAYS_MS[i]);
-      await advance(stack, RETRY_DELAYS_MS[i]! / 1000);
+      expect(Date.parse(ev.next_attempt_at!) - at(ev, i)).toBe(SCHEDULE_MS[i]);
+      await advance(stack, advanceSeconds[i]!);
       ev = await attemptsSettled(shop, 'invoice.confirming', i + 2);
+    }
+    // Each attempt went when its retry fell due on the daemon clock: never early, and only as late as polling makes it.
+    for (let i = 0; i < OFFSETS_MS.length; i++) {
+      expect(at(ev, i) - at(ev, 0)).toBeGreaterThanOrEqual(OFFSETS_MS[i]!);
+      expect(at(ev, i) - at(ev, 0)).toBeLessThan(OFFSETS_MS[i]! + (i + 1) * SLACK_MS);
     }
     expect(ev).toMatchObject({ status: 'failed', attempts: 8 });
     expect(ev.next_attempt_at).toBeUndefined();
@@ -122,9 +149,10 @@ describe('webhook retries, failure and redelivery', () => {
     expect(verifyStandardWebhook(shop.webhookSecret, secondCopy!.headers, secondCopy!.body)).toBe(true);
 
     const audit = await stack.daemon.orm.em.fork().getConnection().execute(`select actor, action, target from audit_log where action = 'webhook.redeliver' and target = ?`, [`webhook_event:${ev.id}`]);
+    // The actor is the operator (the CLI may add the operator's name: `operator:<name>`).
     expect(audit).toEqual([
-      { actor: 'operator', action: 'webhook.redeliver', target: `webhook_event:${ev.id}` },
-      { actor: 'operator', action: 'webhook.redeliver', target: `webhook_event:${ev.id}` },
+      { actor: expect.stringMatching(/^operator\b/), action: 'webhook.redeliver', target: `webhook_event:${ev.id}` },
+      { actor: expect.stringMatching(/^operator\b/), action: 'webhook.redeliver', target: `webhook_event:${ev.id}` },
     ]);
     expect((await cli(['webhooks', 'redeliver', 'evt_000000000000000000000000'])).code).toBe(1);
   });
@@ -162,4 +190,24 @@ describe('webhook retries, failure and redelivery', () => {
     expect(receiver.at('/moved')).toHaveLength(1);
     expect(receiver.at('/elsewhere')).toHaveLength(0);
   });
+
+  it('an endpoint that never answers: the daemon gives up on the attempt after 15 s (the default) and retries', async () => {
+    expect(DEFAULT_ATTEMPT_TIMEOUT_MS).toBe(15_000);
+    receiver.reply = (p) => (p === '/hang' ? 'hang' : { status: 200 });
+    const shop = await createShop(stack, receiver.url('/hang'));
+    const inv = await createInvoice(stack, shop, { amount: '2' });
+    await pay(stack, inv);
+    await eventually(async () => receiver.at('/hang')[0], 10_000, 'the request at the receiver');
+    // Still waiting well past any short timeout...
+    await new Promise((r) => setTimeout(r, 13_000));
+    expect((await eventsOf(shop))[0]!.deliveries).toHaveLength(0);
+    // ...and given up at 15 s.
+    const ev = await eventually(async () => (await eventsOf(shop)).find((e) => e.deliveries.length === 1), 10_000, 'the timed-out attempt');
+    expect(ev.status).toBe('pending');
+    expect(ev.deliveries[0]).toMatchObject({ attempt: 1, error: 'timed out after 15000 ms' });
+    expect(ev.deliveries[0]!.status_code).toBeUndefined();
+    expect(ev.deliveries[0]!.latency_ms).toBeGreaterThanOrEqual(15_000);
+    expect(ev.deliveries[0]!.latency_ms).toBeLessThan(17_000);
+    expect(Date.parse(ev.next_attempt_at!) - Date.parse(ev.deliveries[0]!.at)).toBe(5_000);
+  }, 40_000);
 });

@@ -11,12 +11,15 @@ import { MerchantServiceClient, type CreateMerchantResponse } from '../../src/gr
 import { InvoiceServiceClient, type CreateInvoiceRequest, type CreateInvoiceResponse, type Invoice } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
 import { OperatorServiceClient, type ListWebhooksRequest, type WebhookEvent } from '../../src/grpc/generated/chainpay/v1/operator';
+import { WithdrawalServiceClient } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import type { Logger } from 'pino';
 
 export interface Clients {
   readonly merchants: MerchantServiceClient;
   readonly invoices: InvoiceServiceClient;
   readonly devnet: DevnetServiceClient;
   readonly operator: OperatorServiceClient;
+  readonly withdrawals: WithdrawalServiceClient;
 }
 
 /** A daemon's gRPC surface (in-process or a spawned process), for the webhook tests. */
@@ -35,6 +38,7 @@ export function connect(grpcAddress: string, operatorToken: string): Plane & { c
     invoices: new InvoiceServiceClient(grpcAddress, creds),
     devnet: new DevnetServiceClient(grpcAddress, creds),
     operator: new OperatorServiceClient(grpcAddress, creds),
+    withdrawals: new WithdrawalServiceClient(grpcAddress, creds),
   };
   return { grpcAddress, operator, clients, close: () => Object.values(clients).forEach((c) => c.close()) };
 }
@@ -50,7 +54,7 @@ export interface WebhookStack extends Plane {
  * with daemon options: the in-process daemon must trust the test receiver's self-signed
  * certificate (a daemon process uses NODE_EXTRA_CA_CERTS, which Node reads only at start).
  */
-export async function startWebhookStack(webhooks: NonNullable<DaemonOptions['webhooks']>, env: Record<string, string> = {}): Promise<WebhookStack> {
+export async function startWebhookStack(webhooks: NonNullable<DaemonOptions['webhooks']>, env: Record<string, string> = {}, logger?: Logger): Promise<WebhookStack> {
   const db = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
   const config = loadConfig({
@@ -63,7 +67,7 @@ export async function startWebhookStack(webhooks: NonNullable<DaemonOptions['web
     WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     ...env,
   });
-  const daemon = await startDaemon(config, { logger: createLogger(config.LOG_LEVEL, 'test-daemon'), webhooks });
+  const daemon = await startDaemon(config, { logger: logger ?? createLogger(config.LOG_LEVEL, 'test-daemon'), webhooks });
   const plane = connect(`127.0.0.1:${daemon.grpcPort}`, daemon.operatorToken);
   return {
     ...plane,
@@ -88,7 +92,7 @@ export async function createShop(p: Plane, webhookUrl?: string): Promise<Shop> {
   return { merchantId: res.merchant!.merchant_id, apiSecret: res.api_secret, webhookSecret: res.webhook_secret };
 }
 
-function asMerchant(p: Plane, merchantId: string): grpc.Metadata {
+export function asMerchant(p: Plane, merchantId: string): grpc.Metadata {
   const md = p.operator.clone();
   md.set('x-merchant-id', merchantId);
   return md;

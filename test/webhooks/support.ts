@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import pino, { type Logger } from 'pino';
 
 /** A throw-away self-signed certificate for 127.0.0.1 / localhost / receiver.test (openssl at test time). */
 export interface TestCert {
@@ -39,6 +40,8 @@ export type Reply = { status: number; headers?: Record<string, string> } | 'hang
 /** A real local HTTPS webhook receiver that can go down and come back on the same port. */
 export class Receiver {
   readonly requests: Received[] = [];
+  /** TCP connections accepted (a refused target must not even connect). */
+  connections = 0;
   reply: (path: string) => Reply = () => ({ status: 200 });
   private server: https.Server | null = null;
   private readonly sockets = new Set<Socket>();
@@ -73,6 +76,7 @@ export class Receiver {
       });
     });
     server.on('connection', (s: Socket) => {
+      this.connections++;
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
@@ -109,3 +113,13 @@ export function verifyStandardWebhook(whsec: string, headers: IncomingHttpHeader
     .split(' ')
     .some((s) => s.startsWith('v1,') && s.length === expected.length + 3 && timingSafeEqual(Buffer.from(s.slice(3)), Buffer.from(expected)));
 }
+
+/** A logger whose JSON lines land in `lines` (to assert what the daemon logged). */
+export function captureLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { logger, lines };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type LogLine = { level: number; msg: string; [k: string]: any };

@@ -11,13 +11,14 @@ export const webhookCommands: readonly CommandSpec[] = [
   {
     name: 'webhooks list',
     usage: '[--merchant ID] [--status pending|delivered|failed] [--limit N]',
-    summary: 'webhook events in the outbox and their delivery state',
+    summary: 'webhook events in the outbox, each with its delivery log',
     options: { merchant: { type: 'string' }, status: { type: 'string' }, ...LIMIT },
     async run({ args, rpc, out }) {
       const c = rpc.operator;
       const req = { merchant_id: args.opt('merchant'), status: args.opt('status'), limit: args.int32('limit') ?? 0 };
       const res = await rpc.call(c, c.listWebhooks, req);
-      out.result(res, () => table(res.events, ['id', 'type', 'merchant_id', 'aggregate_id', 'status', 'attempts', 'next_attempt_at', 'created_at']));
+      // Each event with its delivery log (attempt, time, status code, latency, error), newest event first.
+      out.result(res, () => (res.events.length === 0 ? '(none)' : res.events.map(showEvent).join('\n\n')));
     },
   },
   {
