@@ -69,12 +69,16 @@ export class DaemonMetrics {
     this.rpcSeconds = new Histogram({ name: 'chainpay_chain_rpc_duration_seconds', help: 'Chain JSON-RPC round trips of the live adapters, by method and outcome.', labelNames: ['network', 'method', 'outcome'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15], registers: r });
     const alerts = new Counter({ name: 'chainpay_watcher_alerts_total', help: 'Watchers halted by a non-retryable error (e.g. reorg beyond finality).', labelNames: ['network', 'code'], registers: r });
     const blockSeconds = new Histogram({ name: 'chainpay_watcher_block_processing_seconds', help: 'Time to apply one block (confirmations to invoices, cursor commit).', labelNames: ['network'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: r });
-    this.unsubscribe.push(sources.watcherActivity.subscribe((rec) => {
+    const countWatcherEvent = (rec: { id: string; type: string; payload: unknown }): void => {
       const p = (rec.payload ?? {}) as { code?: string | null; took_ms?: number };
       if (rec.type === 'error') rpcErrors.inc({ network: rec.id, code: p.code ?? 'error' });
       else if (rec.type === 'halted') alerts.inc({ network: rec.id, code: p.code ?? 'non_retryable' });
       else if (rec.type === 'committed' && typeof p.took_ms === 'number') blockSeconds.observe({ network: rec.id }, p.took_ms / 1000);
-    }));
+    };
+    // Watchers run before these counters exist (start-up catch-up): a watcher that halted then (e.g.
+    // its saved final block was replaced while the daemon was down) must still raise the alert.
+    for (const w of sources.watchers.values()) for (const rec of sources.watcherActivity.last(w.network)) if (rec.type === 'halted' || rec.type === 'error') countWatcherEvent(rec);
+    this.unsubscribe.push(sources.watcherActivity.subscribe(countWatcherEvent));
     for (const w of sources.watchers.values()) rpcErrors.inc({ network: w.network, code: 'rpc_unavailable' }, 0);
 
     new Gauge({ name: 'chainpay_actors_open', help: 'Live actors by kind and status.', labelNames: ['kind', 'status'], registers: r, collect() {

@@ -36,6 +36,7 @@ describe('DevnetAdapter: pay and watch', () => {
     expect(transfer).toEqual({
       kind: 'transfer', network: 'POLYGON', txHash: paid.txHash, eventIndex: 0, blockHeight: 1, blockHash: chain.head().hash,
       from: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), to: to.toLowerCase(), memo: null, amount: '10.5',
+      blockTime: (block as { timestamp: Date }).timestamp, // its block's time: "paid in time" is judged by it
     });
     expect(rec.of('block')[1]!.parentHash).toBe(rec.of('block')[0]!.hash);
   });
@@ -98,14 +99,14 @@ describe('DevnetAdapter: pay and watch', () => {
     await expect(bsc.pay({ to: bsc.deriveDepositAddress(0), amount: '1.123456789012345678' })).resolves.toMatchObject({ blockHeight: 1 });
   });
 
-  it('emits finalize as height - finalityDepth grows, and catches up from a cursor', async () => {
+  it('emits finalize for the block with finalityDepth confirmations, and catches up from a cursor', async () => {
     const chain = devnet('ARBITRUM', { finalityDepth: 2 });
     await chain.mine(5);
     const rec = new Recorder();
     watches.push(chain.watch({ from: { height: 1, hash: chain.block(1)!.hash }, watched: new CountingSet(new Set()), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === 5);
     expect(rec.seen.map((o) => `${o.kind}:${'height' in o ? o.height : ''}`)).toEqual([
-      'block:2', 'finalize:0', 'block:3', 'finalize:1', 'block:4', 'finalize:2', 'block:5', 'finalize:3',
+      'block:2', 'finalize:1', 'block:3', 'finalize:2', 'block:4', 'finalize:3', 'block:5', 'finalize:4',
     ]);
   });
 

@@ -20,7 +20,7 @@ export interface DevnetAdapterOptions {
   readonly storageDir?: string;
   /** Mine an empty block this often once init() ran; 0 = only pay/mine/reorg make blocks. */
   readonly blockIntervalMs: number;
-  /** Default 20. */
+  /** Confirmations that make a block final (reorgs stop short of it). Default 20. */
   readonly finalityDepth?: number;
   /** Default: the real mainnet id from NETWORK_FACTS (on devnet it is just an id). */
   readonly tokenContract?: string;
@@ -38,6 +38,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   readonly network: NetworkCode;
   readonly tokenContract: string;
   readonly tokenDecimals: number;
+  readonly finalityDepth: number;
   private readonly facts: NetworkFacts;
   private readonly chain: DevnetChain;
   private readonly journal: DevnetJournal | undefined;
@@ -52,6 +53,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     this.facts = NETWORK_FACTS[options.network];
     this.tokenContract = options.tokenContract ?? this.facts.mainnetToken;
     this.tokenDecimals = this.facts.tokenDecimals;
+    this.finalityDepth = options.finalityDepth ?? DEFAULT_DEVNET_FINALITY;
+    if (!Number.isInteger(this.finalityDepth) || this.finalityDepth < 1) throw new RangeError('finalityDepth must be an integer >= 1');
     // A look-alike token: a valid contract id of the same format that is not USDT.
     this.fakeContract = options.codec.sampleAddress(`chainpay-devnet:${this.network}:fake-usdt`);
     const opened = options.storageDir ? DevnetJournal.open(options.storageDir, options.network) : undefined;
@@ -60,7 +63,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
       network: options.network,
       family: this.facts.family,
       clock: options.clock,
-      finalityDepth: options.finalityDepth ?? DEFAULT_DEVNET_FINALITY,
+      finalityDepth: this.finalityDepth,
       journal: opened?.journal,
       replay: opened?.entries,
     });
@@ -80,10 +83,11 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const shared = this.sharedKey;
     // Filter exactly like a live adapter: only the configured token counts, then one Set lookup.
     const matches = (t: DevnetTransfer): boolean => t.contract === this.tokenContract && (t.toKey === shared || watched.has(t.toKey));
-    const watch = new DevnetWatch({ ...options, network: this.network, chain: this.chain, matches, retryDelayMs: this.options.retryDelayMs });
+    const watch = new DevnetWatch({ ...options, network: this.network, chain: this.chain, matches, retryDelayMs: this.options.retryDelayMs, now: () => this.options.clock.now() });
     this.activeWatch = watch;
     return {
       head: () => watch.head(),
+      syncedUntil: () => watch.syncedUntil(),
       stop: async () => {
         await watch.stop();
         if (this.activeWatch === watch) this.activeWatch = undefined;

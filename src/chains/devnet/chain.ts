@@ -10,7 +10,11 @@ export interface DevnetChainOptions {
   readonly network: NetworkCode;
   readonly family: ChainFamily;
   readonly clock: Clock;
-  /** Blocks at or below head - finalityDepth are final; reorg() never goes below them. */
+  /**
+   * Confirmations that make a block final (the daemon passes the network's required confirmations):
+   * a block with finalityDepth confirmations (head - height + 1) is final, the same rule the invoice
+   * uses to credit a payment, so reorg() never removes a block a payment could be credited in.
+   */
   readonly finalityDepth: number;
   readonly journal?: DevnetJournal;
   /** Journal entries to replay (DevnetJournal.open). */
@@ -74,13 +78,20 @@ export class DevnetChain {
 
   /**
    * Drops the last `depth` blocks (their transactions vanish, they are not re-included) and mines
-   * depth + 1 empty blocks on a new branch. Refused below finality: devnet never removes a final block.
+   * depth + 1 empty blocks on a new branch. Refused when it reaches a final block: the lowest dropped
+   * block has `depth` confirmations, so depth >= finalityDepth would remove a final (credited) one.
    */
   reorg(depth: number): DevnetBlock {
     if (!Number.isInteger(depth) || depth < 1) throw new ValidationError('invalid_depth', 'reorg depth must be a positive integer', 'depth');
     const head = this.head().height;
-    if (depth > this.finalityDepth || depth > head) {
-      throw new ValidationError('reorg_too_deep', `reorg depth ${depth} reaches a final block (finality ${this.finalityDepth}, head ${head})`, 'depth', { depth, finalityDepth: this.finalityDepth, head });
+    if (depth >= this.finalityDepth || depth > head) {
+      const max = Math.min(this.finalityDepth - 1, head);
+      throw new ValidationError(
+        'reorg_too_deep',
+        `reorg depth ${depth} would remove a final block: a block with ${this.finalityDepth} confirmations is final (head ${head}); the deepest allowed reorg is ${max}`,
+        'depth',
+        { depth, finalityDepth: this.finalityDepth, head, maxDepth: max },
+      );
     }
     const entries: JournalEntry[] = [{ type: 'reorg', depth }];
     let parent = this.blocks[head - depth]!;

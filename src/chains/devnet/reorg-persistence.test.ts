@@ -54,13 +54,34 @@ describe('devnet reorgs', () => {
     expect(rec.of('transfer')).toHaveLength(1);
   });
 
-  it('refuses a reorg deeper than finality or than the chain', async () => {
+  it('refuses a reorg that would remove a final block (finalityDepth confirmations) or is deeper than the chain', async () => {
     const chain = devnet('TRC20', { finalityDepth: 3 });
     await expect(chain.reorg(1)).rejects.toMatchObject({ code: 'reorg_too_deep' }); // only genesis
     await chain.mine(10);
     await expect(chain.reorg(4)).rejects.toMatchObject({ code: 'reorg_too_deep', field: 'depth' });
+    // Depth 3 would drop block 8, which has 3 confirmations: final (a payment in it is credited).
+    await expect(chain.reorg(3)).rejects.toMatchObject({ code: 'reorg_too_deep', details: { maxDepth: 2, finalityDepth: 3 } });
+    expect(chain.head().head).toBe(10);
     await expect(chain.reorg(0)).rejects.toMatchObject({ code: 'invalid_depth' });
-    await expect(chain.reorg(3)).resolves.toMatchObject({ head: 11 });
+    await expect(chain.reorg(2)).resolves.toMatchObject({ head: 11 });
+  });
+
+  it('a watch whose saved last final block is not on the chain reports ReorgBeyondFinalityError and emits nothing', async () => {
+    const chain = devnet('BEP20');
+    await chain.mine(6);
+    const rec = new Recorder();
+    const errors: Error[] = [];
+    const cursor = { height: 6, hash: chain.head().hash };
+    const failed = chain.watch({ from: cursor, finalized: { height: 4, hash: '0xreplaced' }, watched: new CountingSet(new Set()), sink: rec.sink, onError: (e) => errors.push(e) });
+    await chain.mine(2);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(errors).toEqual([expect.objectContaining({ name: 'ReorgBeyondFinalityError', code: 'reorg_beyond_finality' })]);
+    expect(rec.seen).toEqual([]);
+    await failed.stop();
+    // Still on the chain: the watch goes on from the cursor, finality above the saved final block.
+    const ok = new Recorder();
+    watches.push(chain.watch({ from: cursor, finalized: { height: 4, hash: chain.block(4)!.hash }, watched: new CountingSet(new Set()), sink: ok.sink }));
+    await ok.until(() => ok.lastBlock() === 8);
   });
 
   it('a watcher whose cursor is orphaned while it is stopped rewinds first', async () => {

@@ -1,4 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
+import { ReorgBeyondFinalityError } from '../sync/errors';
 import type { ChainCursor, ChainObservation, ChainWatch, WatchOptions } from '../types';
 import type { DevnetChain } from './chain';
 import type { DevnetBlock, DevnetTransfer } from './types';
@@ -10,6 +11,8 @@ export interface DevnetWatchOptions extends WatchOptions {
   readonly matches: (transfer: DevnetTransfer) => boolean;
   /** First retry delay after a sink failure; doubles up to 10 s. */
   readonly retryDelayMs?: number;
+  /** The clock the chain stamps its blocks with (syncedUntil); without it the watch vouches for nothing. */
+  readonly now?: () => Date;
 }
 
 interface Step {
@@ -28,6 +31,7 @@ export class DevnetWatch implements ChainWatch {
   private cursor: ChainCursor | null;
   private finalized = -1;
   private stopped = false;
+  private ended = false;
   private wake: (() => void) | undefined;
   private interrupt: (() => void) | undefined;
   private readonly unsubscribe: () => void;
@@ -36,11 +40,23 @@ export class DevnetWatch implements ChainWatch {
   constructor(private readonly options: DevnetWatchOptions) {
     this.cursor = options.from;
     this.unsubscribe = options.chain.subscribe(() => this.poke());
-    this.done = this.run();
+    this.done = this.run().finally(() => {
+      this.ended = true;
+    });
   }
 
   head(): number | null {
     return this.options.chain.head().height;
+  }
+
+  /**
+   * Idle at the head (its whole step accepted by the sink): every block there is was delivered, and
+   * the chain stamps a later block with max(parent, now), never before now; so it vouches for now.
+   */
+  syncedUntil(): Date | null {
+    const cursor = this.cursor;
+    if (this.stopped || this.ended || !this.options.now || cursor === null) return null;
+    return this.options.chain.head().hash === cursor.hash ? this.options.now() : null;
   }
 
   /** Resolves once the loop has ended; nothing is emitted afterwards. */
@@ -59,6 +75,16 @@ export class DevnetWatch implements ChainWatch {
   }
 
   private async run(): Promise<void> {
+    const final = this.options.finalized ?? null;
+    if (final !== null) {
+      // The last final block we saw must still be canonical; otherwise stop: an operator decides.
+      if (this.options.chain.blockAt(final.height)?.hash !== final.hash) {
+        const tipHeight = this.cursor?.height ?? final.height;
+        this.options.onError?.(new ReorgBeyondFinalityError(this.options.network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight }));
+        return;
+      }
+      this.finalized = final.height;
+    }
     let failures = 0;
     while (!this.stopped) {
       const step = this.nextStep();
@@ -101,9 +127,10 @@ export class DevnetWatch implements ChainWatch {
     ];
     for (const t of block.transfers) {
       if (!this.options.matches(t)) continue;
-      observations.push({ kind: 'transfer', network, txHash: t.txHash, eventIndex: t.eventIndex, blockHeight: block.height, blockHash: block.hash, from: t.from, to: t.toKey, memo: t.memo, amount: t.amount });
+      observations.push({ kind: 'transfer', network, txHash: t.txHash, eventIndex: t.eventIndex, blockHeight: block.height, blockHash: block.hash, from: t.from, to: t.toKey, memo: t.memo, amount: t.amount, blockTime: new Date(block.timestamp) });
     }
-    const finalHeight = block.height - chain.finalityDepth;
+    // A block with finalityDepth confirmations (block.height - height + 1) is final.
+    const finalHeight = block.height - chain.finalityDepth + 1;
     const final = finalHeight > this.finalized ? chain.blockAt(finalHeight) : undefined;
     if (final) observations.push({ kind: 'finalize', network, height: final.height, hash: final.hash });
     return { observations, cursor: { height: block.height, hash: block.hash }, finalized: final?.height };

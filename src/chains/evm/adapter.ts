@@ -42,6 +42,11 @@ export class EvmAdapter implements ChainAdapter {
     return this.decimals;
   }
 
+  /** The follower's window (<CODE>_CONFIRMATIONS at start): a block this deep is final. */
+  get finalityDepth(): number {
+    return this.config.confirmations;
+  }
+
   /** Checks the chain id (when configured), that the token is a contract, and its decimals. */
   async init(): Promise<void> {
     const token = this.token();
@@ -66,6 +71,7 @@ export class EvmAdapter implements ChainAdapter {
       network: this.network,
       source,
       from: options.from,
+      finalized: options.finalized ?? null,
       sink: options.sink,
       onError: options.onError,
       confirmations: this.config.confirmations,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NetworkCode } from '../../domain/networks';
+import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { LiveAdapterInput } from '../registry';
 import type { ChainAdapter } from '../types';
 import { createEvmAdapter } from './adapter';
@@ -40,18 +40,22 @@ export interface EvmNetworkSettings {
   readonly tokenAddress?: string;
   readonly requiredConfirmations: number;
   readonly pollIntervalMs?: number;
+  /** <CODE>_CHAIN_ID: the chain id the RPC must serve; default the network's real one (NETWORK_FACTS). */
+  readonly chainId?: number;
 }
 
 /**
  * The registry's `live` options for every EVM network with an RPC URL: pass the result as
  * `createChainAdapters({ ..., live: evmLiveOptions(config.networks) })`. A network without
- * `<CODE>_RPC_URL` gets no entry and stays on devnet (unless CHAIN_MODE=live).
+ * `<CODE>_RPC_URL` gets no entry and stays on devnet (unless CHAIN_MODE=live). The adapter's init()
+ * refuses an RPC that serves another chain than the network's real one (or `<CODE>_CHAIN_ID`).
  */
 export function evmLiveOptions(networks: Partial<Record<NetworkCode, EvmNetworkSettings>>): Partial<Record<NetworkCode, EvmLiveOptions>> {
   const out: Partial<Record<NetworkCode, EvmLiveOptions>> = {};
   for (const [code, n] of Object.entries(networks) as Array<[NetworkCode, EvmNetworkSettings]>) {
     if (!isEvmNetwork(code) || !n.rpcUrl || n.enabled === false) continue;
-    out[code] = { rpcUrl: n.rpcUrl, confirmations: n.requiredConfirmations, ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}), ...(n.pollIntervalMs ? { pollIntervalMs: n.pollIntervalMs } : {}) };
+    const expectedChainId = n.chainId ?? NETWORK_FACTS[code].chainId;
+    out[code] = { rpcUrl: n.rpcUrl, confirmations: n.requiredConfirmations, ...(expectedChainId !== undefined ? { expectedChainId } : {}), ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}), ...(n.pollIntervalMs ? { pollIntervalMs: n.pollIntervalMs } : {}) };
   }
   return out;
 }

@@ -1,8 +1,12 @@
-import { BaseError, InvalidInputRpcError, InvalidParamsRpcError, LimitExceededRpcError } from 'viem';
+import { BaseError, InvalidInputRpcError, InvalidParamsRpcError, LimitExceededRpcError, TimeoutError } from 'viem';
 import { ChainSyncError, RangeTooLargeError, RpcTransientError } from '../sync/errors';
 
-/** JSON-RPC error classes providers use to refuse an eth_getLogs range (too many blocks or results). */
-const RANGE_REFUSALS = [LimitExceededRpcError, InvalidParamsRpcError, InvalidInputRpcError];
+/**
+ * Error classes that mean "this eth_getLogs range is too much": the JSON-RPC refusals providers use
+ * (too many blocks or results), and viem's request TimeoutError: a provider that works on a large
+ * range until our timeout would otherwise stall catch-up forever, retrying the same range.
+ */
+const RANGE_REFUSALS = [LimitExceededRpcError, InvalidParamsRpcError, InvalidInputRpcError, TimeoutError];
 
 /**
  * viem error -> sync error class, by viem's error class (which viem derives from the JSON-RPC

@@ -46,8 +46,10 @@ export class ReorgBeyondFinalityError extends ChainSyncError {
   override readonly name = 'ReorgBeyondFinalityError';
   readonly code = 'reorg_beyond_finality';
   readonly retryable = false;
-  constructor(network: NetworkCode, details: { finalizedHeight: number; finalizedHash: string; tipHeight: number }) {
-    super(`${network}: reorg deeper than finality (final block ${details.finalizedHeight} replaced)`, { network, ...details });
+  /** `creditedTx`: the replaced block holds a payment already credited (confirmed) to an invoice. */
+  constructor(network: NetworkCode, details: { finalizedHeight: number; finalizedHash: string; tipHeight: number; creditedTx?: string }) {
+    const what = details.creditedTx ? `block ${details.finalizedHeight} with the credited payment ${details.creditedTx}` : `final block ${details.finalizedHeight}`;
+    super(`${network}: reorg deeper than finality (${what} replaced)`, { network, ...details });
   }
 }
 

@@ -63,8 +63,11 @@ describe('BlockFollower', () => {
     expect(of(seen, 'transfer').map((t) => t.amount)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 1)));
     expect(chain.ranges.every(([a, b]) => b - a < 100)).toBe(true);
     expect(chain.ranges[0]).toEqual([11, 110]);
-    // The historical part fetches 2 headers per range, not one per block.
-    expect(chain.calls.block).toBeLessThan(60);
+    // The historical part fetches 2 headers per range, not one per block: plus, for its timestamp,
+    // the header of each block that holds a watched transfer (50 here, of 1000 blocks).
+    expect(chain.calls.block).toBeLessThan(60 + 50);
+    // Every transfer carries its own block's time (invoices judge "paid in time" by it).
+    expect(of(seen, 'transfer').every((t) => t.blockTime.getTime() === 1_700_000_000_000 + t.blockHeight * 1000)).toBe(true);
     expect(of(seen, 'reorg')).toEqual([]);
   });
 
@@ -130,6 +133,36 @@ describe('BlockFollower', () => {
     await until(() => tip(seen) === 22);
     await follower.stop();
     expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 16, hash: chain.hashAt(16) }, depth: 4 }]);
+    expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
+  });
+
+  it('resuming with the saved last final block: a chain that replaced it (reorg while down) fails, emitting nothing', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(20);
+    const from = { height: 20, hash: chain.hashAt(20) };
+    const finalized = { height: 18, hash: chain.hashAt(18) };
+    chain.rewind(5); // below the final block 18
+    chain.mine(8, [{ to: A, amount: '7' }]);
+    const { follower, seen, errors } = follow(chain, { from, finalized, confirmations: 3 });
+    await until(() => follower.status().state === 'failed');
+    expect(errors.at(-1)).toBeInstanceOf(ReorgBeyondFinalityError);
+    expect(errors.at(-1)).toMatchObject({ code: 'reorg_beyond_finality', details: { finalizedHeight: 18, finalizedHash: finalized.hash, tipHeight: 20 } });
+    expect(seen).toEqual([]);
+    await follower.stop();
+  });
+
+  it('resuming with the saved last final block still on the chain: a reorg above it during downtime rolls back normally', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(20);
+    const from = { height: 20, hash: chain.hashAt(20) };
+    const finalized = { height: 18, hash: chain.hashAt(18) };
+    chain.rewind(2);
+    chain.mine(4, [{ to: A, amount: '7' }]);
+    const { follower, seen, errors } = follow(chain, { from, finalized, confirmations: 3 });
+    await until(() => tip(seen) === 22);
+    await follower.stop();
+    expect(errors).toEqual([]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: finalized.hash }, depth: 2 }]);
     expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
   });
 

@@ -83,7 +83,7 @@ export class BlockFollower implements ChainWatch {
   private async step(): Promise<boolean> {
     const ctx = this.context();
     if (this.state === null) {
-      const started = await startState(ctx, this.options.from);
+      const started = await startState(ctx, this.options.from, this.options.finalized ?? null);
       await this.emit(started.observations);
       this.state = started.state;
       this.lifecycle = 'running';

@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ChainObservation, TransferObservation } from '../types';
+import type { ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer } from '../types';
 import { InconsistentChainError } from './errors';
 import { assertLinked, fetchHeaders } from './headers';
 import { planRange, plannedHeights, type RangePlan } from './range-plan';
@@ -39,7 +39,7 @@ export async function syncStep(ctx: StepContext, state: SyncState): Promise<Step
   if (headers.get(plan.start)!.parentHash !== state.tip.hash) return reorg(ctx, state, state.tip.height, head);
   if (!plan.final) assertLinked(headers, plan.start, plan.end);
   const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end), plan, headers);
-  return advance(ctx, state, head, plan, headers, transfers);
+  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, transfers, headers));
 }
 
 /** Nothing above our tip: make sure the chain still holds our block at the head's height. */
@@ -78,8 +78,8 @@ function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePl
 }
 
 /** In block order, once each; every transfer must belong to the headers we hold for its height. */
-function checkTransfers(transfers: TransferObservation[], plan: RangePlan, headers: Map<number, BlockHeader>): TransferObservation[] {
-  const seen = new Map<string, TransferObservation>();
+function checkTransfers(transfers: UnstampedTransfer[], plan: RangePlan, headers: Map<number, BlockHeader>): UnstampedTransfer[] {
+  const seen = new Map<string, UnstampedTransfer>();
   for (const t of transfers) {
     if (t.blockHeight < plan.start || t.blockHeight > plan.end) {
       throw new InconsistentChainError(`transfer at ${t.blockHeight} outside ${plan.start}-${plan.end}`, { txHash: t.txHash });
@@ -91,4 +91,19 @@ function checkTransfers(transfers: TransferObservation[], plan: RangePlan, heade
     seen.set(`${t.txHash}:${t.eventIndex}`, t);
   }
   return [...seen.values()].sort((a, b) => a.blockHeight - b.blockHeight || a.eventIndex - b.eventIndex);
+}
+
+/**
+ * Each transfer gets its block's timestamp (invoices judge "paid in time" by it). A final range
+ * holds only its first and last headers: the few blocks with our transfers are fetched here, and
+ * must be the transfers' blocks.
+ */
+async function stampBlockTimes(ctx: StepContext, transfers: UnstampedTransfer[], headers: Map<number, BlockHeader>): Promise<TransferObservation[]> {
+  const missing = [...new Set(transfers.map((t) => t.blockHeight).filter((h) => !headers.has(h)))];
+  const extra = missing.length > 0 ? await fetchHeaders(ctx.source, missing, ctx.headerConcurrency) : new Map<number, BlockHeader>();
+  return transfers.map((t) => {
+    const header = headers.get(t.blockHeight) ?? extra.get(t.blockHeight)!;
+    if (header.hash !== t.blockHash) throw new InconsistentChainError(`transfer ${t.txHash} is on another branch`, { txHash: t.txHash, height: t.blockHeight });
+    return { ...t, blockTime: header.timestamp };
+  });
 }

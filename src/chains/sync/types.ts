@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ObservationSink, TransferObservation } from '../types';
+import type { ChainCursor, ObservationSink, UnstampedTransfer } from '../types';
 
 /** The header facts the follower needs to detect reorgs. */
 export interface BlockHeader {
@@ -20,9 +20,10 @@ export interface BlockSource {
   block(height: number): Promise<BlockHeader | null>;
   /**
    * Token transfers in [fromHeight, toHeight] (inclusive): only the configured token, only to
-   * watched addresses. Cost must not depend on how many addresses are watched.
+   * watched addresses. Cost must not depend on how many addresses are watched. The follower
+   * stamps each with its block's time from the headers.
    */
-  transfers(fromHeight: number, toHeight: number): Promise<TransferObservation[]>;
+  transfers(fromHeight: number, toHeight: number): Promise<UnstampedTransfer[]>;
 }
 
 export interface FollowerOptions {
@@ -30,6 +31,12 @@ export interface FollowerOptions {
   readonly source: BlockSource;
   /** null: start at the source's current head. */
   readonly from: ChainCursor | null;
+  /**
+   * The last block emitted as final before (persisted by the consumer), at or below `from`. When
+   * given, it is the anchor and is checked first: a chain that no longer holds it was reorged
+   * deeper than finality (maybe while we were down) and the follower fails with ReorgBeyondFinalityError.
+   */
+  readonly finalized?: ChainCursor | null;
   readonly sink: ObservationSink;
   /** Required confirmations: a block with this many confirmations (head - height + 1) is final. */
   readonly confirmations: number;

@@ -6,6 +6,7 @@ import { recordAudit } from '../../store/repos/audit';
 import type { NetworkPatch } from '../../store/repos/network-settings';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
+import { operatorIdentity } from './operator-audit';
 
 export function toNetworkMessage(s: NetworkSettings, chainMode: string): Network {
   return {
@@ -32,20 +33,39 @@ function decimalField(value: string | undefined, field: string): string | undefi
   return value;
 }
 
-export function networkService(ctx: ServiceContext, chainModeOf: (code: string) => string): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
+/**
+ * `liveFinalityOf`: the finality depth (reorg window) of a network's live adapter, null on devnet.
+ * It is fixed at start (<CODE>_CONFIRMATIONS); required_confirmations may not go below it at run time:
+ * an invoice credited with fewer confirmations could be reorged away inside the window (the watcher
+ * would then halt). Raising it is always allowed.
+ */
+export function networkService(
+  ctx: ServiceContext,
+  chainModeOf: (code: string) => string,
+  liveFinalityOf: (code: string) => number | null = () => null,
+): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
   const implementation: NetworkServiceServer = {
     listNetworks: unary(ctx.logger, 'ListNetworks', async (call) => {
       const list = await ctx.networks.list(ctx.orm.em.fork(), { includeInactive: call.request.include_inactive });
       return { networks: list.map((s) => toNetworkMessage(s, chainModeOf(s.code))) };
     }),
     updateNetworkFees: unary(ctx.logger, 'UpdateNetworkFees', async (call) => {
-      const actor = ctx.auth.operator(call.metadata);
+      const actor = operatorIdentity(ctx, call.metadata);
       const req = call.request;
       if (!req.code) throw new MalformedRequestError('code is required', 'code');
       if (!isNetworkCode(req.code)) throw new NotFoundError('network', req.code);
       const confirmations = req.required_confirmations;
       if (confirmations !== undefined && (!Number.isInteger(confirmations) || confirmations < 1 || confirmations > 10000)) {
         throw new ValidationError('invalid_confirmations', 'required_confirmations must be an integer from 1 to 10000', 'required_confirmations');
+      }
+      const finality = liveFinalityOf(req.code);
+      if (confirmations !== undefined && finality !== null && confirmations < finality) {
+        throw new ValidationError(
+          'confirmations_below_finality',
+          `required_confirmations ${confirmations} is below the finality depth ${finality} of the live ${req.code} watcher (${req.code}_CONFIRMATIONS at start); to go lower, set ${req.code}_CONFIRMATIONS and restart`,
+          'required_confirmations',
+          { finality_depth: finality },
+        );
       }
       const patch: NetworkPatch = {
         buyerNetworkFee: decimalField(req.buyer_network_fee, 'buyer_network_fee'),

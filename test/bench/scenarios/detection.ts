@@ -24,6 +24,7 @@ type Merchant = { merchantId: string; apiKey: string; apiSecret: string };
 export async function detectionLatency(ctx: BenchContext, node: HardhatNode, chain: TestChain, token: Address): Promise<ScenarioReport> {
   const server = await startServer(ctx, 'detection', {
     POLYGON_RPC_URL: node.url,
+    POLYGON_CHAIN_ID: '31337',
     POLYGON_TOKEN_ADDRESS: token,
     POLYGON_CONFIRMATIONS: '3',
     POLYGON_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TransferObservation } from '../../types';
+import type { UnstampedTransfer } from '../../types';
 import type { BlockHeader, BlockSource } from '../types';
 
 /** A test chain in memory: blocks with transfers, forks by replacing the top, counts calls. */
@@ -55,7 +55,7 @@ export class MemoryChain implements BlockSource {
     return b ? { height: b.height, hash: b.hash, parentHash: b.parentHash, timestamp: b.timestamp } : null;
   }
 
-  async transfers(from: number, to: number): Promise<TransferObservation[]> {
+  async transfers(from: number, to: number): Promise<UnstampedTransfer[]> {
     this.calls.transfers += 1;
     this.ranges.push([from, to]);
     this.maybeFail();
