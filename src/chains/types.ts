@@ -28,7 +28,15 @@ export interface TransferObservation {
   readonly memo: string | null;
   /** Decimal string in token units (e.g. "10.5"), already divided by the token's decimals. */
   readonly amount: string;
+  /**
+   * Its block's timestamp: the invoice judges "paid in time" by it (the earlier of it and the time
+   * the transfer is applied), not by when the watcher got to it.
+   */
+  readonly blockTime: Date;
 }
+
+/** A transfer as a block source's logs show it: the follower stamps it from its block's header. */
+export type UnstampedTransfer = Omit<TransferObservation, 'blockTime'>;
 
 export type ChainObservation =
   /** A new head was accepted (blocks up to `height` are scanned). */
@@ -62,6 +70,12 @@ export interface ObservationSink {
 export interface WatchOptions {
   /** null: start at the current head (first run). */
   readonly from: ChainCursor | null;
+  /**
+   * The last block the watcher saw as final (persisted with the cursor). Checked first: when the
+   * chain no longer holds it (a reorg deeper than finality, e.g. while the daemon was down), the
+   * watch reports ReorgBeyondFinalityError and emits nothing.
+   */
+  readonly finalized?: ChainCursor | null;
   readonly watched: WatchedAddresses;
   readonly sink: ObservationSink;
   /** Called for every RPC/scan failure; the adapter retries with backoff on its own. */
@@ -72,6 +86,13 @@ export interface ChainWatch {
   stop(): Promise<void>;
   /** The chain head as last seen (for lag). */
   head(): number | null;
+  /**
+   * Optional: a chain time up to which every block has been delivered to the sink and accepted,
+   * beyond the last block's timestamp; null when it cannot vouch. Only a watch that knows the head
+   * exactly can: devnet (in-process chain; a later block is never stamped before now) vouches for
+   * now once idle at the head. A live RPC may lag, so live watches leave it out.
+   */
+  syncedUntil?(): Date | null;
 }
 
 export interface PayoutRequest {
@@ -80,6 +101,18 @@ export interface PayoutRequest {
   readonly to: string;
   /** Decimal string in token units. */
   readonly amount: string;
+  /**
+   * The host's durable nonce book (EVM): the highest nonce among this wallet's payouts stored
+   * signed whose withdrawal is still open, or null. Asked under the wallet's nonce lock, so a
+   * payout signed but not broadcast keeps its nonce across restarts.
+   */
+  readonly storedNonces?: (wallet: StoredNonceWallet) => Promise<number | null>;
+}
+
+/** The hot wallet a nonce belongs to: signed_meta's chainId and from (lowercase hex). */
+export interface StoredNonceWallet {
+  readonly chainId: number;
+  readonly from: string;
 }
 
 /** A signed transaction, persisted before it is broadcast so a crash never signs anew. */
@@ -115,6 +148,11 @@ export interface ChainAdapter {
   /** The token contract / jetton master / mint that counts; nothing else is a payment. */
   readonly tokenContract: string;
   readonly tokenDecimals: number;
+  /**
+   * The reorg window: a block with this many confirmations is final; a reorg reaching it halts the
+   * watch (ReorgBeyondFinalityError) or, on devnet, is refused. Fixed when the adapter is created.
+   */
+  readonly finalityDepth: number;
 
   /** Prepare (connect, check token decimals against the expected ones). Throws when misconfigured. */
   init(): Promise<void>;

@@ -2,6 +2,18 @@ import { formatAmount, toDecimal } from './decimal';
 import type { InvoicePayment } from './invoice-payment';
 import type { InvoiceStatus } from './invoice-status';
 
+/**
+ * Where an invoice takes payments: its network, the normalized deposit address and, on memo
+ * networks, the memo. A transfer to anything else is not this invoice's (the host records it as
+ * unattributed): a transfer matched before a network change must not count on the new network.
+ */
+export interface DepositTarget {
+  readonly network: string;
+  /** As the chain adapter's normalizeAddress() returns it (what watchers report). */
+  readonly address: string;
+  readonly memo: string | null;
+}
+
 /** Default late-payment window after an invoice ends (DESIGN.md, Late payments). */
 export const DEFAULT_LATE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -36,6 +48,18 @@ export interface InvoiceMachineContext {
   readonly expired: boolean;
   /** The latest time the machine knows of: the max of the events' `at` and of timers' due times. */
   readonly observedAt: string;
+  /**
+   * Chain time of the invoice's network as its watcher reported it: every block stamped before it
+   * has been processed. The invoice expires only once both observedAt and chainTime reached
+   * expires_at, so a paused, lagging or halted watcher keeps its invoices waiting. null: no
+   * network, nothing to wait for. Absent in snapshots written before it existed (treated as null).
+   */
+  readonly chainTime?: string | null;
+  /**
+   * Set by a network change (the only way a transfer matched to this invoice can stop being its
+   * own): then a transfer to another network, address or memo is not taken. Absent before: no check.
+   */
+  readonly target?: DepositTarget;
 }
 
 export interface CreateInvoiceContextInput {
@@ -47,6 +71,8 @@ export interface CreateInvoiceContextInput {
   readonly now: string | Date;
   readonly lateWindowMs?: number;
   readonly underpaymentTolerance?: string;
+  /** The network when chosen at creation: its chain time starts at `now` (expiry waits for it). */
+  readonly network?: string | null;
 }
 
 /** The context of a new invoice: pending, nothing received. */
@@ -76,6 +102,8 @@ export function createInvoiceContext(input: CreateInvoiceContextInput): InvoiceM
     endedAt: null,
     expired: false,
     observedAt: now,
+    // Nothing on chain before the invoice existed can concern its expiry.
+    chainTime: input.network ? now : null,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { DepositTarget } from './invoice-context';
 import type { TransferSeen } from './invoice-payment';
 
 /**
@@ -6,10 +7,16 @@ import type { TransferSeen } from './invoice-payment';
  * Watchers never set a status: they report, the machine decides.
  */
 export type InvoiceMachineEvent =
-  | { readonly type: 'TRANSFER_SEEN'; readonly payment: TransferSeen; readonly at: string }
+  /**
+   * `to`: where the transfer landed; a transfer whose `to` is not the invoice's target is not taken
+   * (the host then records it as unattributed). `payment.blockTime` is its block's timestamp.
+   */
+  | { readonly type: 'TRANSFER_SEEN'; readonly payment: TransferSeen; readonly to?: DepositTarget; readonly at: string }
   | { readonly type: 'CONFIRMATIONS'; readonly key: string; readonly confirmations: number; readonly at: string }
   | { readonly type: 'TRANSFER_REVERTED'; readonly key: string; readonly at: string }
+  /** The network's watcher has processed every block stamped before `chainTime` (ISO). */
+  | { readonly type: 'CHAIN_TIME'; readonly chainTime: string; readonly at: string }
   /** Only taken while pending, unexpired and with nothing received (see canChangeNetwork). */
-  | { readonly type: 'NETWORK_CHANGED'; readonly payAmount: string; readonly requiredConfirmations: number; readonly at?: string }
+  | { readonly type: 'NETWORK_CHANGED'; readonly payAmount: string; readonly requiredConfirmations: number; readonly target?: DepositTarget; readonly at?: string }
   /** Sent by the host right after restoring a snapshot: re-arms the timers from `at`. */
   | { readonly type: 'RESUME'; readonly at: string };

@@ -7,7 +7,10 @@
  * - Start: createActor(invoiceMachine, { input: createInvoiceContext({...}), clock }).start().
  * - Send watcher observations as TRANSFER_SEEN / CONFIRMATIONS / TRANSFER_REVERTED with
  *   `at: clock.now().toISOString()`. NETWORK_CHANGED is ignored unless canChangeNetwork(context):
- *   check it first and answer 409.
+ *   check it first and answer 409. A TRANSFER_SEEN the machine did not take (transferRefusal;
+ *   the payment is not in the context afterwards) must be recorded as unattributed by the host.
+ * - Expiry waits for the chain: when isAwaitingChainTime(context), send CHAIN_TIME with the
+ *   watcher's processed chain time once it reaches expires_at.
  * - Persist actor.getPersistedSnapshot() (JSON) with the invoice row after every change; the row
  *   fields are the context's (status, receivedAmount, confirmations, txHash, paidAt, paidLate,
  *   payments). invoiceWebhookEvents(before, after) names the webhooks to write to the outbox.
@@ -17,8 +20,8 @@
  *   timers until RESUME re-enters its state; RESUME also expires / closes at once what fell due
  *   while the daemon was down. Deliver the rescan's observations before RESUME so that transfers
  *   made in time are applied before the invoice can expire (DESIGN.md, Actors).
- * - When the actor reaches `closed` (snapshot.status === 'done') the late-payment window is over:
- *   stop watching and return the address to the pool. context.status keeps the outcome.
+ * - When the actor reaches `closed` (snapshot.status === 'done') the late-payment window is over
+ *   and no payment is confirming: stop watching and return the address to the pool. context.status keeps the outcome.
  * - Delays can exceed setTimeout's 2^31−1 ms only with a long lateWindowMs; the Clock must cope
  *   (DaemonClock re-arms long waits).
  */
@@ -26,7 +29,7 @@ import { assign, setup } from 'xstate';
 import type { InvoiceMachineContext } from './invoice-context';
 import type { InvoiceMachineEvent } from './invoice-events';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status';
-import { advanceInvoiceTime, applyInvoiceEvent, isLateWindowOver, lateWindowEndsAt, msUntil } from './invoice-step';
+import { advanceInvoiceTime, applyInvoiceEvent, canClose, lateWindowEndsAt, msUntil } from './invoice-step';
 
 const machineSetup = setup({
   types: {} as {
@@ -40,7 +43,7 @@ const machineSetup = setup({
   },
   guards: {
     statusIs: ({ context }, params: { status: InvoiceStatus }) => context.status === params.status,
-    lateWindowOver: ({ context }) => isLateWindowOver(context),
+    canClose: ({ context }) => canClose(context),
   },
   actions: {
     apply: assign(({ context, event }) => applyInvoiceEvent(context, event)),
@@ -66,10 +69,11 @@ function openState(status: 'pending' | 'confirming' | 'partially_paid') {
   };
 }
 
+/** Closes once the late window is over and no payment is confirming (see canClose). */
 function endedState(status: 'paid' | 'overpaid' | 'underpaid' | 'expired') {
   return {
-    always: [{ guard: 'lateWindowOver' as const, target: 'closed' }, ...routesFrom(status)],
-    after: { untilLateWindowEnds: { target: 'closed', actions: 'reachLateWindowEnd' as const } },
+    always: [{ guard: 'canClose' as const, target: 'closed' }, ...routesFrom(status)],
+    after: { untilLateWindowEnds: { actions: 'reachLateWindowEnd' as const } },
     on: { RESUME: { target: status, reenter: true, actions: 'apply' as const } },
   };
 }
@@ -83,6 +87,7 @@ export const invoiceMachine = machineSetup.createMachine({
     TRANSFER_SEEN: { actions: 'apply' },
     CONFIRMATIONS: { actions: 'apply' },
     TRANSFER_REVERTED: { actions: 'apply' },
+    CHAIN_TIME: { actions: 'apply' },
     NETWORK_CHANGED: { actions: 'apply' },
   },
   states: {

@@ -12,9 +12,14 @@ export interface TransferSeen {
   readonly amount: string;
   readonly blockHeight: number;
   readonly confirmations: number;
+  /**
+   * ISO timestamp of its block: a payment is in time when the earlier of this and the time it is
+   * applied is before expires_at. Not kept on the payment (only the observation carries it).
+   */
+  readonly blockTime?: string;
 }
 
-export interface InvoicePayment extends TransferSeen {
+export interface InvoicePayment extends Omit<TransferSeen, 'blockTime'> {
   /** `${txHash}:${eventIndex}`: a payment is counted once per key. */
   readonly key: string;
   readonly state: InvoicePaymentState;

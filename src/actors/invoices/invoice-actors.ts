@@ -6,7 +6,9 @@ import type { Clock } from '../../domain/clock';
 import { invoiceMachine } from '../../domain/invoice-machine';
 import type { InvoiceMachineContext } from '../../domain/invoice-context';
 import type { InvoiceMachineEvent } from '../../domain/invoice-events';
+import { paymentKey } from '../../domain/invoice-payment';
 import { confirmedTotal } from '../../domain/invoice-status';
+import { holdsPayment, isAwaitingChainTime, transferRefusal } from '../../domain/invoice-step';
 import { invoiceWebhookEvents } from '../../domain/invoice-webhooks';
 import { formatAmount } from '../../domain/decimal';
 import { Invoice, InvoicePayment } from '../../store/entities';
@@ -23,6 +25,28 @@ function restoreActor(persisted: unknown, clock: Clock): InvoiceActor {
   const snapshot = persisted as Snapshot<unknown> & { context: InvoiceMachineContext };
   return createActor(invoiceMachine, { snapshot, input: snapshot.context, clock });
 }
+
+/**
+ * A snapshot written before the chain-time rule has no `chainTime`: an invoice with a network then
+ * waits for its watcher like a new one (its chain time starts at the machine's now).
+ */
+function withChainTime(persisted: unknown, network: string | null): unknown {
+  const snapshot = persisted as { context?: InvoiceMachineContext };
+  const ctx = snapshot.context;
+  if (!ctx || network === null || ctx.chainTime !== undefined) return persisted;
+  return { ...snapshot, context: { ...ctx, chainTime: ctx.observedAt } };
+}
+
+type TransferSeenEvent = Extract<InvoiceMachineEvent, { type: 'TRANSFER_SEEN' }>;
+
+/**
+ * An event built inside the commit's transaction, before the machine sees it (a network change
+ * allocates its new address there, and the machine must know that address).
+ */
+export type PreparedEvent = (em: EntityManager) => Promise<InvoiceMachineEvent>;
+
+/** How often invoices past expires_at ask their watcher's chain time again (real time; a poll). */
+const CHAIN_TIME_POLL_MS = 250;
 
 /** Where a transfer landed, which the pure machine does not keep but the payment row does. */
 export interface TransferDetails {
@@ -118,11 +142,21 @@ export class InvoiceActors {
       writeOutbox: OutboxWriter;
       /** The invoice's actor finished (late window over): stop watching its address/memo. */
       onClosed: (uuid: string, network: string | null) => void;
+      /**
+       * The network watcher's processed chain time (every block stamped before it is processed),
+       * null while unknown (paused, halted, lagging with no block yet): its invoices wait.
+       */
+      chainTime?: (network: string) => Date | null;
     },
   ) {
     this.updates.setMaxListeners(0);
     this.activity = new ActorActivity('invoice', () => this.deps.clock.now());
   }
+
+  /** Invoices past expires_at that wait for their watcher's chain time (few: only while one lags). */
+  private readonly awaitingChain = new Set<string>();
+  private readonly chainTimeSending = new Set<string>();
+  private chainTimePoll: NodeJS.Timeout | null = null;
 
   size(): number {
     return this.entries.size;
@@ -181,7 +215,7 @@ export class InvoiceActors {
         [after, RESTORE_BATCH],
       );
       for (const row of rows) {
-        const snapshot = typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot;
+        const snapshot = withChainTime(typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot, row.network);
         const actor = restoreActor(snapshot, this.deps.clock);
         actor.start();
         const entry: Entry = { actor, queue: Promise.resolve(), persisted: actor.getSnapshot().context, persistedSnapshot: snapshot, network: row.network, details: null, watching: true };
@@ -209,24 +243,46 @@ export class InvoiceActors {
    * Deliver one event and commit the result (plus `work`) in one transaction.
    * Resolves once committed; rejects (and rolls the actor back) when the commit fails.
    */
-  send(uuid: string, event: InvoiceMachineEvent, work?: UnitOfWork, details?: { key: string; value: TransferDetails }): Promise<void> {
+  send(uuid: string, event: InvoiceMachineEvent | PreparedEvent, work?: UnitOfWork, details?: { key: string; value: TransferDetails }): Promise<void> {
+    return this.enqueue(uuid, event, work, details).then(() => undefined);
+  }
+
+  /**
+   * Offer a watcher's transfer to the invoice. Resolves null when the invoice took it, else why not
+   * (transferRefusal): the caller must record it as unattributed, never drop it.
+   */
+  async deliverTransfer(uuid: string, event: TransferSeenEvent, details: { key: string; value: TransferDetails }): Promise<string | null> {
+    const ctx = await this.enqueue(uuid, event, undefined, details);
+    const key = paymentKey(event.payment);
+    if (holdsPayment(ctx, key)) return null;
+    this.entries.get(uuid)?.details?.delete(key);
+    return transferRefusal(ctx, event) ?? 'not_taken';
+  }
+
+  /** Resolves with the context committed (or unchanged) by this event. */
+  private enqueue(uuid: string, event: InvoiceMachineEvent | PreparedEvent, work?: UnitOfWork, details?: { key: string; value: TransferDetails }): Promise<InvoiceMachineContext> {
     const entry = this.entries.get(uuid);
     if (!entry) return Promise.reject(new Error(`no open invoice actor ${uuid}`));
-    const run = async (): Promise<void> => {
+    const run = async (): Promise<InvoiceMachineContext> => {
       if (details) (entry.details ??= new Map()).set(details.key, details.value);
-      // RESUME is start-up bookkeeping; what it changed (an expiry, say) is recorded as `committed`.
-      if (event.type !== 'RESUME') this.activity.record(uuid, entry.network, event.type, event);
-      entry.watching = false; // this change is committed below, not by the subscription
-      try {
-        entry.actor.send(event);
-      } finally {
-        entry.watching = true;
-      }
-      await this.commit(uuid, entry, work, event.type);
+      if (typeof event === 'function') return this.commit(uuid, entry, work, 'prepared', async (em) => this.deliver(uuid, entry, await event(em)));
+      this.deliver(uuid, entry, event);
+      return this.commit(uuid, entry, work, event.type);
     };
     const next = entry.queue.then(run, run);
-    entry.queue = next.catch(() => undefined);
+    entry.queue = next.then(() => undefined, () => undefined);
     return next;
+  }
+
+  private deliver(uuid: string, entry: Entry, event: InvoiceMachineEvent): void {
+    // RESUME is start-up bookkeeping; what it changed (an expiry, say) is recorded as `committed`.
+    if (event.type !== 'RESUME') this.activity.record(uuid, entry.network, event.type, event);
+    entry.watching = false; // this change is committed below, not by the subscription
+    try {
+      entry.actor.send(event);
+    } finally {
+      entry.watching = true;
+    }
   }
 
   /** Timer-driven changes (expiry, late-window end) are committed through the same queue. */
@@ -237,7 +293,7 @@ export class InvoiceActors {
   /** Called by an actor's TimerCommits observer. */
   timerFired(uuid: string, entry: Entry): void {
     if (!entry.watching) return;
-    const run = (): Promise<void> => this.commit(uuid, entry, undefined, 'timer');
+    const run = async (): Promise<void> => void (await this.commit(uuid, entry, undefined, 'timer'));
     entry.queue = entry.queue.then(run, run).catch((err: unknown) => this.deps.logger.error({ err, invoiceUuid: uuid }, 'committing a timer change failed'));
   }
 
@@ -245,19 +301,29 @@ export class InvoiceActors {
     this.deps.logger.error({ err, invoiceUuid: uuid }, 'invoice actor failed');
   }
 
-  private async commit(uuid: string, entry: Entry, work: UnitOfWork | undefined, reason: string): Promise<void> {
-    const snapshot = entry.actor.getSnapshot();
-    const ctx = snapshot.context;
-    const done = snapshot.status === 'done';
+  private async commit(uuid: string, entry: Entry, work: UnitOfWork | undefined, reason: string, prepare?: (em: EntityManager) => Promise<void>): Promise<InvoiceMachineContext> {
+    let snapshot = entry.actor.getSnapshot();
+    let ctx = snapshot.context;
+    let done = snapshot.status === 'done';
     const before = entry.persisted;
     // Only the machine's notion of now moved (RESUME at start-up, a repeated observation): nothing
     // the row or the outbox shows changed, so nothing is written; the next restart's RESUME moves it
     // again. Without this a restart wrote one transaction per open invoice.
-    if (!work && !done && onlyTimeMoved(before, ctx)) return;
-    const persistedSnapshot = entry.actor.getPersistedSnapshot();
+    if (!work && !prepare && !done && onlyTimeMoved(before, ctx)) {
+      this.noteChainWait(uuid, entry, ctx);
+      return ctx;
+    }
+    let persistedSnapshot = entry.actor.getPersistedSnapshot();
     const now = this.deps.clock.now();
     try {
       await this.deps.orm.em.fork().transactional(async (em) => {
+        if (prepare) {
+          await prepare(em);
+          snapshot = entry.actor.getSnapshot();
+          ctx = snapshot.context;
+          done = snapshot.status === 'done';
+          persistedSnapshot = entry.actor.getPersistedSnapshot();
+        }
         const row = await em.findOneOrFail(Invoice, { uuid });
         this.applyContext(row, ctx);
         await this.writePayments(em, row, before, ctx, entry);
@@ -285,9 +351,56 @@ export class InvoiceActors {
       this.activity.forget(uuid);
       entry.actor.stop();
       this.entries.delete(uuid);
+      this.awaitingChain.delete(uuid);
       this.deps.onClosed(uuid, entry.network);
+    } else {
+      this.noteChainWait(uuid, entry, ctx);
     }
     this.updates.emit('update', { uuid, reason } satisfies InvoiceUpdate);
+    return ctx;
+  }
+
+  /**
+   * Past expires_at but the watcher has not yet processed the chain that far: remember the invoice
+   * and ask the watcher's chain time now and then (CHAIN_TIME), until it has expired.
+   */
+  private noteChainWait(uuid: string, entry: Entry, ctx: InvoiceMachineContext): void {
+    if (!isAwaitingChainTime(ctx)) {
+      this.awaitingChain.delete(uuid);
+      return;
+    }
+    if (!this.awaitingChain.has(uuid)) {
+      this.awaitingChain.add(uuid);
+      this.offerChainTime(uuid, entry);
+    }
+    if (this.chainTimePoll === null) {
+      this.chainTimePoll = setInterval(() => this.pollChainTime(), CHAIN_TIME_POLL_MS);
+      this.chainTimePoll.unref?.();
+    }
+  }
+
+  private pollChainTime(): void {
+    for (const uuid of this.awaitingChain) {
+      const entry = this.entries.get(uuid);
+      if (entry) this.offerChainTime(uuid, entry);
+      else this.awaitingChain.delete(uuid);
+    }
+    if (this.awaitingChain.size === 0 && this.chainTimePoll !== null) {
+      clearInterval(this.chainTimePoll);
+      this.chainTimePoll = null;
+    }
+  }
+
+  /** Sends CHAIN_TIME once the watcher's chain time reached expires_at (one commit per invoice). */
+  private offerChainTime(uuid: string, entry: Entry): void {
+    if (this.chainTimeSending.has(uuid) || entry.network === null) return;
+    const ctx = entry.actor.getSnapshot().context;
+    const chainTime = this.deps.chainTime?.(entry.network) ?? null;
+    if (chainTime === null || chainTime.getTime() < Date.parse(ctx.expiresAt)) return;
+    this.chainTimeSending.add(uuid);
+    this.send(uuid, { type: 'CHAIN_TIME', chainTime: chainTime.toISOString(), at: this.deps.clock.now().toISOString() })
+      .catch((err: unknown) => this.deps.logger.error({ err, invoiceUuid: uuid }, 'committing the chain time failed'))
+      .finally(() => this.chainTimeSending.delete(uuid));
   }
 
   /** Memory must never run ahead of the database: restart the actor from the committed snapshot. */
@@ -350,6 +463,9 @@ export class InvoiceActors {
   }
 
   async stop(): Promise<void> {
+    if (this.chainTimePoll !== null) clearInterval(this.chainTimePoll);
+    this.chainTimePoll = null;
+    this.awaitingChain.clear();
     await Promise.all([...this.entries.values()].map((e) => e.queue));
     for (const e of this.entries.values()) e.actor.stop();
     this.entries.clear();

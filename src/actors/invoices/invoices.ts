@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ConflictError, NotFoundError, UnavailableError } from '../../domain/errors';
 import { computeInvoiceAmounts } from '../../domain/fees';
-import { createInvoiceContext } from '../../domain/invoice-context';
+import { createInvoiceContext, type DepositTarget as MachineTarget } from '../../domain/invoice-context';
 import { canChangeNetwork } from '../../domain/invoice-step';
 import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoice-request';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
@@ -91,7 +91,7 @@ export class Invoices {
     Object.assign(row, { orderId: input.orderId, title: input.title, webhookUrl: input.webhookUrl, returnUrl: input.returnUrl, cancelUrl: input.cancelUrl });
     row.requiredConfirmations = network?.requiredConfirmations ?? 0;
     const spawned = this.deps.actors.spawn(
-      createInvoiceContext({ uuid, payAmount: amounts.payAmount, requiredConfirmations: row.requiredConfirmations, expiresAt, now, lateWindowMs: this.deps.lateWindowMs, underpaymentTolerance: merchant.underpaymentTolerance }),
+      createInvoiceContext({ uuid, payAmount: amounts.payAmount, requiredConfirmations: row.requiredConfirmations, expiresAt, now, lateWindowMs: this.deps.lateWindowMs, underpaymentTolerance: merchant.underpaymentTolerance, network: network?.code ?? null }),
     );
     row.actorSnapshot = spawned.persistedSnapshot;
     try {
@@ -155,21 +155,40 @@ export class Invoices {
     });
     // The new address must be free now; refill first (outside the transaction) if the pool is dry.
     if (network.depositMode === 'address_pool') await this.deps.refillNow(network.code).catch(() => undefined);
-    await this.deps.actors.send(uuid, { type: 'NETWORK_CHANGED', payAmount: amounts.payAmount, requiredConfirmations: network.requiredConfirmations, at: this.deps.clock.now().toISOString() }, async (em, row) => {
-      if (row.status !== 'pending' || canonicalDecimal(row.receivedAmount) !== '0') {
-        throw new ConflictError('network_change_not_allowed', 'the invoice is no longer pending', 'network');
-      }
-      if (row.network && !row.memo) await coolAddress(em, row.network, uuid, new Date(this.deps.clock.now().getTime() + this.deps.lateWindowMs));
-      Object.assign(row, {
-        network: network.code,
-        platformFee: amounts.platformFee,
-        networkFee: amounts.networkFee,
-        payAmount: amounts.payAmount,
-        merchantNet: amounts.merchantNet,
-        requiredConfirmations: network.requiredConfirmations,
-        ...(await this.depositTarget(em, network, uuid, amounts.payAmount)),
-      });
-    });
+    const notPending = (): ConflictError => new ConflictError('network_change_not_allowed', 'the invoice is no longer pending', 'network');
+    const chosen: { deposit?: DepositTarget; target?: MachineTarget } = {};
+    const at = this.deps.clock.now().toISOString();
+    // The new address is allocated in the actor's transaction before the machine sees the change:
+    // the machine keeps it as the invoice's target, so a transfer matched to the old network or
+    // address before this commit is not counted here (it is recorded as unattributed).
+    await this.deps.actors.send(
+      uuid,
+      async (em) => {
+        const row = await em.findOneOrFail(Invoice, { uuid });
+        if (row.status !== 'pending' || canonicalDecimal(row.receivedAmount) !== '0') throw notPending();
+        if (row.network && !row.memo) await coolAddress(em, row.network, uuid, new Date(this.deps.clock.now().getTime() + this.deps.lateWindowMs));
+        const deposit = await this.depositTarget(em, network, uuid, amounts.payAmount);
+        const target = { network: network.code, address: this.adapter(network).normalizeAddress(deposit.address), memo: deposit.memo };
+        Object.assign(chosen, { deposit, target });
+        return { type: 'NETWORK_CHANGED', payAmount: amounts.payAmount, requiredConfirmations: network.requiredConfirmations, target, at };
+      },
+      async (_em, row) => {
+        // The machine refused (expired or paid meanwhile): the row must not change either.
+        const taken = this.deps.actors.context(uuid)?.target;
+        if (row.status !== 'pending' || !chosen.deposit || !chosen.target || taken?.network !== chosen.target.network || taken.address !== chosen.target.address || taken.memo !== chosen.target.memo) {
+          throw notPending();
+        }
+        Object.assign(row, {
+          network: network.code,
+          platformFee: amounts.platformFee,
+          networkFee: amounts.networkFee,
+          payAmount: amounts.payAmount,
+          merchantNet: amounts.merchantNet,
+          requiredConfirmations: network.requiredConfirmations,
+          ...chosen.deposit,
+        });
+      },
+    );
     this.deps.actors.setNetwork(uuid, network.code);
     this.deps.onAddressAllocated(network.code);
     this.deps.logger.info({ invoiceUuid: uuid, network: network.code }, 'invoice network set');

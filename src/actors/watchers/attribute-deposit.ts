@@ -80,7 +80,7 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
     },
     { key, value: { network, toAddress: deposit.address, memo: deposit.memo, blockHash: deposit.blockHash } },
   );
-  if (confirmations < invoice.requiredConfirmations) watcher?.track(key, invoice.uuid, deposit.blockHeight, confirmations);
+  if (confirmations < invoice.requiredConfirmations) await watcher?.track(key, invoice.uuid, deposit.blockHeight, confirmations, invoice.requiredConfirmations);
   deps.logger.info({ depositId: deposit.id, invoiceUuid: invoice.uuid, merchantId: invoice.merchantId, network, txHash: deposit.txHash, amount, actor: input.actor }, 'unattributed deposit attributed by an operator');
   return (await deps.orm.em.fork().findOne(UnattributedDeposit, { id: deposit.id }))!;
 }

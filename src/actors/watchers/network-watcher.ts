@@ -18,6 +18,8 @@ interface Tracked {
   readonly invoiceUuid: string;
   blockHeight: number;
   confirmations: number;
+  /** The invoice's own required confirmations (fixed at its creation): tracked until reached. */
+  readonly required: number;
 }
 
 /** A follower that reports its own failure count (the EVM BlockFollower does). */
@@ -49,11 +51,21 @@ export interface NetworkWatcherDeps {
  * - unfinal transfers are tracked in memory and rebuilt from `invoice_payments` at start;
  * - a transfer to one of our addresses that matches no open invoice is kept as unattributed;
  * - a non-retryable error (a reorg deeper than finality) halts the watcher with an alert: it
- *   never continues silently; an operator resumes it or rescans from a height below the fork.
+ *   never continues silently; an operator resumes it or rescans from a height below the fork;
+ * - a reorg that replaces a block holding a confirmed (credited) payment halts it too, whatever the
+ *   adapter's window: invoices keep their own required confirmations, which may be fewer;
+ * - each unfinal transfer is followed until its invoice's own required confirmations;
+ * - the last final block is saved with the cursor and checked against the chain at start.
  */
 export class NetworkWatcher {
   private readonly watched = new WatchedSet();
   private readonly tracked = new Map<string, Tracked>();
+  /**
+   * Tracked transfers above the cursor a rescan (or a restart after one) moved back to: each must be
+   * seen again by the time the scan passes its block, or it is gone (the chain took another branch
+   * without a reorg being reported) and is reverted, never counted on to a credit.
+   */
+  private readonly recheck = new Set<string>();
   private watch: ChainWatch | null = null;
   private state: WatcherState = 'starting';
   /** The last block processed (confirmations are counted from it). */
@@ -92,15 +104,22 @@ export class NetworkWatcher {
     this.watched.addAll(await allPoolAddresses(em, network));
     const saved = await em.findOne(WatcherCursor, { network });
     this.cursor = saved ? { height: saved.height, hash: saved.hash } : null;
+    // The last final block: the watch checks the chain still holds it (a reorg while we were down).
+    this.finalized = saved && saved.finalHeight !== null && saved.finalHash !== null ? { height: saved.finalHeight, hash: saved.finalHash } : null;
     this.head = saved?.height ?? 0;
     if (saved?.paused) this.state = 'paused';
     // Unfinal transfers survive a restart through their payment rows.
-    const rows = await em.execute<{ tx_hash: string; event_index: number; invoice_uuid: string; block_height: string; confirmations: number }[]>(
-      `select p.tx_hash, p.event_index, p.invoice_uuid, p.block_height, p.confirmations from invoice_payments p join invoices i on i.uuid = p.invoice_uuid
+    const rows = await em.execute<{ tx_hash: string; event_index: number; invoice_uuid: string; block_height: string; confirmations: number; required_confirmations: number }[]>(
+      `select p.tx_hash, p.event_index, p.invoice_uuid, p.block_height, p.confirmations, i.required_confirmations from invoice_payments p join invoices i on i.uuid = p.invoice_uuid
        where p.network = ? and p.state = 'confirming' and i.open`,
       [network],
     );
-    for (const r of rows) this.tracked.set(`${r.tx_hash}:${r.event_index}`, { invoiceUuid: r.invoice_uuid, blockHeight: Number(r.block_height), confirmations: r.confirmations });
+    for (const r of rows) {
+      const required = await this.requiredFor(r.invoice_uuid, r.required_confirmations);
+      const key = `${r.tx_hash}:${r.event_index}`;
+      this.tracked.set(key, { invoiceUuid: r.invoice_uuid, blockHeight: Number(r.block_height), confirmations: r.confirmations, required });
+      if (this.cursor !== null && Number(r.block_height) > this.cursor.height) this.recheck.add(key);
+    }
     if (this.state !== 'paused') this.run();
   }
 
@@ -109,6 +128,7 @@ export class NetworkWatcher {
     this.failures = 0;
     this.watch = this.deps.adapter.watch({
       from: this.cursor,
+      finalized: this.finalized,
       watched: this.watched,
       sink: (obs) => this.observe(obs),
       onError: (error) => this.onError(error),
@@ -188,10 +208,13 @@ export class NetworkWatcher {
       this.watch = null;
       this.deps.logger.warn({ network: this.deps.network, fromHeight, previousCursor: current }, 'operator rescan');
       this.rescanUntil = Math.max(this.rescanUntil, current);
+      for (const [key, t] of this.tracked) if (t.blockHeight > cursor.height) this.recheck.add(key);
       this.cursor = cursor;
       this.head = cursor.height;
       this.cursorBlockTime = null;
+      // The operator chose the branch: the old final block (maybe replaced) is no longer checked.
       this.finalized = null;
+      await this.saveCursor(cursor);
       if (resume) {
         await this.savePaused(false);
         this.run();
@@ -200,14 +223,43 @@ export class NetworkWatcher {
     });
   }
 
-  /** Count the confirmations of a payment an operator attributed (see attribute-deposit.ts). */
-  track(key: string, invoiceUuid: string, blockHeight: number, confirmations: number): void {
-    this.tracked.set(key, { invoiceUuid, blockHeight, confirmations });
+  /**
+   * Count the confirmations of a payment an operator attributed (see attribute-deposit.ts), up to
+   * `required`. Blocks processed while the attribution was in flight are counted at once: waiting
+   * for the next block would leave the invoice short when none comes (an idle chain).
+   */
+  async track(key: string, invoiceUuid: string, blockHeight: number, confirmations: number, required: number): Promise<void> {
+    const t: Tracked = { invoiceUuid, blockHeight, confirmations, required };
+    this.tracked.set(key, t);
+    const now = Math.max(0, this.head - blockHeight + 1);
+    if (now <= t.confirmations || !this.deps.actors.has(invoiceUuid)) return;
+    try {
+      await this.deps.actors.send(invoiceUuid, { type: 'CONFIRMATIONS', key, confirmations: now, at: this.deps.clock.now().toISOString() });
+    } catch (err) {
+      // The attribution is committed; the next block sends the count again (t.confirmations unchanged).
+      this.deps.logger.warn({ err, network: this.deps.network, invoiceUuid, key }, 'confirmations of an attributed payment not delivered yet');
+      return;
+    }
+    t.confirmations = Math.max(t.confirmations, now);
+    if (t.confirmations >= t.required) this.tracked.delete(key);
   }
 
   /** The last processed block (confirmations of a new payment are counted from it). */
   processedHeight(): number {
     return this.head;
+  }
+
+  /**
+   * The processed chain time: every block stamped before it has been processed, so a payment made
+   * before it has reached its invoice. The last processed block's timestamp; a running watch that
+   * knows its head exactly (devnet) vouches for more once idle. Null while unknown. Invoices wait
+   * for it to pass expires_at before they expire (paused, halted, lagging: they wait).
+   */
+  chainTime(): Date | null {
+    const processed = this.cursorBlockTime;
+    const vouched = this.state === 'running' ? (this.watch?.syncedUntil?.() ?? null) : null;
+    if (processed === null || vouched === null) return processed ?? vouched;
+    return vouched > processed ? vouched : processed;
   }
 
   /** Reads the chain head (also while paused or halted, when the chain can tell). */
@@ -245,7 +297,7 @@ export class NetworkWatcher {
   }
 
   /** Unfinal transfers this watcher follows (ShowActor). */
-  trackedTransfers(): Array<{ key: string; invoiceUuid: string; blockHeight: number; confirmations: number }> {
+  trackedTransfers(): Array<{ key: string; invoiceUuid: string; blockHeight: number; confirmations: number; required: number }> {
     return [...this.tracked].map(([key, t]) => ({ key, ...t }));
   }
 
@@ -287,16 +339,15 @@ export class NetworkWatcher {
         this.note('reorg', { common_ancestor: obs.commonAncestor.height, depth: obs.depth });
         return this.onReorg(obs.commonAncestor);
       case 'finalize':
-        this.finalized = { height: obs.height, hash: obs.hash };
-        return;
+        return this.onFinalize({ height: obs.height, hash: obs.hash });
     }
   }
 
   private async onBlock(height: number, hash: string, timestamp: Date): Promise<void> {
     const started = Date.now();
     this.head = height;
-    const required = await this.deps.requiredConfirmations();
     const at = this.deps.clock.now().toISOString();
+    await this.revertUnseen(height, at);
     const sends: Promise<void>[] = [];
     for (const [key, t] of this.tracked) {
       const confirmations = Math.max(0, height - t.blockHeight + 1);
@@ -304,7 +355,8 @@ export class NetworkWatcher {
       if (height <= this.rescanUntil && confirmations < t.confirmations) continue; // re-seen block
       t.confirmations = confirmations;
       if (this.deps.actors.has(t.invoiceUuid)) sends.push(this.deps.actors.send(t.invoiceUuid, { type: 'CONFIRMATIONS', key, confirmations, at }));
-      if (confirmations >= required) this.tracked.delete(key);
+      // Each invoice's own requirement, not the network's current setting (it may have changed since).
+      if (confirmations >= t.required) this.tracked.delete(key);
     }
     await Promise.all(sends);
     if (height > this.rescanUntil) this.rescanUntil = -1;
@@ -318,21 +370,31 @@ export class NetworkWatcher {
   private async onTransfer(t: TransferObservation): Promise<void> {
     const key = `${t.txHash}:${t.eventIndex}`;
     const known = this.tracked.get(key);
+    this.recheck.delete(key); // seen again (on this branch)
     if (known && known.blockHeight === t.blockHeight) return; // followed already (a rescan re-found it)
     const payment = await this.knownPayment(t);
     if (payment?.state === 'confirmed') return; // final and credited: never sent again
     const invoiceUuid = payment?.invoiceUuid ?? (await this.resolveInvoice(t));
     const confirmations = Math.max(1, this.head - t.blockHeight + 1);
     if (invoiceUuid && this.deps.actors.has(invoiceUuid)) {
-      await this.deps.actors.send(
+      // The invoice decides whether it takes the transfer (its target, its late window); what it
+      // does not take is recorded as unattributed below, never dropped.
+      const refused = await this.deps.actors.deliverTransfer(
         invoiceUuid,
-        { type: 'TRANSFER_SEEN', payment: { txHash: t.txHash, eventIndex: t.eventIndex, from: t.from, amount: t.amount, blockHeight: t.blockHeight, confirmations }, at: this.deps.clock.now().toISOString() },
-        undefined,
+        {
+          type: 'TRANSFER_SEEN',
+          payment: { txHash: t.txHash, eventIndex: t.eventIndex, from: t.from, amount: t.amount, blockHeight: t.blockHeight, confirmations, blockTime: t.blockTime.toISOString() },
+          to: { network: t.network, address: t.to, memo: t.memo?.trim() || null },
+          at: this.deps.clock.now().toISOString(),
+        },
         { key, value: { network: t.network, toAddress: t.to, memo: t.memo, blockHash: t.blockHash } },
       );
-      // Only once committed: a failed send is retried with the step and must not be skipped.
-      this.tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, confirmations });
-      return;
+      if (refused === null) {
+        // Only once committed: a failed send is retried with the step and must not be skipped.
+        this.tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, confirmations, required: await this.requiredFor(invoiceUuid) });
+        return;
+      }
+      return this.recordUnattributed(t, refused);
     }
     await this.recordUnattributed(t, invoiceUuid ? 'invoice_closed' : this.reasonFor(t));
   }
@@ -374,17 +436,59 @@ export class NetworkWatcher {
     this.deps.logger.warn({ network: t.network, txHash: t.txHash, address: t.to, memo: t.memo, amount: t.amount, reason }, 'unattributed deposit recorded');
   }
 
+  /**
+   * The invoice's required confirmations: its actor's (a network change may have replaced them),
+   * else its row's; the network's current setting only when neither knows (0 = no network yet).
+   */
+  private async requiredFor(invoiceUuid: string, fromRow?: number): Promise<number> {
+    const own = this.deps.actors.context(invoiceUuid)?.requiredConfirmations ?? fromRow;
+    return own !== undefined && own > 0 ? own : this.deps.requiredConfirmations();
+  }
+
+  /**
+   * After a rescan, transfers of blocks below `height` not seen again are gone: reverted like in a
+   * reorg. (Both adapters emit a block's transfers before the next block.) Removed only once sent.
+   */
+  private async revertUnseen(height: number, at: string): Promise<void> {
+    const gone = [...this.recheck].flatMap((key) => {
+      const t = this.tracked.get(key);
+      if (!t) this.recheck.delete(key);
+      return t && t.blockHeight < height ? [{ key, t }] : [];
+    });
+    if (gone.length === 0) return;
+    await Promise.all(gone.filter(({ t }) => this.deps.actors.has(t.invoiceUuid)).map(({ key, t }) => this.deps.actors.send(t.invoiceUuid, { type: 'TRANSFER_REVERTED', key, at })));
+    for (const { key, t } of gone) {
+      this.tracked.delete(key);
+      this.recheck.delete(key);
+      this.deps.logger.warn({ network: this.deps.network, key, invoiceUuid: t.invoiceUuid, blockHeight: t.blockHeight }, 'transfer not found again after a rescan: reverted');
+    }
+  }
+
+  private async onFinalize(final: ChainCursor): Promise<void> {
+    this.finalized = final;
+    // Persisted with the cursor (saved by this step's block): checked against the chain at start.
+    await this.deps.orm.em.fork().execute(`update watcher_cursors set final_height = ?, final_hash = ? where network = ?`, [final.height, final.hash, this.deps.network]);
+  }
+
   private async onReorg(ancestor: ChainCursor): Promise<void> {
     const final = this.finalized;
+    const tipHeight = this.cursor?.height ?? ancestor.height;
     // Belt and braces: the adapters refuse this already; a final block must never be replaced.
     if (final !== null && ancestor.height < final.height) {
-      throw new ReorgBeyondFinalityError(this.deps.network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight: this.cursor?.height ?? ancestor.height });
+      throw new ReorgBeyondFinalityError(this.deps.network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight });
+    }
+    // A payment already credited (confirmed) in a replaced block: its invoice may have needed fewer
+    // confirmations than the adapter's window. Never retract a credit silently: halt, with nothing changed.
+    const credited = await this.creditedAbove(ancestor.height);
+    if (credited !== null) {
+      throw new ReorgBeyondFinalityError(this.deps.network, { finalizedHeight: credited.blockHeight, finalizedHash: credited.blockHash, tipHeight, creditedTx: credited.txHash });
     }
     const at = this.deps.clock.now().toISOString();
     const sends: Promise<void>[] = [];
     for (const [key, t] of this.tracked) {
       if (t.blockHeight <= ancestor.height) continue;
       this.tracked.delete(key);
+      this.recheck.delete(key);
       if (this.deps.actors.has(t.invoiceUuid)) sends.push(this.deps.actors.send(t.invoiceUuid, { type: 'TRANSFER_REVERTED', key, at }));
     }
     await Promise.all(sends);
@@ -398,12 +502,24 @@ export class NetworkWatcher {
     await this.saveCursor(ancestor);
   }
 
+  /** The lowest confirmed payment of this network in a block above `height`, if any. */
+  private async creditedAbove(height: number): Promise<{ txHash: string; blockHeight: number; blockHash: string } | null> {
+    const rows = await this.deps.orm.em.fork().execute<{ tx_hash: string; block_height: string; block_hash: string }[]>(
+      `select tx_hash, block_height, block_hash from invoice_payments where network = ? and state = 'confirmed' and block_height > ? order by block_height limit 1`,
+      [this.deps.network, height],
+    );
+    const r = rows[0];
+    return r ? { txHash: r.tx_hash, blockHeight: Number(r.block_height), blockHash: r.block_hash } : null;
+  }
+
+  /** The cursor, with the last final block (null when unknown, e.g. after a rescan). */
   private async saveCursor(cursor: ChainCursor): Promise<void> {
     this.cursor = cursor;
+    const final = this.finalized;
     await this.deps.orm.em.fork().execute(
-      `insert into watcher_cursors (network, height, hash, paused, updated_at) values (?, ?, ?, false, ?)
-       on conflict (network) do update set height = excluded.height, hash = excluded.hash, updated_at = excluded.updated_at`,
-      [this.deps.network, cursor.height, cursor.hash, this.deps.clock.now()],
+      `insert into watcher_cursors (network, height, hash, final_height, final_hash, paused, updated_at) values (?, ?, ?, ?, ?, false, ?)
+       on conflict (network) do update set height = excluded.height, hash = excluded.hash, final_height = excluded.final_height, final_hash = excluded.final_hash, updated_at = excluded.updated_at`,
+      [this.deps.network, cursor.height, cursor.hash, final?.height ?? null, final?.hash ?? null, this.deps.clock.now()],
     );
   }
 

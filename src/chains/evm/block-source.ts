@@ -1,5 +1,5 @@
 import { BlockNotFoundError, toHex, type PublicClient } from 'viem';
-import type { TransferObservation } from '../types';
+import type { UnstampedTransfer } from '../types';
 import type { BlockHeader, BlockSource } from '../sync/types';
 import { classifyRpcError, rpc } from './rpc-errors';
 import { TRANSFER_TOPIC, transfersFromRawLogs } from './raw-transfer-logs';
@@ -32,7 +32,7 @@ export class EvmBlockSource implements BlockSource {
     }
   }
 
-  async transfers(fromHeight: number, toHeight: number): Promise<TransferObservation[]> {
+  async transfers(fromHeight: number, toHeight: number): Promise<UnstampedTransfer[]> {
     const raw = await rpc(
       'eth_getLogs',
       () => this.client.request({ method: 'eth_getLogs', params: [{ address: this.filter.token as `0x${string}`, topics: [TRANSFER_TOPIC], fromBlock: toHex(fromHeight), toBlock: toHex(toHeight) }] }),

@@ -1,5 +1,5 @@
 import { formatLog, parseEventLogs, toEventSelector, type RpcLog } from 'viem';
-import type { TransferObservation, WatchedAddresses } from '../types';
+import type { UnstampedTransfer, WatchedAddresses } from '../types';
 import { TRANSFER_EVENT } from './abi';
 import { toTransferObservations, type LogFilter, type TransferLog } from './transfer-logs';
 
@@ -26,7 +26,7 @@ export function watchedRawLogs(logs: readonly RpcLog[], watched: WatchedAddresse
 }
 
 /** One eth_getLogs answer -> payments to watched addresses: match on the raw topics, decode only the matches. */
-export function transfersFromRawLogs(logs: readonly RpcLog[], filter: LogFilter): TransferObservation[] {
+export function transfersFromRawLogs(logs: readonly RpcLog[], filter: LogFilter): UnstampedTransfer[] {
   const matched = watchedRawLogs(logs, filter.watched);
   if (matched.length === 0) return [];
   const decoded = parseEventLogs({ abi: [TRANSFER_EVENT], logs: matched.map((l) => formatLog(l)), strict: true }) as unknown as TransferLog[];

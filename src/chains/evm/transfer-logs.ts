@@ -1,7 +1,7 @@
 import type { Log } from 'viem';
 import type { NetworkCode } from '../../domain/networks';
 import { fromBaseUnits } from '../amount';
-import type { TransferObservation, WatchedAddresses } from '../types';
+import type { UnstampedTransfer, WatchedAddresses } from '../types';
 import type { TRANSFER_EVENT } from './abi';
 
 export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
@@ -15,12 +15,12 @@ export interface LogFilter {
 }
 
 /**
- * Decoded Transfer logs -> payments. Ignored: logs of another contract (look-alike tokens),
+ * Decoded Transfer logs -> payments (unstamped: the follower adds each block's time from its header). Ignored: logs of another contract (look-alike tokens),
  * `removed` logs (their block left the chain), pending logs, zero-value transfers, and transfers
  * to addresses nobody watches. Reverted transactions emit no logs at all.
  */
-export function toTransferObservations(logs: readonly TransferLog[], filter: LogFilter): TransferObservation[] {
-  const out: TransferObservation[] = [];
+export function toTransferObservations(logs: readonly TransferLog[], filter: LogFilter): UnstampedTransfer[] {
+  const out: UnstampedTransfer[] = [];
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
     // Nearly every log of a busy token goes to someone else: the recipient is checked first, so a

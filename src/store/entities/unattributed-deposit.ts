@@ -21,7 +21,7 @@ export class UnattributedDeposit {
     public fromAddress: string,
     public blockHeight: number,
     public blockHash: string,
-    /** free_pool_address | unknown_memo | missing_memo | invoice_closed */
+    /** free_pool_address | unknown_memo | missing_memo | invoice_closed | late_window_over | target_changed | invalid_transfer (invoice-step.ts transferRefusal) */
     public reason: string,
     public seenAt: Date,
   ) {}
