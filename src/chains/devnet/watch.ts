@@ -122,13 +122,14 @@ export class DevnetWatch implements ChainWatch {
 
   private blockStep(block: DevnetBlock): Step {
     const { chain, network } = this.options;
-    const observations: ChainObservation[] = [
-      { kind: 'block', network, height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp) },
-    ];
+    // Transfers before their block, as the EVM source does: the block observation commits the
+    // cursor, so a crash after it must not be able to skip the block's transfers on restart.
+    const observations: ChainObservation[] = [];
     for (const t of block.transfers) {
       if (!this.options.matches(t)) continue;
       observations.push({ kind: 'transfer', network, txHash: t.txHash, eventIndex: t.eventIndex, blockHeight: block.height, blockHash: block.hash, from: t.from, to: t.toKey, memo: t.memo, amount: t.amount, blockTime: new Date(block.timestamp) });
     }
+    observations.push({ kind: 'block', network, height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp) });
     // A block with finalityDepth confirmations (block.height - height + 1) is final.
     const finalHeight = block.height - chain.finalityDepth + 1;
     const final = finalHeight > this.finalized ? chain.blockAt(finalHeight) : undefined;
