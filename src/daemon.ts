@@ -7,6 +7,7 @@ import { openDatabase } from './store/orm';
 import { acquireEngineLock } from './store/engine-lock';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres';
 import { loadDaemonKeys } from './security/key-files';
+import { verifyKeyFingerprintsAt } from './security/key-fingerprints';
 import { SecretBox } from './security/secret-box';
 import { DaemonClock } from './actors/daemon-clock';
 import { NetworkSettingsRepo } from './store/repos/network-settings';
@@ -33,6 +34,7 @@ import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { withdrawalService } from './grpc/services/withdrawals';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
+import { logPrivateTargets } from './webhooks/private-targets';
 import type { Resolver } from './webhooks/address-guard';
 import { operatorService } from './grpc/services/operator';
 import { operatorWebhooks } from './grpc/services/operator-webhooks';
@@ -89,11 +91,29 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     embedded = await startEmbeddedPostgres(config.dataDir, logger);
     databaseUrl = embedded.url;
   }
+  // Keys that are not the database's would make stored secrets undecryptable and derive addresses
+  // from another seed: refuse before anything else (a standby too, before it waits for the lock).
+  const dbUrl = databaseUrl;
+  const refuseForeignKeys = async (record: boolean, cleanup: () => Promise<void>): Promise<void> => {
+    try {
+      await verifyKeyFingerprintsAt(dbUrl, keys, { record });
+    } catch (e) {
+      await cleanup().catch((err: unknown) => logger.warn({ err }, 'cleanup after the key check failed'));
+      throw e;
+    }
+  };
+  await refuseForeignKeys(false, async () => void (await embedded?.stop()));
   // Only one daemon per database is the active engine (watchers, actors, dispatcher); others wait.
   let stopDaemon: () => Promise<void> = async () => undefined;
   const engineLock = await acquireEngineLock(databaseUrl, logger, (err) => (options.onEngineLockLost ?? (() => void stopDaemon()))(err));
   const orm = await openDatabase({ clientUrl: databaseUrl, logger });
   logger.info({ embedded: embedded !== null }, 'database ready, migrations applied');
+  await refuseForeignKeys(true, async () => {
+    engineLock.stopping();
+    await orm.close(true);
+    await engineLock.release();
+    await embedded?.stop();
+  });
 
   // The devnet clock offset survives restarts, so advanced time never runs backwards.
   const savedOffset = await orm.em.fork().findOne(SystemSetting, { key: CLOCK_OFFSET_KEY });
@@ -120,14 +140,17 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   for (const adapter of chains.adapters.values()) await adapter.init();
   const networks = new NetworkSettingsRepo(() => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])));
   await networks.seed(orm.em.fork(), NETWORK_CODES.map((c) => config.networks[c]), clock.now());
+  // A run-time value kept from before may be below a live watcher's window: a reorg inside the gap
+  // would reach credited payments and halt the watcher (never a silent loss), so say it loudly.
+  for (const [code, adapter] of chains.adapters) {
+    const required = adapter.mode === 'live' ? (await networks.get(orm.em.fork(), code))?.requiredConfirmations : undefined;
+    if (required !== undefined && required < adapter.finalityDepth) logger.error({ network: code, requiredConfirmations: required, finalityDepth: adapter.finalityDepth }, 'required_confirmations is below the live finality depth: set it to at least the finality depth (chainpay networks set-fee --confirmations)');
+  }
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
   const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN });
-  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
-    const msg = 'WEBHOOK_ALLOW_PRIVATE_TARGETS=1: the webhook address guard is OFF (loopback/private targets allowed); for local testing only';
-    if (config.CHAIN_MODE === 'devnet') logger.warn(msg);
-    else logger.error(`${msg}, and this daemon is not on devnet`);
-  }
+  // Per adapter, not CHAIN_MODE: a network with <CODE>_RPC_URL is live on a devnet daemon too.
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logPrivateTargets(logger, enabled.filter((c) => chains.adapters.get(c)?.mode === 'live'));
   const webhooks = new WebhookDispatcher({ orm, logger: logger.child({ component: 'webhooks' }), clock, merchants, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ...options.webhooks });
 
   const watchers = new Map<NetworkCode, NetworkWatcher>();
@@ -137,6 +160,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     clock,
     writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, config.publicUrl, clock.now()),
     onClosed: () => undefined,
+    // Expiry waits until the network's watcher has processed the chain past expires_at.
+    chainTime: (network) => watchers.get(network as NetworkCode)?.chainTime() ?? null,
   });
   const pools = new PoolKeeper({
     orm,
@@ -264,11 +289,15 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     register: (server) => {
-      const services = [networkService(ctx, chainModeOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
+      const liveFinalityOf = (code: string): number | null => {
+        const adapter = chains.adapters.get(code as NetworkCode);
+        return adapter?.mode === 'live' ? adapter.finalityDepth : null;
+      };
+      const services = [networkService(ctx, chainModeOf, liveFinalityOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
       for (const svc of services) server.addService(svc.definition, svc.implementation);
     },
   });
-  healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity });
+  healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity, watcherUnhealthyAfterMs: config.WATCHER_UNHEALTHY_AFTER_MS, watcherMaxLagSeconds: config.WATCHER_MAX_LAG_SECONDS });
   await healthMonitor.start();
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);

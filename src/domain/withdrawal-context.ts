@@ -63,6 +63,11 @@ export interface WithdrawalMachineContext {
   readonly rejectionReason: string | null;
   readonly completedAt: string | null;
   readonly failureReason: string | null;
+  /**
+   * Set while the withdrawal waits for an operator (state processing.needsOperator), e.g.
+   * `payout_nonce_consumed`: still processing, the amount still held. Absent in older snapshots.
+   */
+  readonly attention?: string | null;
 }
 
 export interface CreateWithdrawalContextInput {
@@ -96,6 +101,7 @@ export function createWithdrawalContext(input: CreateWithdrawalContextInput): Wi
     rejectionReason: null,
     completedAt: null,
     failureReason: null,
+    attention: null,
   };
 }
 
@@ -107,6 +113,18 @@ export function createWithdrawalContext(input: CreateWithdrawalContextInput): Wi
  */
 export function isPermanentPayoutError(error: unknown): boolean {
   return error instanceof DomainError && error.kind !== 'unavailable';
+}
+
+/**
+ * Payout failures that do not prove where the money is, so they never fail the withdrawal: the
+ * hot wallet's nonce was used, but by which transaction is only what one RPC node says (a lagging
+ * or pruned node may not know ours though it was mined). The withdrawal stays processing, its
+ * amount held, and waits for an operator (README, "Payouts that need an operator").
+ */
+export const NEEDS_OPERATOR_CODES: readonly string[] = ['payout_nonce_consumed'];
+
+export function needsOperator(error: unknown): boolean {
+  return error instanceof DomainError && error.kind !== 'unavailable' && NEEDS_OPERATOR_CODES.includes(error.code);
 }
 
 export function errorText(error: unknown): string {

@@ -1,5 +1,5 @@
 import { createActor, fromPromise, SimulatedClock, type Snapshot } from 'xstate';
-import { UnavailableError, ValidationError } from './errors';
+import { ConflictError, UnavailableError, ValidationError } from './errors';
 import { createWithdrawalContext, type CheckPayoutOutput, type PayoutActorInput, type SignPayoutInput, type WithdrawalSignedPayout } from './withdrawal-context';
 import { withdrawalMachine } from './withdrawal-machine';
 
@@ -187,6 +187,55 @@ describe('withdrawal machine', () => {
     expect(k.ctx()).toMatchObject({ status: 'failed', failureReason: 'sign_failed: invalid_address', txHash: null });
   });
 
+  it('tx_hash stays null until the payout was broadcast; the signed hash is kept in `signed` meanwhile', async () => {
+    const h = harness();
+    h.chain.hangBroadcast = true;
+    await flush();
+    expect(h.value()).toEqual({ processing: 'broadcasting' });
+    expect(h.ctx()).toMatchObject({ txHash: null, signed: { txHash: '0xtx1' } });
+
+    const k = harness();
+    k.chain.broadcastErrors = [new Error('socket hang up')];
+    await flush();
+    expect(k.value()).toEqual({ processing: 'broadcastRetry' });
+    expect(k.ctx().txHash).toBeNull();
+    await k.poll();
+    expect(k.value()).toEqual({ processing: { confirming: 'waiting' } });
+    expect(k.ctx().txHash).toBe('0xtx1');
+  });
+
+  it('a nonce used by another transaction never fails the withdrawal: it waits for an operator (held, nothing re-signed), polling; REJECT ends it', async () => {
+    const h = harness();
+    h.chain.broadcastErrors = [new ConflictError('payout_nonce_consumed', 'nonce 7 was used by another transaction')];
+    h.chain.checkScript = ['unknown', 'unknown'];
+    await flush();
+    expect(h.value()).toEqual({ processing: { needsOperator: 'waiting' } });
+    expect(h.ctx()).toMatchObject({ status: 'processing', attention: 'payout_nonce_consumed', failureReason: null, txHash: null });
+    await h.poll();
+    await h.poll();
+    expect(h.chain.checks).toBe(2);
+    expect(h.value()).toEqual({ processing: { needsOperator: 'waiting' } });
+    expect(h.chain.signed).toHaveLength(1);
+    expect(h.chain.broadcasts).toHaveLength(1); // not sent again either: the operator decides
+    h.actor.send({ type: 'APPROVE' });
+    expect(h.ctx().status).toBe('processing');
+    h.actor.send({ type: 'REJECT', reason: 'checked the chain: not paid' });
+    expect(h.ctx()).toMatchObject({ status: 'rejected', rejectionReason: 'checked the chain: not paid', attention: 'payout_nonce_consumed' });
+    expect(h.actor.getSnapshot().status).toBe('done');
+  });
+
+  it('waiting for an operator, a version the chain reports after all (a lagging node caught up) is followed to completion', async () => {
+    const h = harness();
+    h.chain.broadcastErrors = [new ConflictError('payout_nonce_consumed', 'nonce 7 was used by another transaction')];
+    h.chain.checkScript = [{ mined: 1 }, { mined: 1 }, { mined: 3 }];
+    await h.poll();
+    expect(h.value()).toEqual({ processing: { confirming: 'waiting' } });
+    expect(h.ctx()).toMatchObject({ status: 'processing', attention: null, confirmations: 1, txHash: '0xtx1' });
+    await h.poll();
+    expect(h.ctx()).toMatchObject({ status: 'completed', txHash: '0xtx1' });
+    expect(h.chain.signed).toHaveLength(1);
+  });
+
   it('keeps polling when the status check fails', async () => {
     const h = harness();
     h.chain.checkScript = [new Error('timeout'), { mined: 3 }];
@@ -231,6 +280,7 @@ describe('withdrawal machine: persistence', () => {
     h.chain.hangBroadcast = true;
     await flush();
     expect(h.value()).toEqual({ processing: 'broadcasting' });
+    expect(h.ctx().txHash).toBeNull();
     const saved = persist(h.actor);
     h.actor.stop();
 
@@ -239,5 +289,6 @@ describe('withdrawal machine: persistence', () => {
     expect(r.chain.signed).toHaveLength(0);
     expect(r.chain.broadcasts).toEqual([{ id: 'wd-1', network: 'TRC20', payout: { txHash: '0xtx1', raw: 'raw:TDest:98.5', meta: { nonce: 7 } } }]);
     expect(r.value()).toEqual({ processing: { confirming: 'waiting' } });
+    expect(r.ctx().txHash).toBe('0xtx1');
   });
 });

@@ -8,7 +8,13 @@
  * - broadcastPayout(PayoutActorInput) → void. Sending the same transaction twice is harmless.
  * - checkPayout(PayoutActorInput) → CheckPayoutOutput (chains' PayoutStatus + `at` = clock now).
  * A DomainError that is not `unavailable` fails the withdrawal (funds are released by the host on
- * entering `failed`); any other error is retried after pollIntervalMs.
+ * entering `failed`), except the codes of NEEDS_OPERATOR_CODES: those prove nothing about where the
+ * money went, so the withdrawal waits in processing.needsOperator (amount held, status polled: a
+ * mined version still completes it) until an operator REJECTs it. Any other error is retried after
+ * pollIntervalMs.
+ *
+ * `txHash` is null until the payout was broadcast (the signed hash lives in `signed`); after a fee
+ * bump it is the newest broadcast version, or the version that was mined.
  *
  * Host duties: persist getPersistedSnapshot() with the row on every change. After a restore,
  * a pending sign/broadcast/check actor re-runs by itself (XState restarts active promise actors),
@@ -20,6 +26,7 @@ import {
   checkedPayout,
   errorText,
   isPermanentPayoutError,
+  needsOperator,
   type CheckPayoutOutput,
   type PayoutActorInput,
   type SignPayoutInput,
@@ -81,7 +88,7 @@ export const withdrawalMachine = setup({
             input: ({ context }) => ({ id: context.uuid, network: context.network, to: context.address, amount: context.netPayout }),
             onDone: {
               target: 'broadcasting',
-              actions: assign({ signed: ({ event }) => event.output, txHash: ({ event }) => event.output.txHash }),
+              actions: assign({ signed: ({ event }) => event.output }),
             },
             onError: [
               {
@@ -98,8 +105,13 @@ export const withdrawalMachine = setup({
           invoke: {
             src: 'broadcastPayout',
             input: payoutInput,
-            onDone: 'confirming',
+            onDone: { target: 'confirming', actions: assign({ txHash: ({ context }) => context.signed?.txHash ?? context.txHash }) },
             onError: [
+              {
+                guard: ({ event }) => needsOperator(event.error),
+                target: 'needsOperator',
+                actions: assign({ attention: ({ event }) => errorText(event.error) }),
+              },
               {
                 guard: ({ event }) => isPermanentPayoutError(event.error),
                 target: '#withdrawal.failed',
@@ -110,6 +122,35 @@ export const withdrawalMachine = setup({
           },
         },
         broadcastRetry: { after: { pollInterval: 'broadcasting' }, on: { RESUME: 'broadcasting' } },
+        // Nothing is signed or sent anew here, and nothing is released but by an operator's REJECT.
+        // The status is still polled: once a node reports a version of the payout, it goes on.
+        needsOperator: {
+          initial: 'waiting',
+          on: { REJECT: { target: '#withdrawal.rejected', actions: assign({ rejectionReason: ({ event }) => event.reason }) } },
+          states: {
+            waiting: { after: { pollInterval: 'checking' }, on: { RESUME: 'checking' } },
+            checking: {
+              invoke: {
+                src: 'checkPayout',
+                input: payoutInput,
+                onDone: [
+                  {
+                    guard: ({ event }) => event.output.state === 'reverted',
+                    target: '#withdrawal.failed',
+                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: 'reverted_on_chain', attention: null })],
+                  },
+                  {
+                    guard: ({ event }) => event.output.state === 'mined' || event.output.state === 'pending',
+                    target: '#withdrawal.processing.confirming.checking',
+                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ attention: null })],
+                  },
+                  { target: 'waiting' },
+                ],
+                onError: 'waiting',
+              },
+            },
+          },
+        },
         confirming: {
           initial: 'waiting',
           states: {

@@ -2,7 +2,7 @@ import { parseTransaction, type Address, type Hex } from 'viem';
 import { ValidationError } from '../../src/domain/errors';
 import { PayoutNonceConsumedError, PayoutRejectedError, type EvmAdapter } from '../../src/chains/evm';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
-import type { SignedPayout } from '../../src/chains/types';
+import type { SignedPayout, StoredNonceWallet } from '../../src/chains/types';
 import { testAdapter, testCodec } from './support/adapter';
 import { startHardhatNode, type HardhatNode } from './support/hardhat-node';
 import { TestChain } from './support/test-chain';
@@ -30,6 +30,20 @@ afterAll(async () => {
 /** A fresh adapter: a restarted process has nothing in memory but what it persisted. */
 async function processAdapter(): Promise<EvmAdapter> {
   const adapter = await testAdapter({ rpcUrl: node.url, tokenAddress: token, confirmations: 2 });
+  adapters.push(adapter);
+  return adapter;
+}
+
+/**
+ * An adapter of a restarted process: a fresh module graph, so even the per-wallet nonce books
+ * (module state shared by the adapters of one process) start empty.
+ */
+async function restartedProcessAdapter(): Promise<EvmAdapter> {
+  let support!: typeof import('./support/adapter');
+  jest.isolateModules(() => {
+    support = require('./support/adapter') as typeof import('./support/adapter');
+  });
+  const adapter = await support.testAdapter({ rpcUrl: node.url, tokenAddress: token, confirmations: 2 });
   adapters.push(adapter);
   return adapter;
 }
@@ -95,7 +109,8 @@ describe('EVM adapter: payouts from the hot wallet', () => {
 
       expect(await adapter.payoutStatus(bump)).toMatchObject({ state: 'mined', confirmations: 1 });
       expect(await adapter.payoutStatus(original)).toEqual({ state: 'unknown' });
-      // The old version can never be mined now; broadcasting it says so (sign anew is safe)...
+      // The old version can never be mined now; broadcasting it says so (the host does not sign
+      // anew on this alone: a lagging node could say the same of a mined payout)...
       await expect(adapter.broadcastPayout(original)).rejects.toBeInstanceOf(PayoutNonceConsumedError);
       // ...while the bumped one (listing the original as a version) is simply done.
       await adapter.broadcastPayout(bump);
@@ -103,6 +118,28 @@ describe('EVM adapter: payouts from the hot wallet', () => {
     } finally {
       await chain.setAutomine(true);
     }
+  });
+
+  it('a payout signed and stored but not broadcast keeps its nonce across a restart: the next one signs above it, each is mined once', async () => {
+    const base = await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' });
+    const [toA, toB] = [codec.sampleAddress('restart A'), codec.sampleAddress('restart B')];
+    const a = load(persist(await (await processAdapter()).signPayout({ id: 'w-r1', to: toA, amount: '2', storedNonces: async () => null })));
+    expect(a.meta.nonce).toBe(base);
+
+    // Restarted: nothing in memory; the database still holds A, signed and open.
+    const restarted = await restartedProcessAdapter();
+    const asked: StoredNonceWallet[] = [];
+    const b = await restarted.signPayout({ id: 'w-r2', to: toB, amount: '3', storedNonces: async (wallet) => (asked.push(wallet), Number(a.meta.nonce)) });
+    expect(asked).toEqual([{ chainId: 31337, from: hot.toLowerCase() }]);
+    expect(await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' })).toBe(base); // the node knows nothing of A
+    expect(b.meta.nonce).toBe(base + 1);
+
+    await restarted.broadcastPayout(a);
+    await restarted.broadcastPayout(b);
+    expect(await transfersTo(toA)).toEqual([2_000_000n]);
+    expect(await transfersTo(toB)).toEqual([3_000_000n]);
+    expect(await restarted.payoutStatus(a)).toMatchObject({ state: 'mined' });
+    expect(await restarted.payoutStatus(b)).toMatchObject({ state: 'mined' });
   });
 
   it('refuses amounts the token cannot represent and payouts the hot wallet cannot cover', async () => {

@@ -8,6 +8,7 @@ import { Whitelist } from '../../src/actors/withdrawals/whitelist';
 import { createAddressCodec } from '../../src/chains/codecs';
 import { DevnetAdapter } from '../../src/chains/devnet/adapter';
 import type { ChainAdapter, SignedPayout } from '../../src/chains/types';
+import { formatAmount, toDecimal } from '../../src/domain/decimal';
 import { ValidationError } from '../../src/domain/errors';
 import type { NetworkCode, NetworkSettings } from '../../src/domain/networks';
 import { SecretBox } from '../../src/security/secret-box';
@@ -80,9 +81,15 @@ describe('a payout the chain refuses', () => {
       return row.status === want ? row : undefined;
     }, 10_000, `withdrawal to be ${want}`);
 
+  /** The signed payout as stored on the row (tx_hash itself stays null until broadcast). */
+  const storedPayout = async (uuid: string): Promise<SignedPayout> => {
+    const [row] = await orm.em.fork().execute<{ signed_raw: string; signed_meta: Record<string, string | number> }[]>('select signed_raw, signed_meta from withdrawals where uuid = ?', [uuid]);
+    return { txHash: String(row!.signed_meta.latest_tx_hash), raw: row!.signed_raw, meta: row!.signed_meta };
+  };
+
   it.each([
     ['a refusal of ours (DomainError)', new ValidationError('payout_rejected', 'the transfer would revert')],
-    ['an EVM adapter error by code (nonce used by another transaction)', Object.assign(new Error('nonce 7 was used by another transaction'), { code: 'payout_nonce_consumed' })],
+    ['an EVM adapter error by code (the transfer would revert)', Object.assign(new Error('payout x would fail: execution reverted'), { code: 'payout_rejected' })],
   ])('%s: failed with the reason, the hold released, a withdrawal.failed event', async (_name, failure) => {
     chain.failure = failure;
     const { row, created } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '10' }, [network]);
@@ -105,14 +112,67 @@ describe('a payout the chain refuses', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await withdrawals.get(row.uuid, null)).status).toBe('processing');
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '90', held: '10' });
-    const txHash = (await withdrawals.get(row.uuid, null)).txHash!; // signed (and stored) before the broadcast failed
+    // Signed (and stored) before the broadcast failed; tx_hash is shown only once it was broadcast.
+    expect((await withdrawals.get(row.uuid, null)).txHash).toBeNull();
+    const { txHash } = await storedPayout(row.uuid);
     chain.failure = null;
     // The retry sends it: it waits in the devnet mempool.
     await eventually(async () => ((await chain.payoutStatus({ txHash, raw: '', meta: {} })).state === 'pending' ? true : undefined));
     await chain.mine(3);
     const done = await statusOf(row.uuid, 'completed');
     expect(done.completedAt).not.toBeNull();
+    expect(done.txHash).toBe(txHash);
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '90', held: '0' });
     await expectLedgerExact(orm);
+  });
+
+  const nonceConsumed = () => Object.assign(new Error('nonce 7 of payout 0xab was used by another transaction'), { code: 'payout_nonce_consumed' });
+
+  /** Until the withdrawal waits for an operator (flagged on the row), then some polls more. */
+  const waitsForOperator = async (uuid: string) => {
+    const flagged = await eventually(async () => {
+      const row = await withdrawals.get(uuid, null);
+      return row.failureReason === 'needs_operator: payout_nonce_consumed' ? row : undefined;
+    }, 10_000, 'the withdrawal to wait for an operator');
+    await new Promise((r) => setTimeout(r, 300)); // several poll intervals: nothing changes by itself
+    return flagged;
+  };
+
+  it('a nonce used by another transaction (as one node tells it) releases nothing: processing, held, flagged for an operator; the operator rejects it', async () => {
+    const before = await merchantBalance(orm.em.fork(), merchantId);
+    chain.failure = nonceConsumed();
+    const { row } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '10' }, [network]);
+    const flagged = await waitsForOperator(row.uuid);
+    expect(flagged).toMatchObject({ status: 'processing', txHash: null, open: true });
+    expect((await withdrawals.get(row.uuid, null)).status).toBe('processing');
+    expect(actors.snapshot(row.uuid)!.value).toMatchObject({ processing: { needsOperator: expect.any(String) } });
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: formatAmount(toDecimal(before.available).minus(10)), held: '10' });
+    const events = await orm.em.fork().execute<{ type: string }[]>('select type from outbox_events where aggregate_id = ? order by seq', [row.uuid]);
+    expect(events.map((e) => e.type)).toEqual(['withdrawal.processing']);
+    // Approving is not a way out (it is not in review); rejecting is, after checking the chain.
+    await expect(withdrawals.approve(row.uuid, 'operator')).rejects.toMatchObject({ code: 'withdrawal_not_in_review' });
+    const rejected = await withdrawals.reject(row.uuid, 'checked the chain: never paid', 'operator');
+    expect(rejected).toMatchObject({ status: 'rejected', rejectionReason: 'checked the chain: never paid', open: false });
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual(before);
+    const audit = await orm.em.fork().execute<{ action: string; before: Record<string, unknown> }[]>('select action, before from audit_log where target = ?', [`withdrawal:${row.uuid}`]);
+    expect(audit).toEqual([{ action: 'withdrawal.reject', before: expect.objectContaining({ status: 'processing', failure_reason: 'needs_operator: payout_nonce_consumed' }) }]);
+    await expectLedgerExact(orm);
+    chain.failure = null;
+  });
+
+  it('flagged for an operator, the payout that a node reports after all (it was mined) completes the withdrawal: paid once, never released', async () => {
+    chain.failure = nonceConsumed();
+    const { row } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '10' }, [network]);
+    await waitsForOperator(row.uuid);
+    const held = await merchantBalance(orm.em.fork(), merchantId);
+    // The transaction was out there after all (the node that answered lagged): it shows up, mined.
+    const payout = await storedPayout(row.uuid);
+    await DevnetAdapter.prototype.broadcastPayout.call(chain, payout);
+    await chain.mine(3);
+    const done = await statusOf(row.uuid, 'completed');
+    expect(done).toMatchObject({ txHash: payout.txHash, failureReason: null });
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: held.available, held: formatAmount(toDecimal(held.held).minus(10)) });
+    await expectLedgerExact(orm);
+    chain.failure = null;
   });
 });

@@ -43,7 +43,7 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     const hot = testCodec().hotWallet().address;
     await chain.mint(token, hot, 1_000n * 10n ** 6n);
     await chain.fundEth(hot);
-    stack = await startStack({ env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', PAYOUT_BUMP_AFTER_MS: '60000' } });
+    stack = await startStack({ env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', PAYOUT_BUMP_AFTER_MS: '60000' } });
     m = await createMerchant(stack);
     await stack.daemon.orm.em.fork().execute(`update merchants set cap_per_withdrawal = 20 where id = ?`, [m.merchantId]);
     // Funds: a POLYGON invoice paid on the node.

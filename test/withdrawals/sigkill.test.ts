@@ -94,13 +94,16 @@ describe('a payout interrupted by SIGKILL', () => {
     expect(a.proc.output()).toMatch(/"point":"after_sign"/);
 
     orm = await openDatabase({ clientUrl: db.url });
-    const [row] = await orm.em.fork().execute<{ uuid: string; status: string; tx_hash: string; signed_raw: string }[]>('select uuid, status, tx_hash, signed_raw from withdrawals where reference = ?', ['kill-1']);
-    if (res) expect(res.withdrawal!.uuid).toBe(row!.uuid);
-    expect(row).toMatchObject({ status: 'processing' });
-    expect(row!.tx_hash).toBeTruthy();
-    expect(row!.signed_raw).toBeTruthy();
+    const [stored] = await orm.em.fork().execute<{ uuid: string; status: string; tx_hash: string | null; signed_raw: string; signed_hash: string }[]>(
+      `select uuid, status, tx_hash, signed_raw, signed_meta->>'latest_tx_hash' as signed_hash from withdrawals where reference = ?`, ['kill-1']);
+    if (res) expect(res.withdrawal!.uuid).toBe(stored!.uuid);
+    expect(stored).toMatchObject({ status: 'processing' });
+    expect(stored!.tx_hash).toBeNull(); // the spec's "null until broadcast": the signed hash is kept in signed_meta
+    expect(stored!.signed_hash).toMatch(/\S/);
+    expect(stored!.signed_raw).toBeTruthy();
+    const row = { uuid: stored!.uuid, tx_hash: stored!.signed_hash };
     expect(onChainTransfersTo(dataDir, payee)).toEqual([]);
-    expect(broadcastsOf(dataDir, row!.tx_hash)).toBe(0);
+    expect(broadcastsOf(dataDir, row.tx_hash)).toBe(0);
 
     // 2. Restarted: the stored transaction is broadcast, and the daemon is killed right after that
     //    (resuming may beat the gRPC server to it, so only the process is watched).
@@ -109,25 +112,25 @@ describe('a payout interrupted by SIGKILL', () => {
     expect(b.proc.output()).toMatch(/reusing the persisted transaction/);
     expect(b.proc.output()).toMatch(/"point":"after_broadcast"/);
     expect(b.proc.output()).not.toMatch(/payout signed and persisted/);
-    expect(broadcastsOf(dataDir, row!.tx_hash)).toBe(1); // sent, not yet in a block
+    expect(broadcastsOf(dataDir, row.tx_hash)).toBe(1); // sent, not yet in a block
 
     // 3. Restarted without the hook: rebroadcast (harmless) or found, confirmed, completed.
     const c = await startProcess(db, dataDir);
     try {
       const done = await eventually(async () => {
         await mine(c.r, 1);
-        const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row!.uuid }, c.r.forMerchant(merchantId), cb));
+        const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row.uuid }, c.r.forMerchant(merchantId), cb));
         return w.status === 'completed' ? w : undefined;
       }, 30_000, 'the interrupted withdrawal to complete');
-      expect(done.tx_hash).toBe(row!.tx_hash);
+      expect(done.tx_hash).toBe(row.tx_hash);
       expect(done.completed_at).toBeTruthy();
       expect(c.proc.output()).not.toMatch(/payout signed and persisted/);
-      expect(onChainTransfersTo(dataDir, payee)).toEqual([{ txHash: row!.tx_hash, amount: '19' }]);
+      expect(onChainTransfersTo(dataDir, payee)).toEqual([{ txHash: row.tx_hash, amount: '19' }]);
 
       const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
       expect(bal).toEqual({ available: '30', held: '0' });
       const journals = await orm.em.fork().execute<{ reference: string }[]>(`select reference from journals where reference like 'withdrawal:%' order by reference`);
-      expect(journals.map((j) => j.reference)).toEqual([`withdrawal:${row!.uuid}:hold`, `withdrawal:${row!.uuid}:payout`]);
+      expect(journals.map((j) => j.reference)).toEqual([`withdrawal:${row.uuid}:hold`, `withdrawal:${row.uuid}:payout`]);
       await expectLedgerExact(orm);
     } finally {
       c.close();

@@ -1,11 +1,11 @@
 import { fromPromise } from 'xstate';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
-import { DomainError, UnavailableError, ValidationError } from '../../domain/errors';
+import { ConflictError, DomainError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
-import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
-import type { ChainAdapter } from '../../chains/types';
+import { errorText, NEEDS_OPERATOR_CODES, needsOperator, type CheckPayoutOutput, type PayoutActorInput, type SignPayoutInput, type WithdrawalSignedPayout } from '../../domain/withdrawal-context';
+import type { ChainAdapter, StoredNonceWallet } from '../../chains/types';
 import { PayoutSlots } from './payout-slots';
 
 /** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
@@ -30,16 +30,36 @@ export const DEFAULT_BUMP_AFTER_MS = 5 * 60 * 1000;
 
 /**
  * Adapter failures that make this signed transaction hopeless, so the withdrawal fails and its hold
- * is released: the transfer would revert, or its nonce went to another transaction (EVM adapter
- * codes, read by value so this module needs no chain SDK). Everything else is retried.
+ * is released: the transfer would revert, or the transaction is invalid (EVM adapter codes, read by
+ * value so this module needs no chain SDK). Everything else is retried, except NEEDS_OPERATOR_CODES
+ * (a nonce used by "another" transaction, as far as one node can tell): the withdrawal then waits
+ * for an operator, never released on that signal alone.
  */
-const PERMANENT_CODES = new Set(['payout_rejected', 'payout_nonce_consumed', 'payout_invalid', 'invalid_address', 'invalid_amount']);
+const PERMANENT_CODES = new Set(['payout_rejected', 'payout_invalid', 'invalid_address', 'invalid_amount']);
 
 function classify(error: unknown): unknown {
   if (error instanceof DomainError) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && PERMANENT_CODES.has(code)) return new ValidationError(code, error instanceof Error ? error.message : code);
+  const message = error instanceof Error ? error.message : String(code);
+  if (typeof code === 'string' && NEEDS_OPERATOR_CODES.includes(code)) return new ConflictError(code, message);
+  if (typeof code === 'string' && PERMANENT_CODES.has(code)) return new ValidationError(code, message);
   return error;
+}
+
+/**
+ * The durable nonce book: the highest nonce among a wallet's stored signed payouts whose withdrawal
+ * is open (any network: wallets are per chain). Committed rows only; the adapter's in-memory
+ * reservations cover signatures whose row is not committed yet. Only `processing` rows are ever
+ * signed and open (the status index keeps this cheap).
+ */
+export async function highestStoredNonce(em: EntityManager, wallet: StoredNonceWallet): Promise<number | null> {
+  const rows = await em.execute<{ n: string | null }[]>(
+    `select max((signed_meta->>'nonce')::bigint)::text as n from withdrawals
+      where status = 'processing' and open and signed_raw is not null and lower(signed_meta->>'from') = ? and signed_meta->>'chainId' = ?`,
+    [wallet.from.toLowerCase(), String(wallet.chainId)],
+  );
+  const n = rows[0]?.n;
+  return n === null || n === undefined ? null : Number(n);
 }
 
 interface SignedRow {
@@ -103,12 +123,14 @@ export class PayoutSteps {
       if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
       let payout: WithdrawalSignedPayout;
       try {
-        payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount }), this.deps.clock.now());
+        const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonce(em, wallet);
+        payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, storedNonces }), this.deps.clock.now());
       } catch (error) {
         throw classify(error);
       }
-      await em.execute('update withdrawals set tx_hash = ?, signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
-        payout.txHash, payout.raw, JSON.stringify(payout.meta), this.deps.clock.now(), input.id,
+      // tx_hash stays null until the broadcast (the actor's commit sets it); the signed hash is in signed_meta.
+      await em.execute('update withdrawals set signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
+        payout.raw, JSON.stringify(payout.meta), this.deps.clock.now(), input.id,
       ]);
       this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash }, 'payout signed and persisted');
       return payout;
@@ -121,8 +143,14 @@ export class PayoutSteps {
     try {
       await this.adapter(input.network).broadcastPayout(input.payout);
     } catch (error) {
-      this.deps.logger.warn({ err: error, withdrawalUuid: input.id, txHash: input.payout.txHash }, 'payout broadcast failed');
-      throw classify(error);
+      const classified = classify(error);
+      if (needsOperator(classified)) {
+        this.deps.logger.error({ err: error, withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash, attention: errorText(classified) },
+          'payout needs an operator: its nonce was used and the node does not know this transaction; the amount stays held (check the chain, then wait or reject)');
+      } else {
+        this.deps.logger.warn({ err: error, withdrawalUuid: input.id, txHash: input.payout.txHash }, 'payout broadcast failed');
+      }
+      throw classified;
     }
     this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash }, 'payout broadcast');
     await this.killPoint('after_broadcast');
@@ -169,8 +197,9 @@ export class PayoutSteps {
       } catch (error) {
         throw classify(error);
       }
-      await em.execute('update withdrawals set tx_hash = ?, signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
-        next.txHash, next.raw, JSON.stringify(next.meta), this.deps.clock.now(), input.id,
+      // tx_hash follows once the status check hands the replacement to the actor (after its broadcast).
+      await em.execute('update withdrawals set signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
+        next.raw, JSON.stringify(next.meta), this.deps.clock.now(), input.id,
       ]);
       this.deps.logger.warn({ withdrawalUuid: input.id, network: input.network, stuckTxHash: payout.txHash, txHash: next.txHash }, 'payout stuck: replacement with a higher fee signed and persisted');
       return next;
@@ -185,22 +214,30 @@ export class PayoutSteps {
     if (this.deps.killAt !== point) return;
     this.deps.logger.warn({ point }, 'CHAINPAY_TEST_KILL_AT reached: killing the daemon');
     // Buffered log lines would die with the process (tests read them): write them out first.
-    // flushSync refuses while an async write is under way, so it is retried a few times.
-    const stream = (this.deps.logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
-    for (let attempt = 0; attempt < 100; attempt++) {
+    // sonic-boom's flushSync writes what is queued but skips (or refuses during) an async write
+    // already under way, which SIGKILL would cut off: retried until no write is under way, for up
+    // to 10 s. Nothing else of this payout runs meanwhile: the step holds its payout slot.
+    type Destination = { flushSync?: () => void; _writing?: boolean };
+    const stream = (this.deps.logger as unknown as Record<symbol, Destination | undefined>)[pino.symbols.streamSym];
+    for (let attempt = 0; attempt < 1000; attempt++) {
       try {
         stream?.flushSync?.();
-        break;
+        if (!stream?._writing) break;
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        // under way: try again shortly
       }
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
     process.kill(process.pid, 'SIGKILL');
     await new Promise<never>(() => undefined);
   }
 }
 
-/** Meta keys chainpay adds to an adapter's signed payout: when it was signed, and its own hash (the row's tx_hash is the version that counts, which may be an older one that was mined). */
+/**
+ * Meta keys chainpay adds to an adapter's signed payout: when it was signed, and its own hash. The
+ * row's tx_hash is null until broadcast, then the version that counts (which may be an older one
+ * that was mined); the newest signed version is only ever read from signed_meta.
+ */
 const SIGNED_AT = 'signed_at_ms';
 const LATEST = 'latest_tx_hash';
 
@@ -210,9 +247,12 @@ function stamped(payout: WithdrawalSignedPayout, now: Date): WithdrawalSignedPay
 
 /** The newest signed version on the row, or null before signing. */
 function storedPayout(row: SignedRow): WithdrawalSignedPayout | null {
-  if (row.signed_raw === null || row.tx_hash === null) return null;
+  if (row.signed_raw === null) return null;
   const meta = (typeof row.signed_meta === 'string' ? JSON.parse(row.signed_meta) : (row.signed_meta ?? {})) as Record<string, string | number>;
-  return { txHash: typeof meta[LATEST] === 'string' ? meta[LATEST] : row.tx_hash, raw: row.signed_raw, meta };
+  const txHash = typeof meta[LATEST] === 'string' ? meta[LATEST] : row.tx_hash;
+  // Never treated as unsigned (that would sign a second transaction): a stored raw without a hash is a bug.
+  if (txHash === null) throw new Error('a signed payout is stored without its hash');
+  return { txHash, raw: row.signed_raw, meta };
 }
 
 /** CHAINPAY_TEST_KILL_AT=after_sign|after_broadcast (crash tests); anything else: no hook. */

@@ -9,6 +9,11 @@ import { RawSql } from '../../store/raw-sql';
 
 export const WHITELIST_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 
+interface UsableRow {
+  readonly address: string;
+  readonly usable_ms: number;
+}
+
 export interface WhitelistDeps {
   readonly orm: MikroORM;
   readonly clock: Clock;
@@ -75,21 +80,40 @@ export class Whitelist {
    * withdrawal request: one prepared statement on the raw pool, no entity hydration.
    */
   async requireUsable(merchantId: string, network: NetworkSettings, address: string, now: Date): Promise<void> {
-    const normalized = this.normalize(network, address);
-    const adapter = this.deps.adapters.get(network.code)!;
-    const rows = await this.sql.query<{ address: string; usable_ms: number }>(
+    const rows = await this.sql.query<UsableRow>(
       'select address, (extract(epoch from usable_at) * 1000)::float8 as usable_ms from withdrawal_whitelist where merchant_id = $1 and network = $2 and removed_at is null',
       [merchantId, network.code],
       'chainpay_whitelist_usable',
     );
+    const refusal = this.refusal(rows, network, address, now);
+    if (refusal) throw refusal;
+  }
+
+  /**
+   * The same rule read in `em`'s transaction, for every network of the merchant at once: called
+   * under the merchant's row lock (which whitelist add/remove take too), so a removal committed
+   * before the lock was granted is seen. Returns the refusal for (network, address), or null.
+   */
+  async usableIn(em: EntityManager, merchantId: string, now: Date): Promise<(network: NetworkSettings, address: string) => ValidationError | null> {
+    const rows = await em.execute<(UsableRow & { network: string })[]>(
+      'select network, address, (extract(epoch from usable_at) * 1000)::float8 as usable_ms from withdrawal_whitelist where merchant_id = ? and removed_at is null',
+      [merchantId],
+    );
+    return (network, address) => this.refusal(rows.filter((r) => r.network === network.code), network, address, now);
+  }
+
+  private refusal(rows: readonly UsableRow[], network: NetworkSettings, address: string, now: Date): ValidationError | null {
+    const normalized = this.normalize(network, address);
+    const adapter = this.deps.adapters.get(network.code)!;
     const entry = rows.find((r) => adapter.isValidAddress(r.address) && adapter.normalizeAddress(r.address) === normalized);
     if (!entry) {
-      throw new ValidationError('address_not_whitelisted', `address is not in the withdrawal whitelist for ${network.code}`, 'address');
+      return new ValidationError('address_not_whitelisted', `address is not in the withdrawal whitelist for ${network.code}`, 'address');
     }
-    if (entry.usable_ms > now.getTime()) {
-      const usableAt = new Date(entry.usable_ms).toISOString();
-      throw new ValidationError('address_in_cooldown', `address was whitelisted less than 24 hours ago; usable from ${usableAt}`, 'address', { usable_at: usableAt });
+    if (Number(entry.usable_ms) > now.getTime()) {
+      const usableAt = new Date(Number(entry.usable_ms)).toISOString();
+      return new ValidationError('address_in_cooldown', `address was whitelisted less than 24 hours ago; usable from ${usableAt}`, 'address', { usable_at: usableAt });
     }
+    return null;
   }
 
   private normalize(network: NetworkSettings, address: string): string {

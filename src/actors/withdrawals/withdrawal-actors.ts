@@ -15,6 +15,9 @@ import { ActorActivity } from '../introspection/activity';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;
 
+/** failure_reason of a withdrawal that waits for an operator (processing.needsOperator). */
+export const NEEDS_OPERATOR_PREFIX = 'needs_operator: ';
+
 /** Extra writes that belong in the same transaction as the actor's new state (audit, checks). */
 export type WithdrawalWork = (em: EntityManager, row: Withdrawal) => Promise<void>;
 
@@ -254,11 +257,12 @@ export class WithdrawalActors {
 
   private applyContext(row: Withdrawal, ctx: WithdrawalMachineContext): void {
     row.status = ctx.status;
-    // Signing wrote tx_hash itself; the context only ever repeats it.
+    // Null until broadcast (signing stores the signed hash in signed_meta only); then the version that counts.
     if (ctx.txHash !== null) row.txHash = ctx.txHash;
     row.confirmations = ctx.confirmations;
     row.rejectionReason = ctx.rejectionReason;
-    row.failureReason = ctx.failureReason;
+    // A withdrawal waiting for an operator shows why on the row (still processing, amount held).
+    row.failureReason = ctx.failureReason ?? (ctx.attention ? `${NEEDS_OPERATOR_PREFIX}${ctx.attention}` : null);
     row.completedAt = ctx.completedAt ? new Date(ctx.completedAt) : null;
   }
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { CheckConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { CheckConstraintViolationException, DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { formatAmount, toDecimal } from '../../domain/decimal';
-import { ConflictError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, DomainError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
-import { createWithdrawalContext } from '../../domain/withdrawal-context';
+import { createWithdrawalContext, type WithdrawalMachineContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal } from '../../store/entities';
 import { RawSql } from '../../store/raw-sql';
@@ -15,7 +15,7 @@ import { merchantBalance, postJournals, type JournalInput } from '../../store/re
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import { KeyedBatches, type BatchOutcome } from './keyed-batches';
-import type { WithdrawalActors, WithdrawalOutboxWriter } from './withdrawal-actors';
+import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors, type WithdrawalOutboxWriter } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
 import type { Whitelist } from './whitelist';
@@ -57,6 +57,15 @@ async function usageSince(em: EntityManager, merchantId: string, since: Date): P
     [merchantId, since, merchantId],
   );
   return { used: canonicalDecimal(rows[0]!.used), available: canonicalDecimal(rows[0]!.available ?? '0') };
+}
+
+/**
+ * Errors after which the transaction certainly did not commit: the database refused a statement
+ * (unique or check constraint, serialization failure or deadlock: SQLSTATE 23505, 23514, 40001,
+ * 40P01, by the driver's error class) or our own refusal was thrown before COMMIT (a DomainError).
+ */
+function rolledBack(err: unknown): boolean {
+  return err instanceof UniqueConstraintViolationException || err instanceof CheckConstraintViolationException || err instanceof DeadlockException || err instanceof DomainError;
 }
 
 function insufficient(amount: string, available: string): ValidationError {
@@ -104,9 +113,12 @@ export class Withdrawals {
   }
 
   /**
-   * One transaction for the whole batch. Should it fail as a whole (a race with another daemon on a
-   * reference, say), each input is retried in a transaction of its own, so every caller gets the
-   * answer it would have got alone.
+   * One transaction for the whole batch. Should it fail as a whole with an error that proves it was
+   * rolled back (a race with another daemon on a reference, the balance check, a serialization
+   * failure: see rolledBack), each input is retried in a transaction of its own, so every caller
+   * gets the answer it would have got alone. Any other error (a connection lost during COMMIT, say)
+   * leaves it unknown whether the batch committed: re-creating its inputs could hold and pay them
+   * twice, so every caller gets that error (internal) and nothing is retried.
    */
   private async createBatch(merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
     if (inputs.length > 1) {
@@ -115,7 +127,11 @@ export class Withdrawals {
         this.adoptCreated(outcomes);
         return outcomes;
       } catch (err) {
-        this.deps.logger.warn({ err, merchantId, size: inputs.length }, 'withdrawal batch failed; creating one by one');
+        if (!rolledBack(err)) {
+          this.deps.logger.error({ err, merchantId, size: inputs.length }, 'withdrawal batch failed and may have committed; not retried');
+          return inputs.map(() => ({ ok: false, error: err }));
+        }
+        this.deps.logger.warn({ err, merchantId, size: inputs.length }, 'withdrawal batch rolled back; creating one by one');
       }
     }
     const outcomes: BatchOutcome<Created>[] = [];
@@ -168,6 +184,8 @@ export class Withdrawals {
     const now = this.deps.clock.now();
     // Read after the lock was granted: this statement sees every withdrawal committed before it.
     const usage = await usageSince(em, merchantId, new Date(now.getTime() - CAP_WINDOW_MS));
+    // Checked again under the lock: a `whitelist remove` committed since the check in create() wins.
+    const whitelistRefusal = await this.deps.whitelist.usableIn(em, merchantId, now);
     let used = toDecimal(usage.used);
     let available = toDecimal(usage.available);
     const outcomes: BatchOutcome<Created>[] = [];
@@ -177,6 +195,11 @@ export class Withdrawals {
       const existing = input.reference === null ? undefined : known.get(input.reference);
       if (existing) {
         outcomes.push({ ok: true, value: { row: existing, created: false, snapshot: null } });
+        continue;
+      }
+      const refused = whitelistRefusal(input.network, input.address);
+      if (refused) {
+        outcomes.push({ ok: false, error: refused });
         continue;
       }
       const amount = toDecimal(input.amount);
@@ -254,17 +277,26 @@ export class Withdrawals {
     return this.get(uuid, null);
   }
 
+  /**
+   * Review decisions. REJECT also resolves a processing withdrawal that waits for an operator
+   * (processing.needsOperator: its payout's nonce was used and no node knows the transaction): the
+   * operator has checked the chain and found no payout to the address; the hold is released.
+   */
   private async decide(uuid: string, actor: string, action: string, event: { type: 'APPROVE' } | { type: 'REJECT'; reason: string }): Promise<void> {
     const current = await this.get(uuid, null);
     const notInReview = (status: string) => new ConflictError('withdrawal_not_in_review', `the withdrawal is ${status}, not in review`, undefined, { status });
-    if (current.status !== 'review' || !this.deps.actors.has(uuid)) throw notInReview(current.status);
-    const inReview = (ctx: { status: string }): void => {
-      if (ctx.status !== 'review') throw notInReview(ctx.status);
+    const awaitingOperator = (failureReason: string | null | undefined) => event.type === 'REJECT' && (failureReason ?? '').startsWith(NEEDS_OPERATOR_PREFIX);
+    const decidable = (status: string, failureReason: string | null | undefined) => status === 'review' || (status === 'processing' && awaitingOperator(failureReason));
+    if (!decidable(current.status, current.failureReason) || !this.deps.actors.has(uuid)) throw notInReview(current.status);
+    const inReview = (ctx: WithdrawalMachineContext): void => {
+      const waiting = ctx.attention ? `${NEEDS_OPERATOR_PREFIX}${ctx.attention}` : null;
+      if (!decidable(ctx.status, ctx.failureReason ?? waiting)) throw notInReview(ctx.status);
     };
     await this.deps.actors.send(uuid, event, async (em, row) => {
-      if (row.status !== 'review') throw notInReview(row.status);
+      if (!decidable(row.status, row.failureReason)) throw notInReview(row.status);
       const after = event.type === 'APPROVE' ? { status: 'processing' } : { status: 'rejected', rejection_reason: event.reason };
-      recordAudit(em, { actor, action, target: `withdrawal:${uuid}`, before: { status: 'review', amount: canonicalDecimal(row.amount), merchant_id: row.merchantId }, after, at: this.deps.clock.now() });
+      const before = { status: row.status, amount: canonicalDecimal(row.amount), merchant_id: row.merchantId, ...(row.failureReason ? { failure_reason: row.failureReason } : {}) };
+      recordAudit(em, { actor, action, target: `withdrawal:${uuid}`, before, after, at: this.deps.clock.now() });
     }, inReview);
     this.deps.logger.info({ withdrawalUuid: uuid, action, actor }, 'withdrawal review decided');
   }

@@ -48,8 +48,10 @@ export class AdapterNotInitializedError extends EvmAdapterError {
 }
 
 /**
- * The payout's nonce was used by a different transaction (not by any version of this payout), so
- * this signed transaction can never be mined: it is safe, and necessary, to sign the payout anew.
+ * The payout's nonce was used, and the node knows no version of this payout: as far as this node
+ * can tell, another transaction took the nonce. A lagging or pruned node says the same of a payout
+ * that was mined, so this is no proof that the payee was not paid: the host neither signs anew nor
+ * releases funds on it (the withdrawal waits for an operator).
  */
 export class PayoutNonceConsumedError extends EvmAdapterError {
   override readonly name = 'PayoutNonceConsumedError';

@@ -1,12 +1,28 @@
 import { Mutex } from './mutex';
 
 /**
- * Nonces of one hot wallet on one chain. Assignment is serialized by a mutex; the next nonce is
- * the node's pending count, skipping nonces this process signed but has not broadcast yet (a
- * signed payout is persisted before its broadcast, which the node cannot know about).
- * A reservation never broadcast expires after `reserveMs`, so an abandoned signature cannot
- * block the wallet forever; if it is broadcast later anyway, one of the two transactions with
- * that nonce fails with PayoutNonceConsumedError and is signed anew: never two payments.
+ * The highest nonce among this wallet's payouts that are stored signed and not finished (the
+ * withdrawal is still open), or null when there is none. The host reads it from its database.
+ */
+export type StoredNonces = () => Promise<number | null>;
+
+/**
+ * Nonces of one hot wallet on one chain. Assignment is serialized by a mutex; under it the next
+ * nonce is max(the node's pending count, highest stored open payout's nonce + 1), skipping nonces
+ * this process signed whose row may not be committed yet.
+ *
+ * Why the stored floor: a payout is signed and persisted before it is broadcast, which the node
+ * cannot know about, and the process may restart (or wait long) in between. The database is the
+ * durable reservation book: a nonce stays reserved while its withdrawal is open, across restarts,
+ * however long the broadcast waits. The in-memory reservations only bridge the moment between
+ * signing and the commit of the row; one above the stored floor still there after `reserveMs`
+ * belongs to a signature whose row was never committed (rolled back) and is freed, so a lost
+ * signature cannot leave a nonce gap that blocks the wallet.
+ *
+ * Should a nonce still end up used by another transaction (another signer on the same wallet),
+ * broadcasting reports PayoutNonceConsumedError and the withdrawal waits for an operator: the node
+ * not knowing our transaction does not prove it was never mined, so nothing is signed anew and no
+ * funds are released on that signal.
  */
 export class WalletNonces {
   private readonly mutex = new Mutex();
@@ -15,12 +31,16 @@ export class WalletNonces {
   constructor(private readonly reserveMs = 120_000, private readonly now: () => number = Date.now) {}
 
   /** Runs `sign` with the next free nonce; the nonce is reserved when `sign` resolves. */
-  assign<T>(pendingNonce: () => Promise<number>, sign: (nonce: number) => Promise<T>): Promise<T> {
+  assign<T>(pendingNonce: () => Promise<number>, sign: (nonce: number) => Promise<T>, stored?: StoredNonces): Promise<T> {
     return this.mutex.run(async () => {
       const pending = await pendingNonce();
+      const highestStored = stored ? await stored() : null;
       const now = this.now();
-      for (const [nonce, at] of this.unsent) if (nonce < pending || now - at > this.reserveMs) this.unsent.delete(nonce);
-      let nonce = pending;
+      for (const [nonce, at] of this.unsent) {
+        const covered = nonce < pending || (highestStored !== null && nonce <= highestStored);
+        if (covered || now - at > this.reserveMs) this.unsent.delete(nonce);
+      }
+      let nonce = highestStored === null ? pending : Math.max(pending, highestStored + 1);
       while (this.unsent.has(nonce)) nonce += 1;
       const signed = await sign(nonce);
       this.unsent.set(nonce, now);

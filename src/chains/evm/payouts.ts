@@ -43,6 +43,7 @@ export class EvmPayouts {
         const raw = await account.signTransaction({ ...feeFields(fees), chainId, to: token, data, gas, nonce });
         return { txHash: keccak256(raw), raw, meta: { nonce, from: account.address.toLowerCase(), chainId, payoutId: request.id, replaces: '' } };
       },
+      request.storedNonces ? () => request.storedNonces!({ chainId, from: account.address.toLowerCase() }) : undefined,
     );
   }
 
