@@ -8,8 +8,14 @@ export interface ParseAmountOptions {
   readonly maxDecimals: number;
 }
 
-/** Integer digits beyond any USDT supply; also bounds the work spent on hostile input. */
-const MAX_INTEGER_DIGITS = 30;
+/**
+ * Most integer digits of a client's amount (invoice and withdrawal). Amount columns are
+ * numeric(38,18): 20 integer digits. Bounding the input at 18 keeps everything derived from it in
+ * range too: with a platform fee of at most 100 %, pay_amount = amount + platform_fee + network_fee
+ * stays below 2·10^18 + network_fee, far under 10^20, so an accepted amount never fails to store
+ * (a 500 after validation). Far beyond any USDT supply; also bounds the work spent on hostile input.
+ */
+export const MAX_INTEGER_DIGITS = 18;
 const MAX_LENGTH = 100;
 const PLAIN_POSITIVE_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
@@ -25,7 +31,8 @@ export function parseAmount(input: unknown, opts: ParseAmountOptions): Decimal {
     throw new MalformedRequestError(`${field} must be a decimal string`, field);
   }
   const match = input.length <= MAX_LENGTH ? PLAIN_POSITIVE_DECIMAL.exec(input) : null;
-  if (!match || match[1]!.length > MAX_INTEGER_DIGITS) {
+  // Leading zeros ("007.25") are not digits of the value; MAX_LENGTH bounds them.
+  if (!match || match[1]!.replace(/^0+/, '').length > MAX_INTEGER_DIGITS) {
     throw new ValidationError('invalid_amount', `${field} must be a decimal string like "10.5"`, field);
   }
   const value = new Dec(input);

@@ -22,12 +22,13 @@ describe('parseAmount', () => {
     ['0.00000001', '0.00000001'],
     ['1.500000000000', '1.5'], // trailing zeros are not decimals
     ['007.25', '7.25'],
-    ['123456789012345678901234567890.12345678', '123456789012345678901234567890.12345678'],
+    ['123456789012345678.12345678', '123456789012345678.12345678'], // 18 integer digits: the bound
+    ['000123456789012345678', '123456789012345678'], // leading zeros are not digits of the value
   ])('accepts %j', (input, canonical) => {
     expect(formatAmount(parseAmount(input, opts))).toBe(canonical);
   });
 
-  it.each(['', ' 1', '1 ', '-1', '+1', '1e3', '1E-3', '.5', '5.', '1,5', '0x10', 'NaN', 'Infinity', '1.2.3', '１', '1234567890123456789012345678901'])(
+  it.each(['', ' 1', '1 ', '-1', '+1', '1e3', '1E-3', '.5', '5.', '1,5', '0x10', 'NaN', 'Infinity', '1.2.3', '１', '1234567890123456789', '1234567890123456789012345678901'])(
     'refuses %j as invalid_amount (422)',
     (input) => {
       expect(codeOf(() => parseAmount(input, opts))).toEqual({ cls: 'ValidationError', kind: 'invalid', code: 'invalid_amount', field: 'amount' });

@@ -62,6 +62,20 @@ describe('invoice rules: rounding, validation, network change', () => {
     expect(again.body.amount).toBe('15');
   });
 
+  // The bound of 18 integer digits leaves room for the fees: even at a 100 % platform fee,
+  // pay_amount stays below 2·10^18 and fits numeric(38,18). Worked out by hand (ceil to 6 / 18 decimals).
+  it.each([
+    ['1', 'TRC20', { pay_amount: '1010000000000000001', platform_fee: '10000000000000000.00000001', network_fee: '1', merchant_net: '999999999999999999.99999999' }],
+    ['100', 'BEP20', { pay_amount: '1999999999999999999.99999998', platform_fee: '999999999999999999.99999999', network_fee: '0', merchant_net: '999999999999999999.99999999' }],
+  ] as const)('the largest amount (18 integer digits) at a %s %% fee on %s is created and stored exactly', async (percent, network, expected) => {
+    const big = await createMerchant(stack, { name: `Big ${percent}`, platform_fee_percent: percent });
+    const inv = await createInvoice(stack, big, { amount: '999999999999999999.99999999', network });
+    expect({ pay_amount: inv.pay_amount, platform_fee: inv.platform_fee, network_fee: inv.network_fee, merchant_net: inv.merchant_net }).toEqual(expected);
+    const stored = await stack.daemon.orm.em.fork().getConnection().execute<{ amount: string; pay_amount: string }[]>(`select amount::text, pay_amount::text from invoices where uuid = ?`, [inv.uuid]);
+    expect(new Decimal(stored[0]!.amount).toFixed()).toBe('999999999999999999.99999999');
+    expect(new Decimal(stored[0]!.pay_amount).toFixed()).toBe(expected.pay_amount);
+  });
+
   it('no network: network, address and memo null, network_fee 0, confirmations 0; lowest minimum applies', async () => {
     const inv = await createInvoice(stack, m, { amount: '0.5' });
     expect(inv).toMatchObject({ network: null, address: null, memo: null, network_fee: '0', required_confirmations: 0, pay_amount: '0.505' });
@@ -80,6 +94,9 @@ describe('invoice rules: rounding, validation, network change', () => {
     ['too many decimals', { amount: '1.123456789' }, 422, 'too_many_decimals', 'amount'],
     ['amount zero', { amount: '0' }, 422, 'amount_must_be_positive', 'amount'],
     ['amount not a decimal', { amount: '1e3' }, 422, 'invalid_amount', 'amount'],
+    // Amount columns are numeric(38,18) (20 integer digits); the documented bound is 18 integer digits.
+    ['amount with 21 integer digits', { amount: `1${'0'.repeat(20)}`, network: 'TRC20' }, 422, 'invalid_amount', 'amount'],
+    ['amount with 19 integer digits', { amount: '1234567890123456789.5', network: 'BEP20' }, 422, 'invalid_amount', 'amount'],
     ['amount as a JSON number', { amount: 10 }, 400, 'invalid_body', 'amount'],
     ['amount missing', { network: 'TON' }, 400, 'missing_field', 'amount'],
     ['unknown network', { amount: '5', network: 'BTC' }, 422, 'unknown_network', 'network'],

@@ -60,6 +60,12 @@ describe('withdrawal refusals', () => {
     await expectRefused({ network: 'TRC20', address: listed, amount: '1' }, 422, 'amount_not_above_fee', 'amount');
     await expectRefused({ network: 'TRC20', address: listed, amount: '1.0000001' }, 422, 'too_many_decimals', 'amount');
     await expectRefused({ network: 'TRC20', address: listed, amount: '101' }, 422, 'insufficient_balance', 'amount');
+    // Amount columns are numeric(38,18) (20 integer digits); the documented bound is 18 integer digits,
+    // so 19 or 21+ digits are refused as invalid_amount (21 digits used to fail with a 500 at the insert).
+    await expectRefused({ network: 'TRC20', address: listed, amount: `1${'0'.repeat(20)}` }, 422, 'invalid_amount', 'amount');
+    await expectRefused({ network: 'TRC20', address: listed, amount: '1234567890123456789.5' }, 422, 'invalid_amount', 'amount');
+    // 18 integer digits pass the amount rules and meet the next rule: the balance.
+    await expectRefused({ network: 'TRC20', address: listed, amount: '999999999999999999.999999' }, 422, 'insufficient_balance', 'amount');
     await expectRefused({ network: 'TRC20', address: listed, amount: 10 }, 400, 'invalid_body', 'amount');
     await expectRefused({ network: 'TRC20', amount: '10' }, 400, 'missing_field', 'address');
     await expectRefused({ network: 'TRC20', address: listed, amount: '10', reference: '' }, 422, 'invalid_reference', 'reference');
