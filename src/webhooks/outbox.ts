@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
-import { toInvoiceMessage, toRestInvoice } from '../actors/invoices/invoice-view';
-import { toRestWithdrawal, toWithdrawalMessage } from '../actors/withdrawals/withdrawal-view';
+import { invoiceView, toRestInvoice } from '../actors/invoices/invoice-view';
+import { toRestWithdrawal, withdrawalView } from '../actors/withdrawals/withdrawal-view';
 import { newEventId } from './event-id';
 
 /**
@@ -11,7 +11,7 @@ import { newEventId } from './event-id';
  */
 export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types: readonly string[], publicUrl: string, now: Date): Promise<void> {
   const payments = await em.find(InvoicePayment, { invoiceUuid: row.uuid });
-  const data = toRestInvoice(toInvoiceMessage(row, payments, publicUrl));
+  const data = toRestInvoice(invoiceView(row, payments, publicUrl));
   for (const type of types) {
     const id = newEventId();
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
@@ -28,7 +28,7 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
  * (a batch of withdrawals then inserts all its events in one statement).
  */
 export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, types: readonly string[], now: Date): Promise<void> {
-  const data = toRestWithdrawal(toWithdrawalMessage(row));
+  const data = toRestWithdrawal(withdrawalView(row));
   for (const type of types) {
     const id = newEventId();
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config/config';
 import { startDaemon, type Daemon } from '../../src/daemon';
 import { createLogger } from '../../src/observability/logger';
@@ -34,7 +35,8 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string } = {}): Promise<Stack> {
+/** `logger`: the daemon's logger (a test that reads the daemon's log lines passes its own). */
+export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger } = {}): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
   const config = loadConfig({
@@ -47,7 +49,7 @@ export async function startStack(options: { env?: Record<string, string>; databa
     WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     ...options.env,
   });
-  const logger = createLogger(config.LOG_LEVEL, 'test-daemon');
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'test-daemon');
   const daemon = await startDaemon(config, { logger });
   const grpcAddress = `127.0.0.1:${daemon.grpcPort}`;
   const gateway = createGateway({ grpcAddress, logger: createLogger(config.LOG_LEVEL, 'test-gateway') });

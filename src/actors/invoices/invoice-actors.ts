@@ -315,6 +315,8 @@ export class InvoiceActors {
     }
     let persistedSnapshot = entry.actor.getPersistedSnapshot();
     const now = this.deps.clock.now();
+    let ids = { merchantId: '', network: entry.network };
+    let credited: string | null = null;
     try {
       await this.deps.orm.em.fork().transactional(async (em) => {
         if (prepare) {
@@ -325,9 +327,10 @@ export class InvoiceActors {
           persistedSnapshot = entry.actor.getPersistedSnapshot();
         }
         const row = await em.findOneOrFail(Invoice, { uuid });
+        ids = { merchantId: row.merchantId, network: row.network };
         this.applyContext(row, ctx);
         await this.writePayments(em, row, before, ctx, entry);
-        await this.book(em, row, ctx, now);
+        credited = await this.book(em, row, ctx, now);
         if (work) await work(em, row);
         if (done) {
           row.open = false;
@@ -347,6 +350,12 @@ export class InvoiceActors {
     entry.persisted = ctx;
     entry.persistedSnapshot = persistedSnapshot;
     this.activity.record(uuid, entry.network, 'committed', { reason, status: ctx.status, previous_status: before.status, confirmations: ctx.confirmations, received_amount: ctx.receivedAmount, closed: done, at: now.toISOString() });
+    // One line per committed status change, credit or close (never per confirmation): the
+    // operator's trail of an invoice. `credited` is the confirmed total booked to the merchant.
+    if (ctx.status !== before.status || credited !== null || done) {
+      const fields = { invoiceUuid: uuid, merchantId: ids.merchantId, network: ids.network, previousStatus: before.status, status: ctx.status, txHash: ctx.txHash ?? undefined, receivedAmount: ctx.receivedAmount, paidLate: ctx.paidLate, credited: credited ?? undefined, closed: done || undefined, reason };
+      this.deps.logger.info(fields, ctx.status !== before.status ? 'invoice status changed' : credited !== null ? 'invoice credited' : 'invoice closed');
+    }
     if (done) {
       this.activity.forget(uuid);
       entry.actor.stop();
@@ -451,15 +460,19 @@ export class InvoiceActors {
     }
   }
 
-  /** Book confirmed money once the invoice has an outcome; only the difference to what is booked. */
-  private async book(em: EntityManager, row: Invoice, ctx: InvoiceMachineContext, now: Date): Promise<void> {
-    if (!BOOKED_STATUSES.has(ctx.status) || !row.network) return;
+  /**
+   * Book confirmed money once the invoice has an outcome; only the difference to what is booked.
+   * Returns the confirmed total now booked, null when nothing was posted.
+   */
+  private async book(em: EntityManager, row: Invoice, ctx: InvoiceMachineContext, now: Date): Promise<string | null> {
+    if (!BOOKED_STATUSES.has(ctx.status) || !row.network) return null;
     const confirmed = formatAmount(confirmedTotal(ctx));
     const booked = canonicalDecimal(row.bookedReceived);
-    if (confirmed === booked) return;
+    if (confirmed === booked) return null;
     const lines = settlementLines({ merchantId: row.merchantId, network: row.network, booked, confirmed, platformFee: row.platformFee, networkFee: row.networkFee });
     await postJournal(em, `invoice:${row.uuid}:received:${confirmed}`, 'invoice_settlement', lines, now);
     row.bookedReceived = confirmed;
+    return confirmed;
   }
 
   async stop(): Promise<void> {

@@ -1,10 +1,59 @@
-import type { Invoice as InvoiceMessage, Payment as PaymentMessage } from '../../grpc/generated/chainpay/v1/invoices';
 import type { Invoice, InvoicePayment } from '../../store/entities';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { qrSvg } from './qr';
 
-/** The row (the truth) as the control plane shows it. */
-export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string): InvoiceMessage {
+/**
+ * One payment of an invoice, as shown to merchants. Plain data (no generated gRPC types): actors
+ * and webhooks must not import src/grpc; grpc/views/invoice-message.ts types it as the message.
+ */
+export interface PaymentView {
+  tx_hash: string;
+  event_index: number;
+  from: string;
+  amount: string;
+  confirmations: number;
+  status: string;
+  block_height: string;
+  seen_at: string;
+}
+
+/** The row (the truth) as shown to merchants; absent optional fields are `undefined`. */
+export interface InvoiceView {
+  uuid: string;
+  status: string;
+  order_id?: string | undefined;
+  title?: string | undefined;
+  amount: string;
+  currency: string;
+  platform_fee: string;
+  network_fee: string;
+  pay_amount: string;
+  merchant_net: string;
+  fee_payer: string;
+  network?: string | undefined;
+  address?: string | undefined;
+  memo?: string | undefined;
+  checkout_url: string;
+  qr_svg: string;
+  received_amount: string;
+  confirmations: number;
+  required_confirmations: number;
+  tx_hash?: string | undefined;
+  metadata_json: string;
+  expires_at: string;
+  paid_at?: string | undefined;
+  created_at: string;
+  paid_late: boolean;
+  payments: PaymentView[];
+  return_url?: string | undefined;
+  cancel_url?: string | undefined;
+  webhook_url?: string | undefined;
+  merchant_id: string;
+  payment_uri?: string | undefined;
+}
+
+/** The row (the truth) as the control plane and the webhooks show it. */
+export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string): InvoiceView {
   return {
     uuid: row.uuid,
     status: row.status,
@@ -31,7 +80,7 @@ export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment
     paid_at: row.paidAt?.toISOString(),
     created_at: row.createdAt.toISOString(),
     paid_late: row.paidLate,
-    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map(toPaymentMessage),
+    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map(paymentView),
     return_url: row.returnUrl ?? undefined,
     cancel_url: row.cancelUrl ?? undefined,
     webhook_url: row.webhookUrl ?? undefined,
@@ -40,7 +89,7 @@ export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment
   };
 }
 
-function toPaymentMessage(p: InvoicePayment): PaymentMessage {
+function paymentView(p: InvoicePayment): PaymentView {
   return {
     tx_hash: p.txHash,
     event_index: p.eventIndex,
@@ -54,7 +103,7 @@ function toPaymentMessage(p: InvoicePayment): PaymentMessage {
 }
 
 /** The REST Invoice object (webhook `data`): the spec's fields in the spec's order, nulls explicit. */
-export function toRestInvoice(m: InvoiceMessage): Record<string, unknown> {
+export function toRestInvoice(m: InvoiceView): Record<string, unknown> {
   return {
     uuid: m.uuid,
     status: m.status,

@@ -425,15 +425,17 @@ export class NetworkWatcher {
 
   private async recordUnattributed(t: TransferObservation, reason: string): Promise<void> {
     const em = this.deps.orm.em.fork();
-    await em.execute(
+    // `returning id`: on a conflict the row keeps its first id, which is the one to log (the CLI's deposit_id).
+    const rows = await em.execute<{ id: string }[]>(
       `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)
        on conflict (network, tx_hash, event_index) do update set state = case when unattributed_deposits.state = 'reverted' then 'open' else unattributed_deposits.state end,
-         block_height = excluded.block_height, block_hash = excluded.block_hash`,
+         block_height = excluded.block_height, block_hash = excluded.block_hash
+       returning id`,
       [new UnattributedDeposit(t.network, t.to, t.memo, t.txHash, t.eventIndex, t.amount, t.from, t.blockHeight, t.blockHash, reason, this.deps.clock.now()).id,
         t.network, t.to, t.memo, t.txHash, t.eventIndex, t.amount, t.from, t.blockHeight, t.blockHash, Math.max(1, this.head - t.blockHeight + 1), reason, this.deps.clock.now()],
     );
-    this.deps.logger.warn({ network: t.network, txHash: t.txHash, address: t.to, memo: t.memo, amount: t.amount, reason }, 'unattributed deposit recorded');
+    this.deps.logger.warn({ depositId: rows[0]?.id, network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, address: t.to, memo: t.memo, amount: t.amount, reason }, 'unattributed deposit recorded');
   }
 
   /**

@@ -43,6 +43,14 @@ export interface WithdrawalActorsDeps {
   readonly bumpAfterMs?: number;
 }
 
+/** A committed change of the row's status: what its log line names. */
+interface StatusChange {
+  readonly merchantId: string;
+  readonly network: string;
+  readonly previousStatus: string;
+  readonly txHash: string | null;
+}
+
 interface Entry {
   actor: WithdrawalActor;
   queue: Promise<void>;
@@ -226,8 +234,9 @@ export class WithdrawalActors {
     const persistedSnapshot = entry.actor.getPersistedSnapshot();
     const now = this.deps.clock.now();
     let status: string;
+    let change: StatusChange | null;
     try {
-      status = await this.deps.orm.em.fork().transactional(async (em) => {
+      ({ status, change } = await this.deps.orm.em.fork().transactional(async (em) => {
         const row = await em.findOneOrFail(Withdrawal, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         const before = row.status;
         if (work) await work(em, row);
@@ -237,9 +246,10 @@ export class WithdrawalActors {
         row.actorSnapshot = persistedSnapshot;
         row.updatedAt = now;
         await em.flush();
-        if (row.status !== before) await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
-        return row.status;
-      });
+        if (row.status === before) return { status: row.status, change: null };
+        await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
+        return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
+      }));
     } catch (err) {
       this.rebuild(uuid, entry);
       throw err;
@@ -247,6 +257,10 @@ export class WithdrawalActors {
     entry.persistedKey = key;
     entry.persistedSnapshot = persistedSnapshot;
     this.activity.record(uuid, ctx.network, 'committed', { status, state: snapshot.value, confirmations: ctx.confirmations, tx_hash: ctx.txHash, closed: done, at: now.toISOString() });
+    // One line per committed status change (the row's status, as its webhook event), not per poll.
+    if (change) {
+      this.deps.logger.info({ withdrawalUuid: uuid, merchantId: change.merchantId, network: change.network, previousStatus: change.previousStatus, status, txHash: change.txHash ?? undefined }, 'withdrawal status changed');
+    }
     if (done) {
       this.activity.forget(uuid);
       entry.actor.stop();

@@ -1,9 +1,29 @@
-import type { Withdrawal as WithdrawalMessage, WhitelistEntry as WhitelistMessage } from '../../grpc/generated/chainpay/v1/withdrawals';
-import type { WhitelistEntry, Withdrawal } from '../../store/entities';
+import type { Withdrawal } from '../../store/entities';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 
-/** The row (the truth) as the control plane shows it. */
-export function toWithdrawalMessage(row: Withdrawal): WithdrawalMessage {
+/**
+ * A withdrawal as shown to merchants. Plain data (no generated gRPC types): actors and webhooks
+ * must not import src/grpc; grpc/views/withdrawal-message.ts types it as the message.
+ */
+export interface WithdrawalView {
+  uuid: string;
+  reference?: string | undefined;
+  status: string;
+  network: string;
+  address: string;
+  amount: string;
+  network_fee: string;
+  net_payout: string;
+  tx_hash?: string | undefined;
+  rejection_reason?: string | undefined;
+  created_at: string;
+  completed_at?: string | undefined;
+  merchant_id: string;
+  confirmations: number;
+}
+
+/** The row (the truth) as the control plane and the webhooks show it. */
+export function withdrawalView(row: Withdrawal): WithdrawalView {
   return {
     uuid: row.uuid,
     reference: row.reference ?? undefined,
@@ -23,7 +43,7 @@ export function toWithdrawalMessage(row: Withdrawal): WithdrawalMessage {
 }
 
 /** The REST Withdrawal object of the spec (webhook `data`): every field, null where unset. */
-export function toRestWithdrawal(w: WithdrawalMessage): Record<string, unknown> {
+export function toRestWithdrawal(w: WithdrawalView): Record<string, unknown> {
   return {
     uuid: w.uuid,
     reference: w.reference ?? null,
@@ -37,15 +57,5 @@ export function toRestWithdrawal(w: WithdrawalMessage): Record<string, unknown> 
     rejection_reason: w.rejection_reason ?? null,
     created_at: w.created_at,
     completed_at: w.completed_at ?? null,
-  };
-}
-
-export function toWhitelistMessage(entry: WhitelistEntry): WhitelistMessage {
-  return {
-    merchant_id: entry.merchantId,
-    network: entry.network,
-    address: entry.address,
-    added_at: entry.addedAt.toISOString(),
-    usable_at: entry.usableAt.toISOString(),
   };
 }

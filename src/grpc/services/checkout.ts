@@ -2,7 +2,7 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import { MalformedRequestError } from '../../domain/errors';
 import { parseNetwork } from '../../domain/invoice-request';
 import { CheckoutServiceService, type CheckoutServiceServer, type CheckoutView } from '../generated/chainpay/v1/invoices';
-import { toInvoiceMessage } from '../../actors/invoices/invoice-view';
+import { toInvoiceMessage } from '../views/invoice-message';
 import type { LoadedInvoice } from '../../actors/invoices/invoices';
 import { toNetworkMessage } from './networks';
 import { streamInvoiceChanges } from './invoice-stream';

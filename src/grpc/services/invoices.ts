@@ -3,7 +3,7 @@ import { MalformedRequestError } from '../../domain/errors';
 import { parseCreateInvoice, parseNetwork } from '../../domain/invoice-request';
 import { InvoiceServiceService, type InvoiceServiceServer, type Invoice as InvoiceMessage, type InvoiceUpdate as InvoiceUpdateMessage } from '../generated/chainpay/v1/invoices';
 import { Invoice, InvoicePayment } from '../../store/entities';
-import { toInvoiceMessage } from '../../actors/invoices/invoice-view';
+import { toInvoiceMessage } from '../views/invoice-message';
 import { streamInvoiceChanges } from './invoice-stream';
 import { defined, requestBody } from '../request-body';
 import { serverStream, unary } from '../handler';

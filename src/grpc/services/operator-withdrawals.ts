@@ -1,5 +1,5 @@
 import { MalformedRequestError } from '../../domain/errors';
-import { toWithdrawalMessage } from '../../actors/withdrawals/withdrawal-view';
+import { toWithdrawalMessage } from '../views/withdrawal-message';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import type { OperatorPiece } from './operator';

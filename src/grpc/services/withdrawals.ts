@@ -2,7 +2,7 @@ import { ForbiddenError, MalformedRequestError } from '../../domain/errors';
 import { parseNetwork } from '../../domain/invoice-request';
 import type { Metadata } from '@grpc/grpc-js';
 import { WithdrawalServiceService, type WithdrawalServiceServer, type WhitelistRequest } from '../generated/chainpay/v1/withdrawals';
-import { toWhitelistMessage, toWithdrawalMessage } from '../../actors/withdrawals/withdrawal-view';
+import { toWhitelistMessage, toWithdrawalMessage } from '../views/withdrawal-message';
 import { defined, requestBody } from '../request-body';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
