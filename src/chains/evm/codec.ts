@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HDKey } from 'viem/accounts';
+import type { HDKey } from '@scure/bip32';
 import { bytesToHex, getAddress } from 'viem';
 import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';

@@ -1,6 +1,6 @@
 import { ECDH } from 'node:crypto';
-import { HDKey } from 'viem/accounts';
-import { keccak256, bytesToHex, hexToBytes } from 'viem';
+import { HDKey } from '@scure/bip32';
+import { keccak_256 } from '@noble/hashes/sha3';
 import { KeyMaterialError } from '../errors';
 import { mnemonicToSeed } from './bip39';
 
@@ -30,10 +30,10 @@ export function secp256k1PrivateNode(mnemonic: string | undefined, path: string)
 /** The 20-byte keccak account id shared by EVM and TRON: keccak256(uncompressed pubkey without 0x04)[12..]. */
 export function keccakAccountId(compressedPublicKey: Uint8Array): Uint8Array {
   const uncompressed = ECDH.convertKey(Buffer.from(compressedPublicKey), 'secp256k1', undefined, undefined, 'uncompressed') as Buffer;
-  return hexToBytes(keccak256(uncompressed.subarray(1))).subarray(12);
+  return keccak_256(uncompressed.subarray(1)).subarray(12);
 }
 
 export function privateKeyHex(node: HDKey): string {
   if (!node.privateKey) throw new KeyMaterialError('mnemonic_missing', 'watch-only key has no private key');
-  return bytesToHex(node.privateKey).slice(2);
+  return Buffer.from(node.privateKey).toString('hex');
 }

@@ -1,5 +1,5 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
-import { english } from 'viem/accounts';
+import { wordlist as english } from '@scure/bip39/wordlists/english';
 import { KeyMaterialError } from '../errors';
 
 const WORD_INDEX = new Map(english.map((word, index) => [word, index]));

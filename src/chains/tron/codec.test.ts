@@ -1,4 +1,4 @@
-import { HDKey } from 'viem/accounts';
+import { HDKey } from '@scure/bip32';
 import { TronWeb } from 'tronweb';
 import { mnemonicToSeed } from '../keys/bip39';
 import { UnsupportedOperationError } from '../errors';

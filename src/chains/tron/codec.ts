@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HDKey } from 'viem/accounts';
+import type { HDKey } from '@scure/bip32';
 import { decode58Check, getBase58CheckAddress, isAddressValid } from 'tronweb/utils';
 import { ValidationError } from '../../domain/errors';
 import { canonicalAmount } from '../amount';
