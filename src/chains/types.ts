@@ -80,6 +80,14 @@ export interface WatchOptions {
   readonly sink: ObservationSink;
   /** Called for every RPC/scan failure; the adapter retries with backoff on its own. */
   readonly onError?: (error: Error) => void;
+  /**
+   * A source that scans final ranges knows only the first and last block headers of a range, so a
+   * transfer's block time is only known to lie between `earliest` and `latest`. It asks here whether
+   * the exact time matters (the transfer's invoice has a deadline in between) and fetches that
+   * block's header only then, so catching up costs no more RPC calls with more watched addresses;
+   * otherwise the transfer carries `latest`. Absent: every such block's header is fetched.
+   */
+  readonly needsExactBlockTime?: (transfer: UnstampedTransfer, earliest: Date, latest: Date) => Promise<boolean>;
 }
 
 export interface ChainWatch {

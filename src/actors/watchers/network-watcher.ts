@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainAdapter, ChainCursor, ChainObservation, ChainWatch, TransferObservation } from '../../chains/types';
+import type { ChainAdapter, ChainCursor, ChainObservation, ChainWatch, TransferObservation, UnstampedTransfer } from '../../chains/types';
+import { blockTimeMatters } from '../../domain/invoice-step';
 import { isRetryable, ReorgBeyondFinalityError } from '../../chains/sync/errors';
 import { Invoice, UnattributedDeposit, WatcherCursor } from '../../store/entities';
 import { addressOwner, allPoolAddresses } from '../../store/repos/address-pool';
@@ -132,7 +133,15 @@ export class NetworkWatcher {
       watched: this.watched,
       sink: (obs) => this.observe(obs),
       onError: (error) => this.onError(error),
+      needsExactBlockTime: (t, earliest, latest) => this.needsExactBlockTime(t, earliest, latest),
     });
+  }
+
+  /** Only a transfer whose open invoice has its expires_at inside the interval needs its exact block time. */
+  private async needsExactBlockTime(t: UnstampedTransfer, earliest: Date, latest: Date): Promise<boolean> {
+    const invoiceUuid = (await this.knownPayment(t))?.invoiceUuid ?? (await this.resolveInvoice(t));
+    const ctx = invoiceUuid ? this.deps.actors.context(invoiceUuid) : undefined;
+    return ctx !== undefined && blockTimeMatters(ctx, earliest, latest);
   }
 
   private onError(error: Error): void {
@@ -399,7 +408,7 @@ export class NetworkWatcher {
     await this.recordUnattributed(t, invoiceUuid ? 'invoice_closed' : this.reasonFor(t));
   }
 
-  private async knownPayment(t: TransferObservation): Promise<{ state: string; invoiceUuid: string } | null> {
+  private async knownPayment(t: UnstampedTransfer): Promise<{ state: string; invoiceUuid: string } | null> {
     const rows = await this.deps.orm.em.fork().execute<{ state: string; invoice_uuid: string }[]>(
       'select state, invoice_uuid from invoice_payments where network = ? and tx_hash = ? and event_index = ?',
       [this.deps.network, t.txHash, t.eventIndex],
@@ -412,7 +421,7 @@ export class NetworkWatcher {
     return 'free_pool_address';
   }
 
-  private async resolveInvoice(t: TransferObservation): Promise<string | null> {
+  private async resolveInvoice(t: UnstampedTransfer): Promise<string | null> {
     const em = this.deps.orm.em.fork();
     if (this.sharedAddress !== null && t.to === this.sharedAddress) {
       if (!t.memo) return null;

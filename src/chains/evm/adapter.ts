@@ -74,6 +74,7 @@ export class EvmAdapter implements ChainAdapter {
       finalized: options.finalized ?? null,
       sink: options.sink,
       onError: options.onError,
+      needsExactBlockTime: options.needsExactBlockTime,
       confirmations: this.config.confirmations,
       maxRange: this.config.maxBlockRange,
       pollIntervalMs: this.config.pollIntervalMs,

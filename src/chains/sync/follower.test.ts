@@ -71,6 +71,39 @@ describe('BlockFollower', () => {
     expect(of(seen, 'reorg')).toEqual([]);
   });
 
+  it('in final ranges fetches a block header for its time only when the transfer needs it', async () => {
+    const catchUp = async (needs: (amount: string) => boolean) => {
+      const chain = new MemoryChain(new Set([A]));
+      chain.mine(10);
+      const from: ChainCursor = { height: 10, hash: chain.hashAt(10) };
+      for (let i = 0; i < 50; i++) chain.mine(20, [{ to: A, amount: String(i + 1) }]);
+      const asked: { amount: string; earliest: Date; latest: Date; height: number }[] = [];
+      const { follower, seen } = follow(chain, {
+        from,
+        maxRange: 100,
+        needsExactBlockTime: async (t, earliest, latest) => {
+          asked.push({ amount: t.amount, earliest, latest, height: t.blockHeight });
+          return needs(t.amount);
+        },
+      });
+      await until(() => tip(seen) === chain.headHeight);
+      await follower.stop();
+      return { calls: chain.calls.block, transfers: of(seen, 'transfer'), asked };
+    };
+    const none = await catchUp(() => false);
+    const one = await catchUp((amount) => amount === '7');
+    // Each transfer of a final range was asked about, with bounds that hold its block's time.
+    const real = (height: number) => 1_700_000_000_000 + height * 1000;
+    expect(none.asked.length).toBeGreaterThanOrEqual(40); // the last ones are in the unfinalized window, whose headers are known
+    expect(none.asked.every((a) => a.earliest.getTime() <= real(a.height) && real(a.height) <= a.latest.getTime())).toBe(true);
+    // Not needed: no header request at all beyond the ranges' own; the time is the range's last.
+    expect(one.calls).toBe(none.calls + 1);
+    for (const t of none.transfers) expect(t.blockTime.getTime()).toBeGreaterThanOrEqual(real(t.blockHeight));
+    const seven = one.transfers.find((t) => t.amount === '7')!;
+    expect(seven.blockTime.getTime()).toBe(real(seven.blockHeight));
+    expect(one.transfers.map((t) => t.amount)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 1)));
+  });
+
   it('walks back to the common ancestor on a reorg: the vanished transfer is not re-emitted, the new one once', async () => {
     const chain = new MemoryChain(new Set([A, B]));
     chain.mine(10);

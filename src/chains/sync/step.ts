@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer } from '../types';
+import type { ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer, WatchOptions } from '../types';
 import { InconsistentChainError } from './errors';
 import { assertLinked, fetchHeaders } from './headers';
 import { planRange, plannedHeights, type RangePlan } from './range-plan';
@@ -13,6 +13,7 @@ export interface StepContext {
   readonly confirmations: number;
   readonly maxRange: number;
   readonly headerConcurrency: number;
+  readonly needsExactBlockTime?: WatchOptions['needsExactBlockTime'];
 }
 
 /** What the follower has delivered: its tip, the known hashes down to the last final block. */
@@ -39,7 +40,7 @@ export async function syncStep(ctx: StepContext, state: SyncState): Promise<Step
   if (headers.get(plan.start)!.parentHash !== state.tip.hash) return reorg(ctx, state, state.tip.height, head);
   if (!plan.final) assertLinked(headers, plan.start, plan.end);
   const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end), plan, headers);
-  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, transfers, headers));
+  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, plan, transfers, headers));
 }
 
 /** Nothing above our tip: make sure the chain still holds our block at the head's height. */
@@ -95,14 +96,25 @@ function checkTransfers(transfers: UnstampedTransfer[], plan: RangePlan, headers
 
 /**
  * Each transfer gets its block's timestamp (invoices judge "paid in time" by it). A final range
- * holds only its first and last headers: the few blocks with our transfers are fetched here, and
- * must be the transfers' blocks.
+ * holds only its first and last headers, and block times never decrease, so a transfer inside it
+ * was mined between the two. Only when that is not precise enough for its invoice
+ * (ctx.needsExactBlockTime: a deadline in between) is its block's header fetched, and then it must
+ * be the transfer's block; the others carry the range's last time. So the RPC calls of a range do
+ * not grow with the number of watched addresses or payments.
  */
-async function stampBlockTimes(ctx: StepContext, transfers: UnstampedTransfer[], headers: Map<number, BlockHeader>): Promise<TransferObservation[]> {
-  const missing = [...new Set(transfers.map((t) => t.blockHeight).filter((h) => !headers.has(h)))];
-  const extra = missing.length > 0 ? await fetchHeaders(ctx.source, missing, ctx.headerConcurrency) : new Map<number, BlockHeader>();
+async function stampBlockTimes(ctx: StepContext, plan: RangePlan, transfers: UnstampedTransfer[], headers: Map<number, BlockHeader>): Promise<TransferObservation[]> {
+  const earliest = headers.get(plan.start)!.timestamp;
+  const latest = headers.get(plan.end)!.timestamp;
+  const inexact = transfers.filter((t) => !headers.has(t.blockHeight));
+  const needed = new Set<number>();
+  if (earliest.getTime() !== latest.getTime()) {
+    const answers = await Promise.all(inexact.map(async (t) => (ctx.needsExactBlockTime ? ctx.needsExactBlockTime(t, earliest, latest) : true)));
+    inexact.forEach((t, i) => answers[i] && needed.add(t.blockHeight));
+  }
+  const extra = needed.size > 0 ? await fetchHeaders(ctx.source, [...needed], ctx.headerConcurrency) : new Map<number, BlockHeader>();
   return transfers.map((t) => {
-    const header = headers.get(t.blockHeight) ?? extra.get(t.blockHeight)!;
+    const header = headers.get(t.blockHeight) ?? extra.get(t.blockHeight);
+    if (header === undefined) return { ...t, blockTime: latest };
     if (header.hash !== t.blockHash) throw new InconsistentChainError(`transfer ${t.txHash} is on another branch`, { txHash: t.txHash, height: t.blockHeight });
     return { ...t, blockTime: header.timestamp };
   });

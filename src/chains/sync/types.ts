@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ObservationSink, UnstampedTransfer } from '../types';
+import type { ChainCursor, ObservationSink, UnstampedTransfer, WatchOptions } from '../types';
 
 /** The header facts the follower needs to detect reorgs. */
 export interface BlockHeader {
@@ -50,6 +50,8 @@ export interface FollowerOptions {
   readonly headerConcurrency?: number;
   /** Every failure (retried or fatal) is reported here. */
   readonly onError?: (error: Error) => void;
+  /** WatchOptions.needsExactBlockTime: which transfers of a final range need their block's header. */
+  readonly needsExactBlockTime?: WatchOptions['needsExactBlockTime'];
 }
 
 export type FollowerState = 'starting' | 'running' | 'stopped' | 'failed';
