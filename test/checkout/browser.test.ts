@@ -82,6 +82,15 @@ describe('checkout page in a browser', () => {
     expect(await text(page, '#status-text')).toBe('Choose a network to see where to pay.');
     expect(await page.getAttribute('#cancel-link', 'href')).toBe('https://shop.example/cart');
     await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-phone-choose.png'), fullPage: true });
+    // Light for a phone and self-contained: everything the page loaded came from the gateway itself,
+    // and the document with its assets weighs well under 64 KiB (no external fonts, scripts or images).
+    const weight = await page.evaluate<{ bytes: number; origins: string[] }>(`(() => {
+      const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
+      return { bytes: entries.reduce((n, e) => n + e.encodedBodySize, 0), origins: [...new Set(entries.map((e) => new URL(e.name).origin))] };
+    })()`);
+    expect(weight.origins).toEqual([new URL(stack.baseUrl).origin]);
+    expect(weight.bytes).toBeGreaterThan(1024);
+    expect(weight.bytes).toBeLessThan(64 * 1024);
 
     // Keyboard: focus the TON choice and press Enter.
     await page.getByRole('button', { name: /^TON\b/ }).focus();
