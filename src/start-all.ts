@@ -20,7 +20,9 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.LOG_LEVEL, 'chainpay');
   const daemon = await startDaemon(config, {
-    logger: logger.child({ component: 'daemon' }),
+    // The daemon's lines carry service "chainpay", the gateway's "chainpay-gateway"; no component
+    // here, the daemon's own parts (e.g. webhooks) set it.
+    logger,
     // Another daemon may already be active: exit at once rather than keep the gateway in front of a
     // stopped daemon; the supervisor restarts us (as src/main.ts does).
     onEngineLockLost: () => process.exit(75),
