@@ -94,9 +94,10 @@ export async function freeAddressCount(em: EntityManager, network: string): Prom
 
 /**
  * Derives the next `count` addresses into the pool. Safe with several daemons: a clash on the
- * (network, derivation_index) key is skipped. Returns the normalized addresses added.
+ * (network, derivation_index) key is skipped. Returns the normalized addresses added. `pace` runs
+ * after each derivation (the caller yields to waiting requests there).
  */
-export async function refillPool(em: EntityManager, network: string, deriver: AddressDeriver, count: number, now: Date): Promise<string[]> {
+export async function refillPool(em: EntityManager, network: string, deriver: AddressDeriver, count: number, now: Date, pace?: () => Promise<void>): Promise<string[]> {
   const rows = await em.execute<{ next: number | null }[]>(`select max(derivation_index) + 1 as next from deposit_addresses where network = ?`, [network]);
   const start = Number(rows[0]?.next ?? 0);
   const added: string[] = [];
@@ -105,6 +106,7 @@ export async function refillPool(em: EntityManager, network: string, deriver: Ad
   for (let i = start; i < start + count; i++) {
     const address = deriver.deriveDepositAddress(i);
     const normalized = deriver.normalizeAddress(address);
+    if (pace) await pace();
     placeholders.push(`(?, ?, ?, ?, 'free', ?)`);
     values.push(network, i, address, normalized, now);
     added.push(normalized);
