@@ -1,3 +1,4 @@
+import { isAddressValid } from 'tronweb/utils';
 import { HDKey } from '@scure/bip32';
 import { TronWeb } from 'tronweb';
 import { mnemonicToSeed } from '../keys/bip39';
@@ -39,6 +40,23 @@ describe('TronCodec', () => {
     expect(codec.isValidAddress('41a614f803b6fd780986a42c78ec9c7f77e6ded13c')).toBe(false); // hex form
     expect(codec.isValidAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(false);
     expect(codec.isValidAddress('')).toBe(false);
+    // The same verdicts as tronweb's own isAddressValid (which hashes in JavaScript), on valid
+    // addresses and on every one-character change of them.
+    const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl';
+    for (const valid of [USDT, codec.sampleAddress('a'), codec.sampleAddress('b')]) {
+      for (let at = 0; at < valid.length; at += 3) {
+        for (const c of alphabet.slice(0, 20)) {
+          const changed = valid.slice(0, at) + c + valid.slice(at + 1);
+          let expected: boolean;
+          try {
+            expected = isAddressValid(changed);
+          } catch {
+            expected = false;
+          }
+          expect([changed, codec.isValidAddress(changed)]).toEqual([changed, expected]);
+        }
+      }
+    }
   });
 
   it('normalizes base58 as is and converts the hex form', () => {
