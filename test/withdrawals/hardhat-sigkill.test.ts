@@ -1,15 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
 import { highestStoredNonce } from '../../src/actors/withdrawals/payout-steps';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
-import { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
-import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoices';
-import { MerchantServiceClient, type CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
-import { WithdrawalServiceClient, type CreateWithdrawalResponse, type Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import type { CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
+import type { CreateWithdrawalResponse, Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import { openDatabase } from '../../src/store/orm';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
@@ -17,7 +14,7 @@ import { eventually, rpc } from '../support/stack';
 import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
-import { advance, DAY_S, expectLedgerExact, fund, WD_ENV, whitelist, type Rpcs } from './support';
+import { advance, DAY_S, expectLedgerExact, fund, processRpcs, WD_ENV, whitelist } from './support';
 
 jest.setTimeout(180_000);
 
@@ -49,21 +46,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     running.push(proc);
     const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));
     const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
-    const creds = grpc.credentials.createInsecure();
-    const operator = new grpc.Metadata();
-    operator.set('authorization', `Bearer ${fs.readFileSync(path.join(on.dataDir, 'operator-token'), 'utf8').trim()}`);
-    const clients = { invoices: new InvoiceServiceClient(address, creds), devnet: new DevnetServiceClient(address, creds), withdrawals: new WithdrawalServiceClient(address, creds) };
-    const merchants = new MerchantServiceClient(address, creds);
-    const r: Rpcs = {
-      ...clients,
-      operator,
-      forMerchant: (merchantId) => {
-        const md = operator.clone();
-        md.set('x-merchant-id', merchantId);
-        return md;
-      },
-    };
-    return { proc, ended, r, merchants, close: () => [...Object.values(clients), merchants].forEach((c) => c.close()) };
+    return { proc, ended, ...processRpcs(address, on.dataDir) };
   }
 
   /** Transfer logs of the token to the payee, on the node itself. */

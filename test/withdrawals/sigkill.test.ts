@@ -1,18 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openDatabase } from '../../src/store/orm';
-import { MerchantServiceClient, type CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
-import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoices';
-import { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
-import { WithdrawalServiceClient, type CreateWithdrawalResponse, type Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import type { CreateMerchantResponse, MerchantServiceClient } from '../../src/grpc/generated/chainpay/v1/merchants';
+import type { CreateWithdrawalResponse, Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import type { JournalEntry } from '../../src/chains/devnet/types';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
-import { addressOf, advance, DAY_S, expectLedgerExact, fund, mine, WD_ENV, whitelist, type Rpcs } from './support';
+import { addressOf, advance, DAY_S, expectLedgerExact, fund, mine, processRpcs, WD_ENV, whitelist, type Rpcs } from './support';
 
 jest.setTimeout(120_000);
 
@@ -30,21 +27,7 @@ function spawnDaemon(db: TestDatabase, dataDir: string, killAt?: string): { proc
 async function startProcess(db: TestDatabase, dataDir: string, killAt?: string): Promise<{ proc: Spawned; ended: Promise<number | null>; r: Rpcs; merchants: MerchantServiceClient; close(): void }> {
   const { proc, ended } = spawnDaemon(db, dataDir, killAt);
   const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
-  const creds = grpc.credentials.createInsecure();
-  const operator = new grpc.Metadata();
-  operator.set('authorization', `Bearer ${fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()}`);
-  const clients = { invoices: new InvoiceServiceClient(address, creds), devnet: new DevnetServiceClient(address, creds), withdrawals: new WithdrawalServiceClient(address, creds) };
-  const merchants = new MerchantServiceClient(address, creds);
-  const r: Rpcs = {
-    ...clients,
-    operator,
-    forMerchant: (merchantId) => {
-      const md = operator.clone();
-      md.set('x-merchant-id', merchantId);
-      return md;
-    },
-  };
-  return { proc, ended, r, merchants, close: () => [...Object.values(clients), merchants].forEach((c) => c.close()) };
+  return { proc, ended, ...processRpcs(address, dataDir) };
 }
 
 function journal(dataDir: string): JournalEntry[] {

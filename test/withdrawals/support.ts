@@ -1,10 +1,13 @@
-import type * as grpc from '@grpc/grpc-js';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createAddressCodec } from '../../src/chains/codecs';
 import type { NetworkCode } from '../../src/domain/networks';
-import type { InvoiceServiceClient, CreateInvoiceResponse } from '../../src/grpc/generated/chainpay/v1/invoices';
-import type { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
-import type { WithdrawalServiceClient, WhitelistEntry } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import { InvoiceServiceClient, type CreateInvoiceResponse } from '../../src/grpc/generated/chainpay/v1/invoices';
+import { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
+import { MerchantServiceClient } from '../../src/grpc/generated/chainpay/v1/merchants';
+import { WithdrawalServiceClient, type WhitelistEntry } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import { eventually, rpc, signed, type MerchantCredentials, type Stack } from '../support/stack';
 
 /** Withdrawals run on TRC20 with a small confirmation count and a fee the minimum can meet. */
@@ -40,6 +43,25 @@ export function stackRpcs(stack: Stack): Rpcs {
 }
 
 /** Credits `amount` to the merchant's available balance: a TRC20 invoice paid exactly on devnet (merchant_net = amount). */
+/** Clients of a daemon process at `address` with the operator token of its DATA_DIR (crash tests). */
+export function processRpcs(address: string, dataDir: string): { r: Rpcs; merchants: MerchantServiceClient; close(): void } {
+  const creds = grpc.credentials.createInsecure();
+  const operator = new grpc.Metadata();
+  operator.set('authorization', `Bearer ${fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()}`);
+  const clients = { invoices: new InvoiceServiceClient(address, creds), devnet: new DevnetServiceClient(address, creds), withdrawals: new WithdrawalServiceClient(address, creds) };
+  const merchants = new MerchantServiceClient(address, creds);
+  const r: Rpcs = {
+    ...clients,
+    operator,
+    forMerchant: (merchantId) => {
+      const md = operator.clone();
+      md.set('x-merchant-id', merchantId);
+      return md;
+    },
+  };
+  return { r, merchants, close: () => [...Object.values(clients), merchants].forEach((c) => c.close()) };
+}
+
 export async function fund(r: Rpcs, merchantId: string, amount: string): Promise<void> {
   const md = r.forMerchant(merchantId);
   const res = await rpc<CreateInvoiceResponse>((cb) => r.invoices.createInvoice({ amount, network: 'TRC20' }, md, cb));

@@ -3,57 +3,14 @@ import { canonicalDecimal } from '../../store/repos/network-settings';
 import { qrSvg } from './qr';
 
 /**
- * One payment of an invoice, as shown to merchants. Plain data (no generated gRPC types): actors
- * and webhooks must not import src/grpc; grpc/views/invoice-message.ts types it as the message.
+ * The row (the truth) as the control plane and the webhooks show it: plain data, absent optional
+ * fields `undefined`. Actors and webhooks must not import src/grpc, so this has no generated type;
+ * grpc/views/invoice-message.ts assigns it to the message, and the type-check fails there when the
+ * two drift apart.
  */
-export interface PaymentView {
-  tx_hash: string;
-  event_index: number;
-  from: string;
-  amount: string;
-  confirmations: number;
-  status: string;
-  block_height: string;
-  seen_at: string;
-}
+export type InvoiceView = ReturnType<typeof invoiceView>;
 
-/** The row (the truth) as shown to merchants; absent optional fields are `undefined`. */
-export interface InvoiceView {
-  uuid: string;
-  status: string;
-  order_id?: string | undefined;
-  title?: string | undefined;
-  amount: string;
-  currency: string;
-  platform_fee: string;
-  network_fee: string;
-  pay_amount: string;
-  merchant_net: string;
-  fee_payer: string;
-  network?: string | undefined;
-  address?: string | undefined;
-  memo?: string | undefined;
-  checkout_url: string;
-  qr_svg: string;
-  received_amount: string;
-  confirmations: number;
-  required_confirmations: number;
-  tx_hash?: string | undefined;
-  metadata_json: string;
-  expires_at: string;
-  paid_at?: string | undefined;
-  created_at: string;
-  paid_late: boolean;
-  payments: PaymentView[];
-  return_url?: string | undefined;
-  cancel_url?: string | undefined;
-  webhook_url?: string | undefined;
-  merchant_id: string;
-  payment_uri?: string | undefined;
-}
-
-/** The row (the truth) as the control plane and the webhooks show it. */
-export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string): InvoiceView {
+export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string) {
   return {
     uuid: row.uuid,
     status: row.status,
@@ -89,7 +46,7 @@ export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], p
   };
 }
 
-function paymentView(p: InvoicePayment): PaymentView {
+function paymentView(p: InvoicePayment) {
   return {
     tx_hash: p.txHash,
     event_index: p.eventIndex,

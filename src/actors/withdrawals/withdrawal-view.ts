@@ -2,28 +2,14 @@ import type { Withdrawal } from '../../store/entities';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 
 /**
- * A withdrawal as shown to merchants. Plain data (no generated gRPC types): actors and webhooks
- * must not import src/grpc; grpc/views/withdrawal-message.ts types it as the message.
+ * The row (the truth) as the control plane and the webhooks show it: plain data, absent optional
+ * fields `undefined`. Actors and webhooks must not import src/grpc, so this has no generated type;
+ * grpc/views/withdrawal-message.ts assigns it to the message, and the type-check fails there when
+ * the two drift apart.
  */
-export interface WithdrawalView {
-  uuid: string;
-  reference?: string | undefined;
-  status: string;
-  network: string;
-  address: string;
-  amount: string;
-  network_fee: string;
-  net_payout: string;
-  tx_hash?: string | undefined;
-  rejection_reason?: string | undefined;
-  created_at: string;
-  completed_at?: string | undefined;
-  merchant_id: string;
-  confirmations: number;
-}
+export type WithdrawalView = ReturnType<typeof withdrawalView>;
 
-/** The row (the truth) as the control plane and the webhooks show it. */
-export function withdrawalView(row: Withdrawal): WithdrawalView {
+export function withdrawalView(row: Withdrawal) {
   return {
     uuid: row.uuid,
     reference: row.reference ?? undefined,
