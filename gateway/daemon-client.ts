@@ -1,4 +1,5 @@
 import { Client, credentials, type ChannelCredentials, type ChannelOptions, type Metadata } from '@grpc/grpc-js';
+import { RelayClient } from './relay-client';
 
 /** The slice of a generated method definition (e.g. `InvoiceServiceService.getInvoice`) a unary call needs. */
 export interface UnaryMethod<Req, Res> {
@@ -18,36 +19,48 @@ export const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.max_metadata_size': 256 * 1024,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
+  // The relay stream carries every call's response: a window of 64 KiB (HTTP/2's default) would
+  // hold the daemon back after about a dozen invoices in flight.
+  'grpc-node.flow_control_window': 8 * 1024 * 1024,
 };
 
 export const DEFAULT_DEADLINE_MS = 15_000;
 
-/** One channel to the daemon, shared by every call; closing it is the last step of shutdown. */
+/**
+ * One channel to the daemon, shared by every call; closing it is the last step of shutdown.
+ * `call` goes over the relay stream (gateway/relay-client.ts), `direct` as a unary call of its own.
+ */
 export class DaemonClient {
   readonly #client: Client;
+  readonly #relay: RelayClient;
   readonly #deadlineMs: number;
 
   constructor(address: string, opts: { credentials?: ChannelCredentials; deadlineMs?: number } = {}) {
     this.#client = new Client(address, opts.credentials ?? credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.#relay = new RelayClient(this.#client, (method, request, metadata, deadline) => this.#unary(method, request, metadata, deadline));
     this.#deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   }
 
-  /** One unary call with a deadline; rejects with the grpc-js ServiceError (mapped by errors.ts). */
+  /** One call of a daemon method with a deadline; rejects with a grpc-js ServiceError (mapped by errors.ts). */
   call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadlineMs = this.#deadlineMs): Promise<Res> {
+    return this.#relay.call(method, request, metadata, Date.now() + deadlineMs);
+  }
+
+  /** A unary call of its own (the health check: it must see the daemon's gRPC server itself). */
+  direct<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadlineMs = this.#deadlineMs): Promise<Res> {
+    return this.#unary(method, request, metadata, Date.now() + deadlineMs);
+  }
+
+  #unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadline: number): Promise<Res> {
     return new Promise((resolve, reject) => {
-      this.#client.makeUnaryRequest(
-        method.path,
-        method.requestSerialize,
-        method.responseDeserialize,
-        request,
-        metadata,
-        { deadline: Date.now() + deadlineMs },
-        (err, response) => (err ? reject(err) : resolve(response as Res)),
+      this.#client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, request, metadata, { deadline }, (err, response) =>
+        err ? reject(err) : resolve(response as Res),
       );
     });
   }
 
   close(): void {
+    this.#relay.close();
     this.#client.close();
   }
 }

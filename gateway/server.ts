@@ -127,7 +127,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function readiness(requestId: string): Promise<[number, unknown]> {
     if (closing !== undefined) return [503, { status: 'shutting_down' }];
     try {
-      const status = await daemon.call(HealthCheck, { service: '' }, baseMetadata(requestId), READY_DEADLINE_MS);
+      const status = await daemon.direct(HealthCheck, { service: '' }, baseMetadata(requestId), READY_DEADLINE_MS);
       return status === 'SERVING' ? [200, { status: 'ready' }] : [503, { status: 'not_ready', daemon: status }];
     } catch (err) {
       logger.warn({ request_id: requestId, err }, 'daemon health check failed');

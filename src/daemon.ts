@@ -13,7 +13,7 @@ import { DaemonClock } from './actors/daemon-clock';
 import { NetworkSettingsRepo } from './store/repos/network-settings';
 import { MerchantsRepo } from './store/repos/merchants';
 import { Authenticator } from './grpc/auth';
-import { startGrpcServer, type GrpcServer } from './grpc/server';
+import { startGrpcServer, type GrpcServer, type GrpcService } from './grpc/server';
 import { networkService } from './grpc/services/networks';
 import { merchantService } from './grpc/services/merchants';
 import type { ServiceContext } from './grpc/context';
@@ -288,14 +288,14 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const grpc: GrpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
-    register: (server) => {
+    logger,
+    services: ((): GrpcService[] => {
       const liveFinalityOf = (code: string): number | null => {
         const adapter = chains.adapters.get(code as NetworkCode);
         return adapter?.mode === 'live' ? adapter.finalityDepth : null;
       };
-      const services = [networkService(ctx, chainModeOf, liveFinalityOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
-      for (const svc of services) server.addService(svc.definition, svc.implementation);
-    },
+      return [networkService(ctx, chainModeOf, liveFinalityOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
+    })(),
   });
   healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity, watcherUnhealthyAfterMs: config.WATCHER_UNHEALTHY_AFTER_MS, watcherMaxLagSeconds: config.WATCHER_MAX_LAG_SECONDS });
   await healthMonitor.start();

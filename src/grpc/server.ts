@@ -3,6 +3,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
+import type { Logger } from 'pino';
+import { Relay } from './relay';
 
 export const GRPC_CHANNEL_OPTIONS = {
   // Signed REST bodies (up to 64 KiB) travel in binary metadata.
@@ -11,7 +13,7 @@ export const GRPC_CHANNEL_OPTIONS = {
 } as const;
 
 export const PROTO_ROOT = path.resolve(__dirname, '../../proto');
-const PROTO_FILES = ['common', 'networks', 'merchants', 'invoices', 'withdrawals', 'operator', 'devnet'].map((f) => `chainpay/v1/${f}.proto`);
+const PROTO_FILES = ['common', 'networks', 'merchants', 'invoices', 'withdrawals', 'operator', 'devnet', 'relay'].map((f) => `chainpay/v1/${f}.proto`);
 
 export interface GrpcServer {
   readonly server: grpc.Server;
@@ -21,13 +23,25 @@ export interface GrpcServer {
   shutdown(graceMs: number): Promise<void>;
 }
 
+export interface GrpcService {
+  readonly definition: grpc.ServiceDefinition;
+  readonly implementation: grpc.UntypedServiceImplementation;
+}
+
+/** The services, each also callable through RelayService (src/grpc/relay.ts), health and reflection. */
 export async function startGrpcServer(options: {
   host: string;
   port: number;
-  register: (server: grpc.Server) => void;
+  logger: Logger;
+  services: readonly GrpcService[];
 }): Promise<GrpcServer> {
   const server = new grpc.Server(GRPC_CHANNEL_OPTIONS);
-  options.register(server);
+  const relay = new Relay(options.logger);
+  for (const svc of options.services) {
+    server.addService(svc.definition, svc.implementation);
+    relay.register(svc.definition, svc.implementation);
+  }
+  relay.addTo(server);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   const pkg = protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true });
@@ -41,6 +55,8 @@ export async function startGrpcServer(options: {
     port,
     shutdown: (graceMs) =>
       new Promise<void>((resolve) => {
+        // Relay streams end once their calls in flight are answered; new calls on them are refused.
+        relay.drain();
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();

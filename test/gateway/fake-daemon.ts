@@ -4,15 +4,21 @@ import { Invoice, InvoiceServiceService } from '../../src/grpc/generated/chainpa
 import { MerchantServiceService } from '../../src/grpc/generated/chainpay/v1/merchants';
 import { Network, NetworkServiceService } from '../../src/grpc/generated/chainpay/v1/networks';
 import { Withdrawal, WithdrawalServiceService } from '../../src/grpc/generated/chainpay/v1/withdrawals';
+import { Relay } from '../../src/grpc/relay';
+import { createLogger } from '../../src/observability/logger';
 
 /**
  * A test double of the daemon: a real grpc-js server on an ephemeral port serving the generated
  * service definitions (plus grpc.health.v1), answering with canned responders and recording every call.
+ * Like the daemon, it serves them through RelayService too (the daemon's own Relay), unless
+ * `{ relay: false }` makes it an older daemon without it.
  */
 export interface RecordedCall {
   readonly method: string;
   readonly request: any;
   readonly metadata: grpc.Metadata;
+  /** Whether the call came over RelayService (the relay's calls report the peer 'relay'). */
+  readonly relayed: boolean;
 }
 
 export type Responder = (request: any, metadata: grpc.Metadata) => unknown;
@@ -32,6 +38,7 @@ export class FakeDaemon {
   readonly #responders = new Map<string, Responder>();
   readonly #server = new grpc.Server();
   address = '';
+  constructor(private readonly options: { relay?: boolean } = {}) {}
 
   /** `method` is the RPC name, e.g. 'CreateInvoice'. */
   on(method: string, responder: Responder): this {
@@ -39,7 +46,9 @@ export class FakeDaemon {
     return this;
   }
 
-  async start(): Promise<this> {
+  /** On an ephemeral port unless `port` is given (a daemon coming back where it was). */
+  async start(port = 0): Promise<this> {
+    const relay = new Relay(createLogger('silent', 'fake-daemon'));
     for (const service of SERVICES) {
       const impl: grpc.UntypedServiceImplementation = {};
       for (const [key, def] of Object.entries(service)) {
@@ -49,12 +58,14 @@ export class FakeDaemon {
           : (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => this.#answer(name, call, cb);
       }
       this.#server.addService(service, impl);
+      relay.register(service, impl);
     }
+    if (this.options.relay !== false) relay.addTo(this.#server);
     this.health.addToServer(this.#server);
-    const port = await new Promise<number>((resolve, reject) =>
-      this.#server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    const bound = await new Promise<number>((resolve, reject) =>
+      this.#server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
     );
-    this.address = `127.0.0.1:${port}`;
+    this.address = `127.0.0.1:${bound}`;
     return this;
   }
 
@@ -68,7 +79,7 @@ export class FakeDaemon {
   }
 
   #answer(name: string, call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>): void {
-    this.calls.push({ method: name, request: call.request, metadata: call.metadata });
+    this.calls.push({ method: name, request: call.request, metadata: call.metadata, relayed: call.getPeer() === 'relay' });
     const responder = this.#responders.get(name);
     if (responder === undefined) return cb({ code: grpc.status.UNIMPLEMENTED, details: `no responder for ${name}` });
     Promise.resolve()

@@ -63,8 +63,8 @@ export interface Harness {
 }
 
 /** A fake daemon plus a gateway in front of it, both on ephemeral ports. */
-export async function startHarness(opts: Partial<GatewayOptions> = {}): Promise<Harness> {
-  const daemon = await new FakeDaemon().start();
+export async function startHarness(opts: Partial<GatewayOptions> = {}, daemonOptions: { relay?: boolean } = {}): Promise<Harness> {
+  const daemon = await new FakeDaemon(daemonOptions).start();
   const gateway = createGateway({ grpcAddress: daemon.address, logger: pino({ level: 'silent' }), ...opts });
   const port = await gateway.listen(0, '127.0.0.1');
   return {

@@ -1,0 +1,130 @@
+import { Metadata, status, type Client, type ClientDuplexStream, type MetadataValue, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { RelayServiceService, type RelayCall, type RelayMetadata, type RelayResult } from '../src/grpc/generated/chainpay/v1/relay';
+import type { UnaryMethod } from './daemon-client';
+
+interface PendingCall {
+  readonly method: UnaryMethod<unknown, unknown>;
+  readonly request: unknown;
+  readonly metadata: Metadata;
+  readonly deadline: number;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: ServiceError) => void;
+  readonly timer: NodeJS.Timeout;
+  /** The stream the call was written on: its end fails this call (and no call of a later stream). */
+  stream: ClientDuplexStream<RelayCall, RelayResult> | null;
+}
+
+/** Ids are unique among calls in flight; they wrap around far beyond any realistic number in flight. */
+const MAX_ID = 0xffffffff;
+
+/**
+ * The gateway's end of RelayService (proto/chainpay/v1/relay.proto): unary calls carried as
+ * messages on one long-lived stream, opened on first use and reopened after it ends. A call
+ * settles exactly once: with its result, its deadline (DEADLINE_EXCEEDED), or the end of the
+ * stream it was sent on (UNAVAILABLE: the daemon went away or restarted, as a unary call would
+ * fail). A daemon without RelayService (UNIMPLEMENTED on the stream) is called directly instead,
+ * with the calls it refused resent: UNIMPLEMENTED proves none of them ran.
+ */
+export class RelayClient {
+  readonly #pending = new Map<number, PendingCall>();
+  #stream: ClientDuplexStream<RelayCall, RelayResult> | null = null;
+  #nextId = 1;
+  #unsupported = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly direct: <Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadline: number) => Promise<Res>,
+  ) {}
+
+  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadline: number): Promise<Res> {
+    if (this.#unsupported) return this.direct(method, request, metadata, deadline);
+    return new Promise<Res>((resolve, reject) => {
+      const id = this.#takeId();
+      const timer = setTimeout(() => this.#settle(id, (p) => p.reject(serviceError(status.DEADLINE_EXCEEDED, 'Deadline exceeded', new Metadata()))), Math.max(0, deadline - Date.now()));
+      const pending: PendingCall = { method: method as UnaryMethod<unknown, unknown>, request, metadata, deadline, resolve: resolve as (value: unknown) => void, reject, timer, stream: null };
+      this.#pending.set(id, pending);
+      let bytes: Buffer;
+      try {
+        bytes = method.requestSerialize(request);
+      } catch (err) {
+        return this.#settle(id, (p) => p.reject(serviceError(status.INTERNAL, `request could not be serialized: ${(err as Error).message}`, new Metadata())));
+      }
+      pending.stream = this.#open();
+      pending.stream.write({ id, method: method.path, request: bytes, metadata: entriesOf(metadata) });
+    });
+  }
+
+  /** Ends the stream; calls still in flight fail with UNAVAILABLE. */
+  close(): void {
+    this.#stream?.cancel();
+    this.#stream = null;
+  }
+
+  #takeId(): number {
+    let id = this.#nextId;
+    while (this.#pending.has(id)) id = id >= MAX_ID ? 1 : id + 1;
+    this.#nextId = id >= MAX_ID ? 1 : id + 1;
+    return id;
+  }
+
+  #settle(id: number, how: (p: PendingCall) => void): void {
+    const p = this.#pending.get(id);
+    if (p === undefined) return;
+    this.#pending.delete(id);
+    clearTimeout(p.timer);
+    how(p);
+  }
+
+  #open(): ClientDuplexStream<RelayCall, RelayResult> {
+    if (this.#stream !== null) return this.#stream;
+    const m = RelayServiceService.relay;
+    const stream = this.client.makeBidiStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, new Metadata());
+    this.#stream = stream;
+    stream.on('data', (result: RelayResult) => {
+      this.#settle(result.id, (p) => {
+        if (result.code !== status.OK) return p.reject(serviceError(result.code, result.details, metadataOf(result.trailers)));
+        try {
+          p.resolve(p.method.responseDeserialize(Buffer.from(result.response)));
+        } catch (err) {
+          p.reject(serviceError(status.INTERNAL, `response could not be decoded: ${(err as Error).message}`, new Metadata()));
+        }
+      });
+    });
+    // 'status' comes exactly once, whatever ended the stream ('error' too when it is not OK).
+    stream.on('error', () => undefined);
+    stream.on('status', (end: StatusObject) => {
+      if (this.#stream === stream) this.#stream = null;
+      const unimplemented = end.code === status.UNIMPLEMENTED;
+      if (unimplemented) this.#unsupported = true;
+      for (const [id, pending] of this.#pending) {
+        if (pending.stream !== stream) continue;
+        this.#settle(id, (p) => {
+          if (unimplemented) {
+            this.direct(p.method, p.request, p.metadata, p.deadline).then(p.resolve, p.reject);
+          } else {
+            p.reject(serviceError(status.UNAVAILABLE, end.code === status.OK ? 'the daemon ended the relay stream' : end.details, new Metadata()));
+          }
+        });
+      }
+    });
+    return stream;
+  }
+}
+
+function serviceError(code: status, details: string, metadata: Metadata): ServiceError {
+  return Object.assign(new Error(`${code} ${status[code] ?? ''}: ${details}`), { code, details, metadata });
+}
+
+function entriesOf(md: Metadata): RelayMetadata[] {
+  const entries: RelayMetadata[] = [];
+  for (const [key, values] of Object.entries(md.toJSON())) {
+    for (const v of values as MetadataValue[]) entries.push({ key, value: typeof v === 'string' ? Buffer.from(v, 'latin1') : v });
+  }
+  return entries;
+}
+
+function metadataOf(entries: readonly RelayMetadata[]): Metadata {
+  const md = new Metadata();
+  for (const { key, value } of entries) md.add(key, key.endsWith('-bin') ? Buffer.from(value) : Buffer.from(value).toString('latin1'));
+  return md;
+}

@@ -1,0 +1,190 @@
+import { Metadata, status, type MetadataValue, type ServerDuplexStream, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { RelayServiceService, type RelayCall, type RelayMetadata, type RelayResult, type RelayServiceServer } from './generated/chainpay/v1/relay';
+
+type UnaryImplementation = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
+
+interface RelayedMethod {
+  readonly deserialize: (bytes: Buffer) => unknown;
+  readonly serialize: (value: unknown) => Buffer;
+  readonly implementation: UnaryImplementation;
+}
+
+/** What a handler's callback may be given as an error (grpc-js's ServerErrorResponse, loosely). */
+interface HandlerError {
+  readonly code?: number;
+  readonly details?: string;
+  readonly message?: string;
+  readonly metadata?: Metadata;
+}
+
+/**
+ * The daemon's end of RelayService (proto/chainpay/v1/relay.proto): each RelayCall runs the very
+ * unary implementation registered for its method, with the request and metadata it carries, and
+ * its outcome (response or status, details and trailers) goes back as a RelayResult. So a relayed
+ * call authenticates, validates and fails exactly as a direct one; only the transport differs.
+ *
+ * Invariant: every call accepted on a stream gets exactly one result while the stream is open.
+ */
+export class Relay {
+  readonly #methods = new Map<string, RelayedMethod>();
+  readonly #streams = new Set<RelayStream>();
+  #draining = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Makes every unary method of a service relayable (streaming methods are not). */
+  register(definition: ServiceDefinition, implementation: UntypedServiceImplementation): void {
+    for (const [name, method] of Object.entries(definition)) {
+      if (method.requestStream || method.responseStream) continue;
+      const impl = implementation[name];
+      if (typeof impl !== 'function') continue;
+      this.#methods.set(method.path, {
+        deserialize: method.requestDeserialize as (bytes: Buffer) => unknown,
+        serialize: method.responseSerialize as (value: unknown) => Buffer,
+        implementation: impl as UnaryImplementation,
+      });
+    }
+  }
+
+  /** Adds RelayService to a server (after the services it relays were registered). */
+  addTo(server: { addService(definition: ServiceDefinition, implementation: UntypedServiceImplementation): void }): void {
+    const implementation: RelayServiceServer = { relay: (call) => this.#open(call) };
+    server.addService(RelayServiceService, implementation);
+  }
+
+  /**
+   * Shutdown: calls that arrive from now on are refused with UNAVAILABLE (the gateway answers 503);
+   * each stream ends once its calls in flight have their results, so the server's graceful
+   * shutdown is not held up by streams that would otherwise stay open.
+   */
+  drain(): void {
+    this.#draining = true;
+    for (const s of this.#streams) s.endWhenIdle();
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  #open(call: ServerDuplexStream<RelayCall, RelayResult>): void {
+    const stream = new RelayStream(call, this);
+    this.#streams.add(stream);
+    const forget = () => this.#streams.delete(stream);
+    call.on('close', forget);
+    call.on('error', forget);
+    call.on('cancelled', forget);
+    if (this.#draining) stream.endWhenIdle();
+  }
+
+  /** Runs one call; `answer` is called exactly once. */
+  dispatch(relayed: RelayCall, answer: (result: Omit<RelayResult, 'id'>) => void): void {
+    if (this.#draining) return answer(refusal(status.UNAVAILABLE, 'the daemon is shutting down'));
+    const method = this.#methods.get(relayed.method);
+    if (method === undefined) return answer(refusal(status.UNIMPLEMENTED, `unknown method ${relayed.method}`));
+    let request: unknown;
+    let metadata: Metadata;
+    try {
+      metadata = toMetadata(relayed.metadata);
+      request = method.deserialize(Buffer.from(relayed.request));
+    } catch (err) {
+      return answer(refusal(status.INVALID_ARGUMENT, `malformed relayed call: ${(err as Error).message}`));
+    }
+    let answered = false;
+    const callback: sendUnaryData<unknown> = (err, value) => {
+      if (answered) return;
+      answered = true;
+      if (err) {
+        const e = err as HandlerError;
+        return answer({ code: e.code ?? status.UNKNOWN, response: Buffer.alloc(0), details: e.details ?? e.message ?? '', trailers: e.metadata ? fromMetadata(e.metadata) : [] });
+      }
+      try {
+        answer({ code: status.OK, response: method.serialize(value), details: '', trailers: [] });
+      } catch (serializeError) {
+        this.logger.error({ err: serializeError, method: relayed.method }, 'relayed response could not be serialized');
+        answer(refusal(status.INTERNAL, 'response could not be serialized'));
+      }
+    };
+    try {
+      method.implementation(relayedCall(request, metadata, relayed.method), callback);
+    } catch (err) {
+      // Our handlers map every error themselves (grpc/handler.ts); this is a bug, answered as one.
+      this.logger.error({ err, method: relayed.method }, 'relayed handler threw');
+      callback({ code: status.INTERNAL, details: 'internal error' }, null);
+    }
+  }
+}
+
+class RelayStream {
+  #inFlight = 0;
+  #ending = false;
+  #closed = false;
+
+  constructor(
+    private readonly call: ServerDuplexStream<RelayCall, RelayResult>,
+    relay: Relay,
+  ) {
+    const closed = () => {
+      this.#closed = true;
+    };
+    call.on('cancelled', closed);
+    call.on('error', closed);
+    call.on('close', closed);
+    call.on('end', () => this.endWhenIdle());
+    call.on('data', (relayed: RelayCall) => {
+      this.#inFlight++;
+      relay.dispatch(relayed, (result) => {
+        this.#inFlight--;
+        if (!this.#closed) call.write({ id: relayed.id, ...result });
+        if (this.#ending) this.#endIfIdle();
+      });
+    });
+  }
+
+  endWhenIdle(): void {
+    this.#ending = true;
+    this.#endIfIdle();
+  }
+
+  #endIfIdle(): void {
+    if (this.#inFlight > 0 || this.#closed) return;
+    this.#closed = true;
+    this.call.end();
+  }
+}
+
+function refusal(code: status, details: string): Omit<RelayResult, 'id'> {
+  return { code, response: Buffer.alloc(0), details, trailers: [] };
+}
+
+/** The slice of ServerUnaryCall a unary implementation reads: its request and metadata. */
+function relayedCall(request: unknown, metadata: Metadata, path: string): ServerUnaryCall<unknown, unknown> {
+  const call = {
+    request,
+    metadata,
+    cancelled: false,
+    getPath: () => path,
+    getPeer: () => 'relay',
+    getDeadline: () => Infinity,
+    getHost: () => 'relay',
+    sendMetadata: () => undefined,
+    on: () => call,
+    once: () => call,
+    emit: () => false,
+  };
+  return call as unknown as ServerUnaryCall<unknown, unknown>;
+}
+
+export function toMetadata(entries: readonly RelayMetadata[]): Metadata {
+  const md = new Metadata();
+  for (const { key, value } of entries) md.add(key, key.endsWith('-bin') ? Buffer.from(value) : Buffer.from(value).toString('latin1'));
+  return md;
+}
+
+export function fromMetadata(md: Metadata): RelayMetadata[] {
+  const entries: RelayMetadata[] = [];
+  for (const [key, values] of Object.entries(md.toJSON())) {
+    for (const v of values as MetadataValue[]) entries.push({ key, value: typeof v === 'string' ? Buffer.from(v, 'latin1') : v });
+  }
+  return entries;
+}
