@@ -13,6 +13,11 @@ export class SigningSecretCache implements SigningSecretSource {
   private readonly entries = new Map<string, Entry>();
   /** Generation per forgotten key; cleared whenever no lookup is in flight (nothing holds an old one). */
   private readonly generations = new Map<string, number>();
+  /**
+   * One load per key at a time: when an entry expires under load, the calls that find it expired
+   * share the lookup instead of each reading the row (dropped by forget(): later calls read anew).
+   */
+  private readonly loading = new Map<string, Promise<{ merchantId: string; secret: string } | null>>();
   private inFlight = 0;
   constructor(
     private readonly load: (apiKey: string) => Promise<{ merchantId: string; secret: string } | null>,
@@ -20,10 +25,22 @@ export class SigningSecretCache implements SigningSecretSource {
     private readonly maxEntries = 10_000,
   ) {}
 
-  async signingSecret(apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
-    const now = Date.now();
+  signingSecret(apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
     const hit = this.entries.get(apiKey);
-    if (hit && hit.until > now) return hit.value;
+    if (hit && hit.until > Date.now()) return Promise.resolve(hit.value);
+    const shared = this.loading.get(apiKey);
+    if (shared) return shared;
+    const lookup = this.lookup(apiKey);
+    this.loading.set(apiKey, lookup);
+    const done = () => {
+      if (this.loading.get(apiKey) === lookup) this.loading.delete(apiKey);
+    };
+    lookup.then(done, done);
+    return lookup;
+  }
+
+  private async lookup(apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
+    const now = Date.now();
     const generation = this.generations.get(apiKey) ?? 0;
     this.inFlight++;
     let value: { merchantId: string; secret: string } | null;
@@ -43,6 +60,7 @@ export class SigningSecretCache implements SigningSecretSource {
 
   forget(apiKey: string): void {
     this.entries.delete(apiKey);
+    this.loading.delete(apiKey);
     if (this.inFlight > 0) this.generations.set(apiKey, (this.generations.get(apiKey) ?? 0) + 1);
   }
 }

@@ -30,6 +30,37 @@ describe('SigningSecretCache', () => {
     expect(ctl.calls).toBe(1);
   });
 
+  it('calls that miss at the same time share one lookup', async () => {
+    const ctl = controlledLoad();
+    const cache = new SigningSecretCache(ctl.load, 60_000);
+    const many = Array.from({ length: 20 }, () => cache.signingSecret('pk_a'));
+    await flush();
+    expect(ctl.calls).toBe(1);
+    ctl.release({ merchantId: 'm', secret: 's1' });
+    expect(new Set((await Promise.all(many)).map((v) => v?.secret))).toEqual(new Set(['s1']));
+    // An unknown key is not cached, but concurrent misses still share its lookup.
+    const unknown = [cache.signingSecret('pk_x'), cache.signingSecret('pk_x')];
+    await flush();
+    expect(ctl.calls).toBe(2);
+    ctl.release(null);
+    expect(await Promise.all(unknown)).toEqual([null, null]);
+  });
+
+  it('a call after forget() does not join the lookup that started before it', async () => {
+    const ctl = controlledLoad();
+    const cache = new SigningSecretCache(ctl.load, 60_000);
+    const before = cache.signingSecret('pk_a');
+    await flush();
+    cache.forget('pk_a');
+    const after = cache.signingSecret('pk_a');
+    await flush();
+    expect(ctl.calls).toBe(2);
+    ctl.release({ merchantId: 'm', secret: 'old' });
+    ctl.release({ merchantId: 'm', secret: 'new' });
+    expect([(await before)?.secret, (await after)?.secret]).toEqual(['old', 'new']);
+    expect((await cache.signingSecret('pk_a'))?.secret).toBe('new');
+  });
+
   it('a lookup that started before forget() does not store its old secret', async () => {
     const ctl = controlledLoad();
     const cache = new SigningSecretCache(ctl.load, 60_000);
