@@ -28,10 +28,19 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
  * (a batch of withdrawals then inserts all its events in one statement).
  */
 export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, types: readonly string[], now: Date): Promise<void> {
+  for (const event of withdrawalEvents(row, types, now)) em.persist(event);
+}
+
+/**
+ * The outbox rows of withdrawal events, not yet written (pure but for the random event ids): what
+ * writeWithdrawalEvents persists, and what the creating transaction inserts with raw SQL
+ * (actors/withdrawals/creation-sql.ts) in the same columns.
+ */
+export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date): OutboxEvent[] {
   const data = toRestWithdrawal(withdrawalView(row));
-  for (const type of types) {
+  return types.map((type) => {
     const id = newEventId();
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
-    em.persist(new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now));
-  }
+    return new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now);
+  });
 }

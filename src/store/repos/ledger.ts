@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QueryResult } from '@mikro-orm/core';
 import { Journal, LedgerEntry } from '../entities';
+import type { Query } from '../raw-sql';
 import { canonicalDecimal } from './network-settings';
 
 export interface LedgerLine {
@@ -48,26 +49,76 @@ export interface JournalInput {
  * (withdrawal holds) check that themselves under the merchant's lock before booking.
  */
 export async function postJournals(em: EntityManager, journals: readonly JournalInput[], at: Date): Promise<number> {
-  const pending: { journal: Journal; lines: LedgerLine[] }[] = [];
+  const plan = planJournals(journals, at);
+  if (plan.length === 0) return 0;
+  const inserted = await em.execute<{ id: string }[]>(
+    `insert into journals (id, reference, kind, created_at) values ${plan.map(() => '(?, ?, ?, ?)').join(', ')} on conflict (reference) do nothing returning id`,
+    plan.flatMap(({ journal }) => [journal.id, journal.reference, journal.kind, at]),
+  );
+  const booked = bookedMoves(plan, inserted.map((r) => r.id), at);
+  if (booked.entries.length === 0) return 0;
+  await em.execute(
+    `insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at) values ${booked.entries.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    booked.entries.flatMap((e) => [e.id, e.journalId, e.account, e.amount, e.merchantId, at]),
+  );
+  for (const move of booked.moves) {
+    // Update first: an upsert checks the constraint on the row it proposes to insert, so a debit
+    // (negative amount) would be refused even when the balance covers it.
+    const updated = await em.execute<QueryResult>(
+      'update merchant_balances set available = available + ?, held = held + ?, updated_at = ?, version = version + 1 where merchant_id = ?',
+      [move.available, move.held, at, move.merchantId],
+      'run',
+    );
+    if (updated.affectedRows === 0) await em.execute(INSERT_BALANCE, [move.merchantId, move.available, move.held, at]);
+  }
+  return booked.journals;
+}
+
+/** A merchant without a balance row yet (its first booking): created with the movement. */
+const INSERT_BALANCE = `insert into merchant_balances (merchant_id, available, held, updated_at, version) values (?, ?, ?, ?, 1)
+         on conflict (merchant_id) do update set available = merchant_balances.available + excluded.available, held = merchant_balances.held + excluded.held,
+           updated_at = excluded.updated_at, version = merchant_balances.version + 1`;
+const INSERT_BALANCE_SQL = INSERT_BALANCE.replace('(?, ?, ?, ?, 1)', '($1, $2, $3, $4, 1)');
+
+/** A journal to insert: its row (with its id) and its non-zero lines. */
+export interface PlannedJournal {
+  readonly journal: Journal;
+  readonly lines: readonly LedgerLine[];
+}
+
+/** The ledger rows of the journals that were booked, and the summed movement of each merchant's balance. */
+export interface BookedMoves {
+  readonly journals: number;
+  readonly entries: readonly { id: string; journalId: string; account: string; amount: string; merchantId: string | null }[];
+  readonly moves: readonly { merchantId: string; available: string; held: string }[];
+}
+
+/**
+ * Pure first half of postJournals (both forms): every journal must balance (else
+ * UnbalancedJournalError, nothing is written); zero lines are dropped, and a journal with no line
+ * left is not booked at all.
+ */
+export function planJournals(journals: readonly JournalInput[], at: Date): PlannedJournal[] {
+  const pending: PlannedJournal[] = [];
   for (const j of journals) {
     const nonZero = j.lines.filter((l) => !new Decimal(l.amount).isZero());
     const sum = nonZero.reduce((acc, l) => acc.plus(l.amount), new Decimal(0));
     if (!sum.isZero()) throw new UnbalancedJournalError(j.reference, sum.toFixed());
     if (nonZero.length > 0) pending.push({ journal: new Journal(j.reference, j.kind, at), lines: nonZero });
   }
-  if (pending.length === 0) return 0;
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into journals (id, reference, kind, created_at) values ${pending.map(() => '(?, ?, ?, ?)').join(', ')} on conflict (reference) do nothing returning id`,
-    pending.flatMap(({ journal }) => [journal.id, journal.reference, journal.kind, at]),
-  );
-  const booked = new Set(inserted.map((r) => r.id));
-  const entries: unknown[][] = [];
+  return pending;
+}
+
+/** Pure second half: the entries of the journals whose insert was not skipped (`bookedIds`), and the balance movements. */
+export function bookedMoves(plan: readonly PlannedJournal[], bookedIds: readonly string[], at: Date): BookedMoves {
+  const booked = new Set(bookedIds);
+  const entries: { id: string; journalId: string; account: string; amount: string; merchantId: string | null }[] = [];
   const moves = new Map<string, { available: Decimal; held: Decimal }>();
-  for (const { journal, lines } of pending) {
+  for (const { journal, lines } of plan) {
     if (!booked.has(journal.id)) continue;
     for (const line of lines) {
       const m = MERCHANT_ACCOUNT.exec(line.account);
-      entries.push([new LedgerEntry(journal.id, line.account, line.amount, null, at).id, journal.id, line.account, line.amount, m?.[1] ?? null, at]);
+      entries.push({ id: new LedgerEntry(journal.id, line.account, line.amount, null, at).id, journalId: journal.id, account: line.account, amount: line.amount, merchantId: m?.[1] ?? null });
       if (m) {
         const move = moves.get(m[1]!) ?? { available: new Decimal(0), held: new Decimal(0) };
         const column = m[2] === 'available' ? 'available' : 'held';
@@ -76,28 +127,63 @@ export async function postJournals(em: EntityManager, journals: readonly Journal
       }
     }
   }
-  if (entries.length === 0) return 0;
-  await em.execute(`insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at) values ${entries.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`, entries.flat());
-  for (const [merchantId, move] of moves) {
-    const available = move.available.toFixed();
-    const held = move.held.toFixed();
-    // Update first: an upsert checks the constraint on the row it proposes to insert, so a debit
-    // (negative amount) would be refused even when the balance covers it.
-    const updated = await em.execute<QueryResult>(
-      'update merchant_balances set available = available + ?, held = held + ?, updated_at = ?, version = version + 1 where merchant_id = ?',
-      [available, held, at, merchantId],
-      'run',
-    );
-    if (updated.affectedRows === 0) {
-      await em.execute(
-        `insert into merchant_balances (merchant_id, available, held, updated_at, version) values (?, ?, ?, ?, 1)
-         on conflict (merchant_id) do update set available = merchant_balances.available + excluded.available, held = merchant_balances.held + excluded.held,
-           updated_at = excluded.updated_at, version = merchant_balances.version + 1`,
-        [merchantId, available, held, at],
-      );
-    }
+  return {
+    journals: booked.size,
+    entries,
+    moves: [...moves].map(([merchantId, move]) => ({ merchantId, available: move.available.toFixed(), held: move.held.toFixed() })),
+  };
+}
+
+/**
+ * postJournals on a raw connection inside the caller's transaction (RawSql.transaction): the same
+ * rows, the same rules, in two prepared statements whatever the number of journals (arrays
+ * unnested server-side): the journals, then their entries together with the balance updates of
+ * every merchant they move. A merchant without a balance row yet takes one more statement.
+ */
+export async function postJournalsSql(q: Query, journals: readonly JournalInput[], at: Date): Promise<number> {
+  const plan = planJournals(journals, at);
+  if (plan.length === 0) return 0;
+  const atText = at.toISOString();
+  const inserted = await q<{ id: string }>(
+    `insert into journals (id, reference, kind, created_at)
+     select j.id, j.reference, j.kind, $4::timestamptz from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as j(id, reference, kind, n) order by j.n
+     on conflict (reference) do nothing returning id::text as id`,
+    [plan.map((p) => p.journal.id), plan.map((p) => p.journal.reference), plan.map((p) => p.journal.kind), atText],
+    'chainpay_ledger_journals',
+  );
+  const booked = bookedMoves(plan, inserted.map((r) => r.id), at);
+  if (booked.entries.length === 0) return 0;
+  const { entries, moves } = booked;
+  // The entries go in with the balance updates; the check constraint (available >= 0, held >= 0)
+  // refuses the statement, and so the transaction, when a balance would go negative.
+  const updated = await q<{ merchant_id: string }>(
+    `with entries as (
+       insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at)
+       select e.id, e.journal_id, e.account, e.amount, e.merchant_id, $6::timestamptz
+         from unnest($1::uuid[], $2::uuid[], $3::text[], $4::numeric[], $5::uuid[]) with ordinality as e(id, journal_id, account, amount, merchant_id, n) order by e.n
+     )
+     update merchant_balances b set available = b.available + m.available, held = b.held + m.held, updated_at = $6::timestamptz, version = b.version + 1
+       from unnest($7::uuid[], $8::numeric[], $9::numeric[]) as m(merchant_id, available, held)
+      where b.merchant_id = m.merchant_id
+     returning b.merchant_id::text as merchant_id`,
+    [
+      entries.map((e) => e.id),
+      entries.map((e) => e.journalId),
+      entries.map((e) => e.account),
+      entries.map((e) => e.amount),
+      entries.map((e) => e.merchantId),
+      atText,
+      moves.map((m) => m.merchantId),
+      moves.map((m) => m.available),
+      moves.map((m) => m.held),
+    ],
+    'chainpay_ledger_entries_balances',
+  );
+  const done = new Set(updated.map((r) => r.merchant_id));
+  for (const move of moves) {
+    if (!done.has(move.merchantId)) await q(INSERT_BALANCE_SQL, [move.merchantId, move.available, move.held, atText]);
   }
-  return booked.size;
+  return booked.journals;
 }
 
 export async function merchantBalance(em: EntityManager, merchantId: string): Promise<{ available: string; held: string }> {
