@@ -17,6 +17,7 @@ import { merchantBalance, postJournal } from '../../src/store/repos/ledger';
 import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
 import { writeWithdrawalEvents } from '../../src/webhooks/outbox';
+import type { Query } from '../../src/store/raw-sql';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/stack';
 import { addressOf, DAY_S, expectLedgerExact } from './support';
@@ -35,8 +36,8 @@ describe('creating withdrawals: failures, races and the default caps', () => {
   let whitelist: Whitelist;
   let withdrawals: Withdrawals;
   let network: NetworkSettings;
-  /** Runs inside the creating transaction before each new row's outbox event; may throw or wait. */
-  let hook: ((em: EntityManager, row: Withdrawal) => Promise<void>) | null = null;
+  /** Runs inside the creating transaction (on its connection) before each new row is inserted; may throw or wait. */
+  let hook: ((q: Query, row: Withdrawal) => Promise<void>) | null = null;
   const payee = addressOf('TRC20', 'creation-payee');
 
   async function newMerchant(name: string, fund: string): Promise<string> {
@@ -63,11 +64,10 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     const writeOutbox = (em: EntityManager, row: Withdrawal, types: readonly string[]) => writeWithdrawalEvents(em, row, types, clock.now());
     actors = new WithdrawalActors({ orm, logger, clock, adapters, writeOutbox });
     whitelist = new Whitelist({ orm, clock, adapters });
-    const hooked = async (em: EntityManager, row: Withdrawal, types: readonly string[]) => {
-      await hook?.(em, row);
-      await writeOutbox(em, row, types);
+    const beforeInsert = async (q: Query, rows: readonly Withdrawal[]) => {
+      for (const row of rows) await hook?.(q, row);
     };
-    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, writeOutbox: hooked, pollIntervalMs: 50 });
+    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, beforeInsert, pollIntervalMs: 50 });
     const repo = new NetworkSettingsRepo(() => new Map());
     await repo.seed(orm.em.fork(), [{ code: 'TRC20', enabled: true, buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '1', requiredConfirmations: 3 }], clock.now());
     network = (await repo.get(orm.em.fork(), 'TRC20'))!;
@@ -87,12 +87,12 @@ describe('creating withdrawals: failures, races and the default caps', () => {
    * Three concurrent creations where the second and third are committed as one batch: the first
    * one's transaction is held open until both others have queued behind it (same merchant).
    */
-  async function batchOfTwo(merchantId: string, inject: (em: EntityManager, row: Withdrawal) => Promise<void>) {
+  async function batchOfTwo(merchantId: string, inject: (q: Query, row: Withdrawal) => Promise<void>) {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    hook = async (em, row) => {
+    hook = async (q, row) => {
       if (row.amount === '5') await gate;
-      else await inject(em, row);
+      else await inject(q, row);
     };
     const first = create(merchantId, '5');
     await new Promise((r) => setTimeout(r, 100));
@@ -122,8 +122,8 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     const merchantId = await newMerchant('serialization', '100');
     clock.advance(DAY_S * 1000);
     let raised = 0;
-    const outcomes = await batchOfTwo(merchantId, async (em, row) => {
-      if (row.amount === '7' && raised++ === 0) await em.execute(`do $$ begin raise exception 'injected' using errcode = '40001'; end $$`);
+    const outcomes = await batchOfTwo(merchantId, async (q, row) => {
+      if (row.amount === '7' && raised++ === 0) await q(`do $$ begin raise exception 'injected' using errcode = '40001'; end $$`);
     });
     expect(raised).toBe(2); // in the batch, then alone
     expect(outcomes.map((o) => o.ok && o.v.created)).toEqual([true, true]);

@@ -9,7 +9,10 @@ import { RawSql } from '../../store/raw-sql';
 
 export const WHITELIST_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 
-interface UsableRow {
+/** Memoized address forms kept at most (then forgotten all at once; recomputing is cheap). */
+const ADDRESS_FORMS_MAX = 10_000;
+
+export interface UsableRow {
   readonly address: string;
   readonly usable_ms: number;
 }
@@ -29,6 +32,8 @@ export interface WhitelistDeps {
  */
 export class Whitelist {
   private readonly sql: RawSql;
+  /** `${network}\0${address}` -> normalized form, null when invalid (see form()). */
+  private readonly forms = new Map<string, string | null>();
 
   constructor(private readonly deps: WhitelistDeps) {
     this.sql = new RawSql(deps.orm);
@@ -90,22 +95,29 @@ export class Whitelist {
   }
 
   /**
-   * The same rule read in `em`'s transaction, for every network of the merchant at once: called
-   * under the merchant's row lock (which whitelist add/remove take too), so a removal committed
-   * before the lock was granted is seen. Returns the refusal for (network, address), or null.
+   * The same rule over every active row of a merchant (all networks), as read in the creating
+   * transaction under the merchant's row lock (which whitelist add/remove take too), so a removal
+   * committed before the lock was granted is seen. Each stored row is normalized once here, not
+   * once per input. Returns the refusal for (network, address), or null.
    */
-  async usableIn(em: EntityManager, merchantId: string, now: Date): Promise<(network: NetworkSettings, address: string) => ValidationError | null> {
-    const rows = await em.execute<(UsableRow & { network: string })[]>(
-      'select network, address, (extract(epoch from usable_at) * 1000)::float8 as usable_ms from withdrawal_whitelist where merchant_id = ? and removed_at is null',
-      [merchantId],
-    );
-    return (network, address) => this.refusal(rows.filter((r) => r.network === network.code), network, address, now);
+  judge(rows: readonly (UsableRow & { readonly network: string })[], now: Date): (network: NetworkSettings, address: string) => ValidationError | null {
+    const byNetwork = new Map<string, Map<string, UsableRow>>();
+    for (const r of rows) {
+      const form = this.form(r.network as NetworkCode, r.address);
+      if (form === null) continue;
+      let forms = byNetwork.get(r.network);
+      if (!forms) byNetwork.set(r.network, (forms = new Map()));
+      if (!forms.has(form)) forms.set(form, r); // the first row that matches, as rows.find below
+    }
+    return (network, address) => this.verdict(byNetwork.get(network.code)?.get(this.normalize(network, address)), network, now);
   }
 
   private refusal(rows: readonly UsableRow[], network: NetworkSettings, address: string, now: Date): ValidationError | null {
     const normalized = this.normalize(network, address);
-    const adapter = this.deps.adapters.get(network.code)!;
-    const entry = rows.find((r) => adapter.isValidAddress(r.address) && adapter.normalizeAddress(r.address) === normalized);
+    return this.verdict(rows.find((r) => this.form(network.code, r.address) === normalized), network, now);
+  }
+
+  private verdict(entry: UsableRow | undefined, network: NetworkSettings, now: Date): ValidationError | null {
     if (!entry) {
       return new ValidationError('address_not_whitelisted', `address is not in the withdrawal whitelist for ${network.code}`, 'address');
     }
@@ -117,17 +129,34 @@ export class Whitelist {
   }
 
   private normalize(network: NetworkSettings, address: string): string {
-    const adapter = this.deps.adapters.get(network.code);
-    if (!adapter) throw new ValidationError('unknown_network', `${network.code} is not available`, 'network');
-    if (!adapter.isValidAddress(address)) throw new ValidationError('invalid_address', `address is not a valid ${network.code} address`, 'address');
-    return adapter.normalizeAddress(address);
+    if (!this.deps.adapters.has(network.code)) throw new ValidationError('unknown_network', `${network.code} is not available`, 'network');
+    const form = this.form(network.code, address);
+    if (form === null) throw new ValidationError('invalid_address', `address is not a valid ${network.code} address`, 'address');
+    return form;
+  }
+
+  /**
+   * The network's normalized form of a valid address, null for an invalid one (or a network this
+   * daemon has no adapter for). Address codecs are pure functions of the text, so the forms are
+   * memoized: a request, and each stored whitelist row it is compared with, is checked and
+   * normalized once, not on every request.
+   */
+  form(network: NetworkCode, address: string): string | null {
+    const adapter = this.deps.adapters.get(network);
+    if (!adapter) return null;
+    const key = `${network}\u0000${address}`;
+    const known = this.forms.get(key);
+    if (known !== undefined) return known;
+    const form = adapter.isValidAddress(address) ? adapter.normalizeAddress(address) : null;
+    if (this.forms.size >= ADDRESS_FORMS_MAX) this.forms.clear();
+    this.forms.set(key, form);
+    return form;
   }
 
   /** Whitelists are short: normalizing each stored form in memory keeps the table as it is. */
   private async find(em: EntityManager, merchantId: string, network: NetworkSettings, normalized: string, includeRemoved: boolean): Promise<WhitelistEntry | null> {
-    const adapter = this.deps.adapters.get(network.code)!;
     const rows = await em.find(WhitelistEntry, includeRemoved ? { merchantId, network: network.code } : { merchantId, network: network.code, removedAt: null });
-    return rows.find((r) => adapter.isValidAddress(r.address) && adapter.normalizeAddress(r.address) === normalized) ?? null;
+    return rows.find((r) => this.form(network.code, r.address) === normalized) ?? null;
   }
 }
 

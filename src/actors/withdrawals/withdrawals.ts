@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { CheckConstraintViolationException, DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { formatAmount, toDecimal } from '../../domain/decimal';
@@ -9,12 +8,14 @@ import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import { createWithdrawalContext, type WithdrawalMachineContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal } from '../../store/entities';
-import { RawSql } from '../../store/raw-sql';
+import { RawSql, type Query } from '../../store/raw-sql';
 import { recordAudit } from '../../store/repos/audit';
-import { merchantBalance, postJournals, type JournalInput } from '../../store/repos/ledger';
+import { merchantBalance, postJournalsSql, type JournalInput } from '../../store/repos/ledger';
+import { withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import { KeyedBatches, type BatchOutcome } from './keyed-batches';
+import { insertWithdrawals, lockMerchantCaps, readUnderLock } from './creation-sql';
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors, type WithdrawalOutboxWriter } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
@@ -27,7 +28,14 @@ export interface WithdrawalsDeps {
   readonly actors: WithdrawalActors;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
   readonly whitelist: Whitelist;
-  readonly writeOutbox: WithdrawalOutboxWriter;
+  /**
+   * Not used: the creating transaction writes its outbox events itself (withdrawalEvents, the rows
+   * writeWithdrawalEvents would persist); decisions go through the actors' writer. Still accepted
+   * so existing wiring compiles.
+   */
+  readonly writeOutbox?: WithdrawalOutboxWriter;
+  /** Test hook: runs in the creating transaction, under the merchant's lock, before the new rows are inserted. */
+  readonly beforeInsert?: (q: Query, rows: readonly Withdrawal[]) => Promise<void>;
   /** Wait between payout status polls (and before retrying a transient failure). */
   readonly pollIntervalMs: number;
 }
@@ -41,31 +49,30 @@ export interface ListWithdrawalsFilter {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const REJECTION_REASON_MAX = 500;
 
-/** Serializes creations per merchant (row lock until commit) and reads its caps; 404 for an unknown merchant. */
-async function lockMerchantCaps(em: EntityManager, merchantId: string): Promise<{ perWithdrawal: string; daily: string }> {
-  if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
-  const rows = await em.execute<{ per: string; daily: string }[]>('select cap_per_withdrawal::text as per, cap_daily::text as daily from merchants where id = ? for update', [merchantId]);
-  if (!rows[0]) throw new NotFoundError('merchant', merchantId);
-  return { perWithdrawal: canonicalDecimal(rows[0].per), daily: canonicalDecimal(rows[0].daily) };
-}
+/** SQLSTATEs after which PostgreSQL has certainly rolled the transaction back. */
+const ROLLED_BACK_SQLSTATES = new Set([
+  '23505', // unique_violation (a reference created concurrently, by another daemon)
+  '23514', // check_violation (a balance would go negative)
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
 
-/** The rolling cap window's sum (withdrawals since `since` that are not rejected or failed) and the available balance. */
-async function usageSince(em: EntityManager, merchantId: string, since: Date): Promise<{ used: string; available: string }> {
-  const rows = await em.execute<{ used: string; available: string | null }[]>(
-    `select (select coalesce(sum(amount), 0) from withdrawals where merchant_id = ? and created_at > ? and status not in ('rejected', 'failed'))::text as used,
-            (select available from merchant_balances where merchant_id = ?)::text as available`,
-    [merchantId, since, merchantId],
-  );
-  return { used: canonicalDecimal(rows[0]!.used), available: canonicalDecimal(rows[0]!.available ?? '0') };
+/** The SQLSTATE of a database error (node-postgres and MikroORM's wrapper both carry it as `code`). */
+export function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**
- * Errors after which the transaction certainly did not commit: the database refused a statement
- * (unique or check constraint, serialization failure or deadlock: SQLSTATE 23505, 23514, 40001,
- * 40P01, by the driver's error class) or our own refusal was thrown before COMMIT (a DomainError).
+ * Errors after which the transaction certainly did not commit: the database refused a statement,
+ * or the COMMIT itself, with one of ROLLED_BACK_SQLSTATES (decided by the code, never by the
+ * message), or our own refusal was thrown before COMMIT (a DomainError). Anything else (a
+ * connection lost, a timeout: no answer from the server) leaves the outcome unknown.
  */
-function rolledBack(err: unknown): boolean {
-  return err instanceof UniqueConstraintViolationException || err instanceof CheckConstraintViolationException || err instanceof DeadlockException || err instanceof DomainError;
+export function rolledBack(err: unknown): boolean {
+  if (err instanceof DomainError) return true;
+  const code = sqlState(err);
+  return code !== undefined && ROLLED_BACK_SQLSTATES.has(code);
 }
 
 function insufficient(amount: string, available: string): ValidationError {
@@ -76,6 +83,11 @@ function insufficient(amount: string, available: string): ValidationError {
 export const WITHDRAWAL_BATCH_MAX = 200;
 
 type Created = { row: Withdrawal; created: boolean; snapshot: unknown };
+/** Inside the creating transaction: created, or a reference already stored (`stored`: its uuid, loaded after COMMIT). */
+type LockedOutcome = BatchOutcome<Created | { stored: string }>;
+
+const UNIQUE_VIOLATION = '23505';
+const CHECK_VIOLATION = '23514';
 
 /** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
 export class Withdrawals {
@@ -122,10 +134,9 @@ export class Withdrawals {
    */
   private async createBatch(merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
     if (inputs.length > 1) {
+      let locked: LockedOutcome[] | undefined;
       try {
-        const outcomes = await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, inputs));
-        this.adoptCreated(outcomes);
-        return outcomes;
+        locked = await this.sql.transaction((q) => this.createLocked(q, merchantId, inputs));
       } catch (err) {
         if (!rolledBack(err)) {
           this.deps.logger.error({ err, merchantId, size: inputs.length }, 'withdrawal batch failed and may have committed; not retried');
@@ -133,6 +144,7 @@ export class Withdrawals {
         }
         this.deps.logger.warn({ err, merchantId, size: inputs.length }, 'withdrawal batch rolled back; creating one by one');
       }
+      if (locked) return this.committed(merchantId, locked);
     }
     const outcomes: BatchOutcome<Created>[] = [];
     for (const input of inputs) {
@@ -146,55 +158,72 @@ export class Withdrawals {
   }
 
   private async createOne(merchantId: string, input: CreateWithdrawalInput): Promise<Created> {
-    let outcome: BatchOutcome<Created>;
+    let locked: LockedOutcome[];
     try {
-      [outcome] = (await this.deps.orm.em.fork().transactional((em) => this.createLocked(em, merchantId, [input]))) as [BatchOutcome<Created>];
+      locked = await this.sql.transaction((q) => this.createLocked(q, merchantId, [input]));
     } catch (err) {
-      if (err instanceof CheckConstraintViolationException) {
+      if (sqlState(err) === CHECK_VIOLATION) {
         const b = await merchantBalance(this.deps.orm.em.fork(), merchantId);
         throw insufficient(input.amount, b.available);
       }
       // A concurrent request with the same reference won: answer with that withdrawal (200).
-      if (err instanceof UniqueConstraintViolationException && input.reference !== null) {
+      if (sqlState(err) === UNIQUE_VIOLATION && input.reference !== null) {
         const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference: input.reference });
         if (existing) return { row: existing, created: false, snapshot: null };
       }
       throw err;
     }
-    this.adoptCreated([outcome]);
+    const [outcome] = (await this.committed(merchantId, locked)) as [BatchOutcome<Created>];
     if (!outcome.ok) throw outcome.error;
     return outcome.value;
   }
 
-  /** Actors start only for rows that were committed. */
-  private adoptCreated(outcomes: readonly BatchOutcome<Created>[]): void {
-    for (const o of outcomes) if (o.ok && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
+  /**
+   * After COMMIT: actors start for the rows created (first, whatever happens next), then a
+   * reference found already stored answers with that withdrawal as stored now (loaded only for
+   * such repeats; a failure to load it fails that caller alone).
+   */
+  private async committed(merchantId: string, locked: readonly LockedOutcome[]): Promise<BatchOutcome<Created>[]> {
+    for (const o of locked) if (o.ok && 'row' in o.value && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
+    return Promise.all(
+      locked.map(async (o): Promise<BatchOutcome<Created>> => {
+        if (!o.ok || 'row' in o.value) return o as BatchOutcome<Created>;
+        try {
+          return { ok: true, value: { row: await this.get(o.value.stored, merchantId), created: false, snapshot: null } };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
   }
 
   /**
    * Under the merchant's lock, the inputs in order: a known reference answers with its withdrawal,
    * one the balance left by the earlier inputs cannot cover is refused (and books nothing), the rest
-   * are created with their holds. The check constraint still guards the final balance.
+   * are created with their holds. The check constraint still guards the final balance. Raw SQL on
+   * one connection (creation-sql.ts): lock, one read, one insert of rows and events, the holds.
    */
-  private async createLocked(em: EntityManager, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
-    const caps = await lockMerchantCaps(em, merchantId);
+  private async createLocked(q: Query, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<LockedOutcome[]> {
+    const caps = await lockMerchantCaps(q, merchantId);
+    if (!caps) throw new NotFoundError('merchant', merchantId);
     const references = inputs.map((i) => i.reference).filter((r): r is string => r !== null);
-    const known = new Map<string, Withdrawal>();
-    if (references.length > 0) for (const w of await em.find(Withdrawal, { merchantId, reference: { $in: references } })) known.set(w.reference!, w);
     const now = this.deps.clock.now();
     // Read after the lock was granted: this statement sees every withdrawal committed before it.
-    const usage = await usageSince(em, merchantId, new Date(now.getTime() - CAP_WINDOW_MS));
-    // Checked again under the lock: a `whitelist remove` committed since the check in create() wins.
-    const whitelistRefusal = await this.deps.whitelist.usableIn(em, merchantId, now);
-    let used = toDecimal(usage.used);
-    let available = toDecimal(usage.available);
-    const outcomes: BatchOutcome<Created>[] = [];
+    // The whitelist is checked again under the lock: a `whitelist remove` committed since the check in create() wins.
+    const state = await readUnderLock(q, merchantId, new Date(now.getTime() - CAP_WINDOW_MS), references);
+    const whitelistRefusal = this.deps.whitelist.judge(state.whitelist, now);
+    const known = new Map<string, { stored: string } | Withdrawal>();
+    for (const [reference, uuid] of state.known) known.set(reference, { stored: uuid });
+    let used = toDecimal(state.used);
+    let available = toDecimal(state.available);
+    const outcomes: LockedOutcome[] = [];
     const holds: JournalInput[] = [];
     const rows: Withdrawal[] = [];
+    const snapshots: string[] = [];
     for (const input of inputs) {
       const existing = input.reference === null ? undefined : known.get(input.reference);
       if (existing) {
-        outcomes.push({ ok: true, value: { row: existing, created: false, snapshot: null } });
+        outcomes.push({ ok: true, value: existing instanceof Withdrawal ? { row: existing, created: false, snapshot: null } : existing });
         continue;
       }
       const refused = whitelistRefusal(input.network, input.address);
@@ -210,22 +239,22 @@ export class Withdrawals {
       const review = needsReview({ amount: input.amount, perWithdrawal: caps.perWithdrawal, daily: caps.daily, usedLast24h: formatAmount(used) });
       available = available.minus(amount);
       used = used.plus(amount);
-      const { row, snapshot } = this.newWithdrawal(merchantId, input, review, now);
-      em.persist(row);
+      const { row, snapshot, snapshotJson } = this.newWithdrawal(merchantId, input, review, now);
       rows.push(row);
+      snapshots.push(snapshotJson);
       if (input.reference !== null) known.set(input.reference, row);
       holds.push({ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(merchantId, input.amount) });
       outcomes.push({ ok: true, value: { row, created: true, snapshot } });
     }
     if (rows.length === 0) return outcomes;
-    await em.flush();
+    await this.deps.beforeInsert?.(q, rows);
+    await insertWithdrawals(q, rows, snapshots, rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now)));
     // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
-    await postJournals(em, holds, now);
-    for (const row of rows) await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
+    await postJournalsSql(q, holds, now);
     return outcomes;
   }
 
-  private newWithdrawal(merchantId: string, input: CreateWithdrawalInput, review: boolean, now: Date): { row: Withdrawal; snapshot: unknown } {
+  private newWithdrawal(merchantId: string, input: CreateWithdrawalInput, review: boolean, now: Date): { row: Withdrawal; snapshot: unknown; snapshotJson: string } {
     const uuid = randomUUID();
     const network = input.network;
     const context = createWithdrawalContext({
@@ -237,11 +266,12 @@ export class Withdrawals {
       review,
       pollIntervalMs: this.deps.pollIntervalMs,
     });
-    const snapshot = this.deps.actors.initialSnapshot(context);
+    const snapshotJson = this.deps.actors.initialSnapshotJson(context);
+    const snapshot = JSON.parse(snapshotJson) as unknown;
     const row = new Withdrawal(uuid, merchantId, context.status, network.code, input.address, input.amount, input.networkFee, input.netPayout, now);
     row.reference = input.reference;
     row.actorSnapshot = snapshot;
-    return { row, snapshot };
+    return { row, snapshot, snapshotJson };
   }
 
   async get(uuid: string, merchantId: string | null): Promise<Withdrawal> {

@@ -1,0 +1,275 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import pino from 'pino';
+import { DaemonClock } from '../../src/actors/daemon-clock';
+import { insertWithdrawals } from '../../src/actors/withdrawals/creation-sql';
+import { persistedInitialSnapshot, WithdrawalActors } from '../../src/actors/withdrawals/withdrawal-actors';
+import { holdLines, holdReference } from '../../src/actors/withdrawals/withdrawal-ledger';
+import { toRestWithdrawal, withdrawalView } from '../../src/actors/withdrawals/withdrawal-view';
+import { rolledBack, Withdrawals } from '../../src/actors/withdrawals/withdrawals';
+import { Whitelist } from '../../src/actors/withdrawals/whitelist';
+import { createAddressCodec } from '../../src/chains/codecs';
+import { DevnetAdapter } from '../../src/chains/devnet/adapter';
+import type { ChainAdapter } from '../../src/chains/types';
+import { ValidationError } from '../../src/domain/errors';
+import type { NetworkCode, NetworkSettings } from '../../src/domain/networks';
+import { createWithdrawalContext, type WithdrawalMachineContext } from '../../src/domain/withdrawal-context';
+import { SecretBox } from '../../src/security/secret-box';
+import { Withdrawal } from '../../src/store/entities';
+import { openDatabase } from '../../src/store/orm';
+import { RawSql, type Query } from '../../src/store/raw-sql';
+import { merchantBalance, postJournal, postJournals, postJournalsSql } from '../../src/store/repos/ledger';
+import { MerchantsRepo } from '../../src/store/repos/merchants';
+import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
+import { withdrawalEvents, writeWithdrawalEvents } from '../../src/webhooks/outbox';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { addressOf, DAY_S, expectLedgerExact } from './support';
+
+type Row = Record<string, unknown>;
+
+/**
+ * The creating transaction on raw SQL (creation-sql.ts, postJournalsSql): the rows it writes are
+ * the rows the EntityManager path wrote (persist + flush, postJournals, writeWithdrawalEvents), and
+ * a batch the database refuses (by SQLSTATE) still gives every caller its own answer.
+ */
+describe('creating withdrawals on raw SQL', () => {
+  let db: TestDatabase;
+  let orm: MikroORM;
+  let sql: RawSql;
+  let clock: DaemonClock;
+  let chain: DevnetAdapter;
+  let actors: WithdrawalActors;
+  let whitelist: Whitelist;
+  let withdrawals: Withdrawals;
+  let network: NetworkSettings;
+  /** Runs in the creating transaction before its rows are inserted (Withdrawals' beforeInsert). */
+  let hook: ((q: Query, rows: readonly Withdrawal[]) => Promise<void>) | null = null;
+  const payee = addressOf('TRC20', 'raw-creation-payee');
+
+  async function newMerchant(name: string, fund: string, caps?: { per: string; daily: string }): Promise<string> {
+    const em = orm.em.fork();
+    const created = await new MerchantsRepo(new SecretBox(randomBytes(32))).create(em, { name, webhookUrl: null, platformFeePercent: '1' }, clock.now());
+    const merchantId = created.merchant.id;
+    if (caps) await em.execute('update merchants set cap_per_withdrawal = ?, cap_daily = ? where id = ?', [caps.per, caps.daily, merchantId]);
+    await em.transactional((tx) => postJournal(tx, `test:${merchantId}:fund`, 'test', [{ account: 'chain:TRC20:deposits', amount: `-${fund}` }, { account: `merchant:${merchantId}:available`, amount: fund }], clock.now()));
+    await whitelist.add(merchantId, network, payee, 'operator');
+    return merchantId;
+  }
+
+  /** Another daemon's work, committed on its own connection while the creating transaction is open. */
+  async function debitElsewhere(merchantId: string, amount: string): Promise<void> {
+    await orm.em.fork().transactional((tx) => postJournal(tx, `test:${randomUUID()}:debit`, 'test', [{ account: `merchant:${merchantId}:available`, amount: `-${amount}` }, { account: 'chain:TRC20:deposits', amount }], clock.now()));
+  }
+
+  /** A withdrawal committed the way the EntityManager path did it (row, hold, event in one transaction). */
+  async function createThroughOrm(row: Withdrawal, snapshot: unknown, now: Date): Promise<void> {
+    row.actorSnapshot = snapshot;
+    await orm.em.fork().transactional(async (em) => {
+      em.persist(row);
+      await em.flush();
+      await postJournals(em, [{ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(row.merchantId, row.amount) }], now);
+      await writeWithdrawalEvents(em, row, [`withdrawal.${row.status}`], now);
+    });
+  }
+
+  const q = <T = Row>(text: string, values: unknown[] = []) => orm.em.fork().execute<T[]>(text, values);
+  /** Every column of a table row, as PostgreSQL holds it (jsonb text for comparison). */
+  const rowOf = async (table: string, where: string, values: unknown[]): Promise<Row[]> => (await q<{ r: Row }>(`select to_jsonb(t.*) as r from ${table} t where ${where}`, values)).map((x) => x.r);
+
+  /** The stored rows of one withdrawal: its row, its hold journal and entries, its outbox events; ids replaced by the same placeholders. */
+  async function storedWithdrawal(uuid: string, reference: string | null): Promise<unknown> {
+    const [journal] = await rowOf('journals', 'reference = ?', [holdReference(uuid)]);
+    const entries = await rowOf('ledger_entries', 'journal_id = ?', [journal!.id]);
+    const events = await rowOf('outbox_events', "aggregate_id = ? and aggregate_type = 'withdrawal'", [uuid]);
+    let text = JSON.stringify({
+      row: await rowOf('withdrawals', 'uuid = ?', [uuid]),
+      journal: { ...journal, id: 'J' },
+      entries: entries.map((e): Row => ({ ...e, id: 'E', journal_id: 'J' })).sort((a, b) => String(a.account).localeCompare(String(b.account))),
+      events: events.map((e) => ({ ...e, seq: 'S', body: JSON.parse(String(e.body)) as Row })),
+    });
+    for (const e of events) text = text.split(String(e.id)).join('EVT');
+    text = text.split(uuid).join('UUID');
+    if (reference !== null) text = text.split(JSON.stringify(reference)).join('"REF"');
+    return JSON.parse(text);
+  }
+
+  function newRow(merchantId: string, status: 'review' | 'processing', now: Date, reference: string | null): { row: Withdrawal; context: WithdrawalMachineContext } {
+    const uuid = randomUUID();
+    const context = createWithdrawalContext({ uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: status === 'review', pollIntervalMs: 50 });
+    const row = new Withdrawal(uuid, merchantId, context.status, 'TRC20', payee, '5.5', '1', '4.5', now);
+    row.reference = reference;
+    return { row, context };
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cp_wdraw');
+    orm = await openDatabase({ clientUrl: db.url });
+    sql = new RawSql(orm);
+    clock = new DaemonClock();
+    chain = new DevnetAdapter({ network: 'TRC20', codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }), clock, blockIntervalMs: 0, finalityDepth: 3 });
+    await chain.init();
+    const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
+    const logger = pino({ level: 'silent' });
+    actors = new WithdrawalActors({ orm, logger, clock, adapters, writeOutbox: (em, row, types) => writeWithdrawalEvents(em, row, types, clock.now()) });
+    whitelist = new Whitelist({ orm, clock, adapters });
+    const beforeInsert = async (tx: Query, rows: readonly Withdrawal[]) => {
+      await hook?.(tx, rows);
+    };
+    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, beforeInsert, pollIntervalMs: 50 });
+    const repo = new NetworkSettingsRepo(() => new Map());
+    await repo.seed(orm.em.fork(), [{ code: 'TRC20', enabled: true, buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '1', requiredConfirmations: 3 }], clock.now());
+    network = (await repo.get(orm.em.fork(), 'TRC20'))!;
+    await newMerchant('warm-up', '1');
+  });
+  afterEach(() => {
+    hook = null;
+  });
+  afterAll(async () => {
+    await actors?.stop();
+    await chain?.close();
+    await orm?.close();
+    await db?.drop();
+  });
+
+  it.each(['processing', 'review'] as const)('a %s withdrawal written with raw SQL is stored exactly as the EntityManager path stored it: row, hold journal and entries, outbox event, balance', async (status) => {
+    const viaSql = await newMerchant(`raw ${status}`, '100');
+    const viaOrm = await newMerchant(`orm ${status}`, '100');
+    const now = clock.now();
+    const a = newRow(viaSql, status, now, `ref-${status}`);
+    const b = newRow(viaOrm, status, now, `ref-${status}`);
+    const snapshotA = persistedInitialSnapshot(a.context, clock);
+    a.row.actorSnapshot = snapshotA;
+    await sql.transaction(async (tx) => {
+      await insertWithdrawals(tx, [a.row], [JSON.stringify(snapshotA)], withdrawalEvents(a.row, [`withdrawal.${status}`], now));
+      await postJournalsSql(tx, [{ reference: holdReference(a.row.uuid), kind: 'withdrawal_hold', lines: holdLines(viaSql, a.row.amount) }], now);
+    });
+    await createThroughOrm(b.row, persistedInitialSnapshot(b.context, clock), now);
+
+    const stored = async (row: Withdrawal) => JSON.stringify(await storedWithdrawal(row.uuid, row.reference)).split(row.merchantId).join('MERCHANT');
+    expect(await stored(a.row)).toEqual(await stored(b.row));
+    const balances = await rowOf('merchant_balances', 'merchant_id in (?, ?)', [viaSql, viaOrm]);
+    expect(balances.map((x) => ({ ...x, merchant_id: 'M' }))).toEqual([balances[0]!, balances[0]!].map((x) => ({ ...x, merchant_id: 'M' })));
+    expect(await merchantBalance(orm.em.fork(), viaSql)).toEqual({ available: '94.5', held: '5.5' });
+
+    // Loaded through the EntityManager, the two rows are the same entity but for their keys.
+    const load = (uuid: string) => orm.em.fork().findOneOrFail(Withdrawal, { uuid }, { populate: ['actorSnapshot', 'signedRaw'] as never });
+    const [la, lb] = [await load(a.row.uuid), await load(b.row.uuid)];
+    const plain = (w: Withdrawal) => JSON.parse(JSON.stringify({ ...w }).split(w.uuid).join('U').split(w.merchantId).join('M')) as unknown;
+    expect(plain(la)).toEqual(plain(lb));
+    await expectLedgerExact(orm);
+  });
+
+  it('Withdrawals.create stores what it returns: the row as the EntityManager loads it, the real actor snapshot, the event with the REST object', async () => {
+    const merchantId = await newMerchant('end to end', '100', { per: '1', daily: '5000' }); // above the cap: stays in review
+    clock.advance(DAY_S * 1000);
+    const { row, created } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '7.25', reference: 'e2e-1' }, [network]);
+    expect(created).toBe(true);
+    expect(row.status).toBe('review');
+    const loaded = await orm.em.fork().findOneOrFail(Withdrawal, { uuid: row.uuid }, { populate: ['actorSnapshot'] as never });
+    expect(withdrawalView(loaded)).toEqual(withdrawalView(row));
+    expect(loaded.version).toBe(1);
+    expect(loaded.open).toBe(true);
+    const context = createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '6.25', requiredConfirmations: 3, review: true, pollIntervalMs: 50 });
+    expect(loaded.actorSnapshot).toEqual(persistedInitialSnapshot(context, clock));
+    const [event] = await q<{ body: string; type: string; created_at: string }>(`select body, type, created_at::text from outbox_events where aggregate_id = ?`, [row.uuid]);
+    const body = JSON.parse(event!.body) as Row;
+    expect(body).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{24}$/), type: 'withdrawal.review', created_at: row.createdAt.toISOString(), data: toRestWithdrawal(withdrawalView(loaded)) });
+    // A repeat of the reference answers with the original (200), nothing new stored.
+    const again = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '9', reference: 'e2e-1' }, [network]);
+    expect({ uuid: again.row.uuid, created: again.created }).toEqual({ uuid: row.uuid, created: false });
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '92.75', held: '7.25' });
+  });
+
+  it('rolledBack decides by SQLSTATE and DomainError, never by the message', () => {
+    for (const code of ['23505', '23514', '40001', '40P01']) expect(rolledBack(Object.assign(new Error('x'), { code }))).toBe(true);
+    expect(rolledBack(new ValidationError('insufficient_balance', 'no'))).toBe(true);
+    expect(rolledBack(new Error('duplicate key value violates unique constraint "withdrawals_merchant_reference_unique"'))).toBe(false);
+    expect(rolledBack(new Error('new row for relation "merchant_balances" violates check constraint'))).toBe(false);
+    expect(rolledBack(Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined }))).toBe(false);
+    expect(rolledBack(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(false);
+    expect(rolledBack(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(false);
+  });
+
+  /** `n` creations of the merchant queued as one batch behind a first one whose transaction is held open. */
+  async function batchBehindGate(merchantId: string, first: Record<string, unknown>, rest: Record<string, unknown>[], inject: (tx: Query, rows: readonly Withdrawal[]) => Promise<void>) {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    hook = async (tx, rows) => {
+      if (calls++ === 0) return gate;
+      return inject(tx, rows);
+    };
+    const create = (body: Record<string, unknown>) => withdrawals.create(merchantId, { network: 'TRC20', address: payee, ...body }, [network]).then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
+    const firstDone = create(first);
+    await new Promise((r) => setTimeout(r, 100));
+    const pending = rest.map(create);
+    await new Promise((r) => setTimeout(r, 300)); // all past their checks, queued for the next batch
+    release();
+    expect((await firstDone).ok).toBe(true);
+    return { outcomes: await Promise.all(pending), calls: () => calls };
+  }
+
+  it('a batch refused with a unique violation (23505: the reference committed meanwhile elsewhere) is created one by one: the repeat answers with the original, the others are created', async () => {
+    const merchantId = await newMerchant('unique race', '100');
+    clock.advance(DAY_S * 1000);
+    let stolen: Withdrawal | null = null;
+    const { outcomes } = await batchBehindGate(merchantId, { amount: '5' }, [{ amount: '6', reference: 'u-1' }, { amount: '7', reference: 'u-2' }, { amount: '8' }], async (_tx, rows) => {
+      if (stolen || !rows.some((r) => r.reference === 'u-2')) return;
+      // Committed on another connection while the batch is open, the EntityManager way.
+      const { row } = newRow(merchantId, 'processing', clock.now(), 'u-2');
+      row.status = 'review'; // stays put: nothing pays it out in this test
+      stolen = row;
+      await createThroughOrm(row, persistedInitialSnapshot(createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: true, pollIntervalMs: 50 }), clock), clock.now());
+    });
+    expect(stolen).not.toBeNull();
+    expect(outcomes.map((o) => (o.ok ? { created: o.v.created, amount: o.v.row.amount } : o.e))).toEqual([
+      { created: true, amount: '6' },
+      { created: false, amount: expect.stringMatching(/^5\.5/) }, // the original, as stored
+      { created: true, amount: '8' },
+    ]);
+    const second = outcomes[1]!;
+    expect(second.ok && second.v.row.uuid).toBe(stolen!.uuid);
+    const rows = await q<{ amount: string; reference: string | null }>('select amount::float8::text as amount, reference from withdrawals where merchant_id = ? order by amount', [merchantId]);
+    expect(rows).toEqual([{ amount: '5', reference: null }, { amount: '5.5', reference: 'u-2' }, { amount: '6', reference: 'u-1' }, { amount: '8', reference: null }]);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '75.5', held: '24.5' });
+    await expectLedgerExact(orm);
+  });
+
+  it('a batch refused with a check violation (23514: the balance was spent meanwhile elsewhere) is created one by one: what the balance covers is created, the rest gets insufficient_balance', async () => {
+    const merchantId = await newMerchant('check race', '100');
+    clock.advance(DAY_S * 1000);
+    let debited = false;
+    const { outcomes } = await batchBehindGate(merchantId, { amount: '5' }, [{ amount: '30' }, { amount: '40' }, { amount: '10' }], async () => {
+      if (debited) return;
+      debited = true;
+      await debitElsewhere(merchantId, '50'); // 95 - 50 = 45 left: the batch's 80 would overdraw
+    });
+    expect(debited).toBe(true);
+    expect(outcomes.map((o) => (o.ok ? o.v.row.amount : (o.e as ValidationError).code))).toEqual(['30', 'insufficient_balance', '10']);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '5', held: '45' });
+    await expectLedgerExact(orm);
+  });
+
+  it('a single creation refused by the database: 23514 answers insufficient_balance with the balance now, 23505 on its reference answers with the original (200)', async () => {
+    const merchantId = await newMerchant('single races', '100');
+    clock.advance(DAY_S * 1000);
+    let injected = 0;
+    hook = async () => {
+      if (injected++ === 0) await debitElsewhere(merchantId, '90');
+    };
+    await expect(withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '20' }, [network])).rejects.toMatchObject({ code: 'insufficient_balance', details: { available: '10' } });
+    expect(injected).toBe(1); // not retried: refused for good
+
+    let original: Withdrawal | null = null;
+    hook = async (_tx, rows) => {
+      if (original) return;
+      const { row } = newRow(merchantId, 'review', clock.now(), rows[0]!.reference);
+      original = row;
+      await createThroughOrm(row, persistedInitialSnapshot(createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: true, pollIntervalMs: 50 }), clock), clock.now());
+    };
+    const repeat = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '2', reference: 'single-1' }, [network]);
+    expect({ uuid: repeat.row.uuid, created: repeat.created }).toEqual({ uuid: original!.uuid, created: false });
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '4.5', held: '5.5' });
+    await expectLedgerExact(orm);
+  });
+});
