@@ -37,6 +37,7 @@ export class FakeDaemon {
   readonly health = new HealthImplementation({ '': 'SERVING' });
   readonly #responders = new Map<string, Responder>();
   readonly #server = new grpc.Server();
+  readonly #relay = new Relay(createLogger('silent', 'fake-daemon'));
   address = '';
   constructor(private readonly options: { relay?: boolean } = {}) {}
 
@@ -48,7 +49,7 @@ export class FakeDaemon {
 
   /** On an ephemeral port unless `port` is given (a daemon coming back where it was). */
   async start(port = 0): Promise<this> {
-    const relay = new Relay(createLogger('silent', 'fake-daemon'));
+    const relay = this.#relay;
     for (const service of SERVICES) {
       const impl: grpc.UntypedServiceImplementation = {};
       for (const [key, def] of Object.entries(service)) {
@@ -67,6 +68,11 @@ export class FakeDaemon {
     );
     this.address = `127.0.0.1:${bound}`;
     return this;
+  }
+
+  /** What the daemon's shutdown does first (src/grpc/server.ts): relay streams end once idle. */
+  drainRelay(): void {
+    this.#relay.drain();
   }
 
   stop(): void {

@@ -79,6 +79,29 @@ describe('relay stream between gateway and daemon', () => {
     }
   });
 
+  it('at daemon shutdown a call in flight still gets its answer; calls after it are 503 until the daemon is back', async () => {
+    const h = await startHarness();
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      h.daemon.on('GetInvoice', async (req: { uuid: string }) => {
+        if (req.uuid === uuidOf(1)) await gate;
+        return invoiceFixture({ uuid: req.uuid });
+      });
+      const inFlight = send(h.port, { path: `/v1/invoices/${uuidOf(1)}`, headers: signed() });
+      while (h.daemon.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+      h.daemon.drainRelay();
+      const refused = await send(h.port, { path: `/v1/invoices/${uuidOf(2)}`, headers: signed() });
+      expect([refused.status, refused.json().error.code]).toEqual([503, 'service_unavailable']);
+      release();
+      const res = await inFlight;
+      expect([res.status, res.json().uuid]).toEqual([200, uuidOf(1)]);
+      expect(h.daemon.calls.map((c) => c.request.uuid)).toEqual([uuidOf(1)]);
+    } finally {
+      await h.stop();
+    }
+  });
+
   it('a call the daemon does not answer in time is 504 timeout, and the stream keeps serving others', async () => {
     const h = await startHarness({ grpcDeadlineMs: 300 });
     try {
