@@ -62,24 +62,26 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const log = logger.child({ request_id: requestId });
+    // A child logger only when something goes wrong: the request line is logged with the id as a field.
+    let child: Logger | undefined;
+    const log = (): Logger => (child ??= logger.child({ request_id: requestId }));
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
     const started = process.hrtime.bigint();
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const level = pathname.startsWith('/v1/') ? 'info' : 'debug';
-      log[level]({ method: req.method, path: pathname, status: res.statusCode, ms }, 'http request');
+      logger[level]({ request_id: requestId, method: req.method, path: pathname, status: res.statusCode, ms }, 'http request');
     });
     try {
       await dispatch(req, res, pathname, requestId);
     } catch (err) {
-      if ((res.destroyed || req.socket.destroyed) && !(err instanceof HttpError)) return log.debug({ err }, 'client went away');
+      if ((res.destroyed || req.socket.destroyed) && !(err instanceof HttpError)) return log().debug({ err }, 'client went away');
       const httpError = toHttpError(err);
       if (httpError.status === 500) {
-        log.error({ err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'internal error');
+        log().error({ err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'internal error');
       } else if (isServiceError(err)) {
-        log.info({ grpc_code: err.code, code: httpError.code }, 'daemon refused');
+        log().info({ grpc_code: err.code, code: httpError.code }, 'daemon refused');
       }
       sendError(res, httpError, requestId, closing !== undefined || httpError.status === 413);
     }
