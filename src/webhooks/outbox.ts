@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
 import { invoiceView, toRestInvoice } from '../actors/invoices/invoice-view';
 import { toRestWithdrawal, withdrawalView } from '../actors/withdrawals/withdrawal-view';
@@ -43,4 +44,44 @@ export function withdrawalEvents(row: Withdrawal, types: readonly string[], now:
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
     return new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now);
   });
+}
+
+/** The columns of a new outbox row, in the order outboxEventsSource produces them. */
+export const OUTBOX_INSERT = 'insert into outbox_events (id, merchant_id, aggregate_type, aggregate_id, type, body, status, attempts, next_attempt_at, delivered_at, target_url, created_at)';
+
+/**
+ * A SELECT of the events' rows from arrays (parameters $first .. $first+11, see
+ * outboxEventsParams), in their order: seq follows it as with a flush of persisted events.
+ */
+export function outboxEventsSource(first: number): string {
+  const p = (i: number) => `$${first + i}`;
+  return `select e.id, e.merchant_id, e.aggregate_type, e.aggregate_id, e.type, e.body, e.status, e.attempts, e.next_attempt_at, e.delivered_at, e.target_url, e.created_at
+       from unnest(${p(0)}::text[], ${p(1)}::uuid[], ${p(2)}::text[], ${p(3)}::uuid[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::int[], ${p(8)}::timestamptz[], ${p(9)}::timestamptz[], ${p(10)}::text[], ${p(11)}::timestamptz[])
+         with ordinality as e(id, merchant_id, aggregate_type, aggregate_id, type, body, status, attempts, next_attempt_at, delivered_at, target_url, created_at, n)
+      order by e.n`;
+}
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export function outboxEventsParams(events: readonly OutboxEvent[]): unknown[] {
+  return [
+    events.map((e) => e.id),
+    events.map((e) => e.merchantId),
+    events.map((e) => e.aggregateType),
+    events.map((e) => e.aggregateId),
+    events.map((e) => e.type),
+    events.map((e) => e.body),
+    events.map((e) => e.status),
+    events.map((e) => e.attempts),
+    events.map((e) => iso(e.nextAttemptAt)),
+    events.map((e) => iso(e.deliveredAt)),
+    events.map((e) => e.targetUrl),
+    events.map((e) => iso(e.createdAt)),
+  ];
+}
+
+/** Events written on a raw connection inside the caller's transaction (RawSql.transaction): the rows a flush would insert. */
+export async function insertOutboxEventsSql(q: Query, events: readonly OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await q(`${OUTBOX_INSERT} ${outboxEventsSource(1)}`, outboxEventsParams(events), 'chainpay_outbox_insert');
 }

@@ -1,6 +1,7 @@
 import type { Query } from '../../store/raw-sql';
 import type { OutboxEvent, Withdrawal } from '../../store/entities';
 import { canonicalDecimal } from '../../store/repos/network-settings';
+import { OUTBOX_INSERT, outboxEventsParams, outboxEventsSource } from '../../webhooks/outbox';
 import type { UsableRow } from './whitelist';
 
 /**
@@ -9,6 +10,27 @@ import type { UsableRow } from './whitelist';
  * server-side). In order: the merchant's lock, one read of everything judged under it, one insert
  * of the rows and their outbox events, then the holds (postJournalsSql, two statements).
  */
+
+const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+
+export type WhitelistRows = readonly (UsableRow & { readonly network: string })[];
+
+const WHITELIST_ROWS = `(select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
+               from withdrawal_whitelist where merchant_id = $1 and removed_at is null)`;
+
+/**
+ * Before a request is queued for its merchant's lock, one statement on the pool: the withdrawal
+ * that already has this reference (a repeat answers with it), and the merchant's active whitelist
+ * rows (a refusal needs no lock; the batch checks again under the lock).
+ */
+export async function readBeforeLock(query: Query, merchantId: string, reference: string | null): Promise<{ known: string | null; whitelist: WhitelistRows }> {
+  const [row] = await query<{ known: string | null; whitelist: unknown }>(
+    `select (select uuid::text from withdrawals where merchant_id = $1 and reference = $2) as known, ${WHITELIST_ROWS} as whitelist`,
+    [merchantId, reference],
+    'chainpay_wd_before_lock',
+  );
+  return { known: row!.known, whitelist: parseJson<WhitelistRows>(row!.whitelist) };
+}
 
 /** Serializes creations per merchant (the row lock, until commit) and reads its caps; null for an unknown merchant. */
 export async function lockMerchantCaps(q: Query, merchantId: string): Promise<{ perWithdrawal: string; daily: string } | null> {
@@ -25,12 +47,10 @@ export interface UnderLock {
   readonly used: string;
   readonly available: string;
   /** The merchant's active whitelist rows, every network. */
-  readonly whitelist: readonly (UsableRow & { readonly network: string })[];
+  readonly whitelist: WhitelistRows;
   /** reference -> uuid of the merchant's withdrawals with one of `references`. */
   readonly known: ReadonlyMap<string, string>;
 }
-
-const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 /**
  * Must be its own statement, after the lock: a statement's snapshot is taken when it starts, so
@@ -42,8 +62,7 @@ export async function readUnderLock(q: Query, merchantId: string, since: Date, r
   const [row] = await q<{ used: string; available: string | null; whitelist: unknown; known: unknown }>(
     `select (select coalesce(sum(amount), 0) from withdrawals where merchant_id = $1 and created_at > $2::timestamptz and status not in ('rejected', 'failed'))::text as used,
             (select available from merchant_balances where merchant_id = $1)::text as available,
-            (select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
-               from withdrawal_whitelist where merchant_id = $1 and removed_at is null) as whitelist,
+            ${WHITELIST_ROWS} as whitelist,
             (select coalesce(json_agg(json_build_object('reference', reference, 'uuid', uuid)), '[]')
                from withdrawals where merchant_id = $1 and reference = any($3::text[])) as known`,
     [merchantId, since.toISOString(), references],
@@ -53,13 +72,24 @@ export async function readUnderLock(q: Query, merchantId: string, since: Date, r
   return {
     used: canonicalDecimal(row!.used),
     available: canonicalDecimal(row!.available ?? '0'),
-    whitelist: parseJson<(UsableRow & { network: string })[]>(row!.whitelist),
+    whitelist: parseJson<WhitelistRows>(row!.whitelist),
     known: new Map(known.map((k) => [k.reference, k.uuid])),
   };
 }
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
+
+const INSERT_WITHDRAWALS = `with inserted as (
+       insert into withdrawals (uuid, merchant_id, reference, status, network, address, amount, network_fee, net_payout, tx_hash, signed_raw, signed_meta,
+                                confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version)
+       select w.* from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::numeric[], $9::numeric[], $10::text[], $11::text[], $12::jsonb[],
+                              $13::int[], $14::text[], $15::text[], $16::timestamptz[], $17::boolean[], $18::jsonb[], $19::timestamptz[], $20::timestamptz[], $21::int[])
+         as w(uuid, merchant_id, reference, status, network, address, amount, network_fee, net_payout, tx_hash, signed_raw, signed_meta,
+              confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version)
+     )
+     ${OUTBOX_INSERT}
+     ${outboxEventsSource(22)}`;
 
 /**
  * The new rows (every column of the entity, as MikroORM would write them) and their outbox events,
@@ -68,19 +98,7 @@ const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined
  */
 export async function insertWithdrawals(q: Query, rows: readonly Withdrawal[], snapshots: readonly string[], events: readonly OutboxEvent[]): Promise<void> {
   await q(
-    `with inserted as (
-       insert into withdrawals (uuid, merchant_id, reference, status, network, address, amount, network_fee, net_payout, tx_hash, signed_raw, signed_meta,
-                                confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version)
-       select w.* from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::numeric[], $9::numeric[], $10::text[], $11::text[], $12::jsonb[],
-                              $13::int[], $14::text[], $15::text[], $16::timestamptz[], $17::boolean[], $18::jsonb[], $19::timestamptz[], $20::timestamptz[], $21::int[])
-         as w(uuid, merchant_id, reference, status, network, address, amount, network_fee, net_payout, tx_hash, signed_raw, signed_meta,
-              confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version)
-     )
-     insert into outbox_events (id, merchant_id, aggregate_type, aggregate_id, type, body, status, attempts, next_attempt_at, delivered_at, target_url, created_at)
-     select e.id, e.merchant_id, e.aggregate_type, e.aggregate_id, e.type, e.body, e.status, e.attempts, e.next_attempt_at, e.delivered_at, e.target_url, e.created_at
-       from unnest($22::text[], $23::uuid[], $24::text[], $25::uuid[], $26::text[], $27::text[], $28::text[], $29::int[], $30::timestamptz[], $31::timestamptz[], $32::text[], $33::timestamptz[])
-         with ordinality as e(id, merchant_id, aggregate_type, aggregate_id, type, body, status, attempts, next_attempt_at, delivered_at, target_url, created_at, n)
-      order by e.n`,
+    INSERT_WITHDRAWALS,
     [
       rows.map((r) => r.uuid),
       rows.map((r) => r.merchantId),
@@ -103,18 +121,7 @@ export async function insertWithdrawals(q: Query, rows: readonly Withdrawal[], s
       rows.map((r) => iso(r.createdAt)),
       rows.map((r) => iso(r.updatedAt)),
       rows.map((r) => r.version),
-      events.map((e) => e.id),
-      events.map((e) => e.merchantId),
-      events.map((e) => e.aggregateType),
-      events.map((e) => e.aggregateId),
-      events.map((e) => e.type),
-      events.map((e) => e.body),
-      events.map((e) => e.status),
-      events.map((e) => e.attempts),
-      events.map((e) => iso(e.nextAttemptAt)),
-      events.map((e) => iso(e.deliveredAt)),
-      events.map((e) => e.targetUrl),
-      events.map((e) => iso(e.createdAt)),
+      ...outboxEventsParams(events),
     ],
     'chainpay_wd_insert',
   );

@@ -15,7 +15,7 @@ import { withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import { KeyedBatches, type BatchOutcome } from './keyed-batches';
-import { insertWithdrawals, lockMerchantCaps, readUnderLock } from './creation-sql';
+import { insertWithdrawals, lockMerchantCaps, readBeforeLock, readUnderLock } from './creation-sql';
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors, type WithdrawalOutboxWriter } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
@@ -108,15 +108,14 @@ export class Withdrawals {
   async create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
     if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
     const reference = parseReference(body);
-    if (reference !== null) {
-      // A repeat answers with the original whatever its body says now. Checked with one prepared
-      // statement; the entity is loaded only for a repeat.
-      const known = await this.sql.query<{ uuid: string }>('select uuid from withdrawals where merchant_id = $1 and reference = $2', [merchantId, reference], 'chainpay_withdrawal_by_reference');
-      if (known[0]) return { row: await this.get(known[0].uuid, merchantId), created: false };
-    }
+    // One prepared statement: a repeat answers with the original whatever its body says now (the
+    // entity is loaded only for a repeat); the whitelist is checked outside the merchant's lock (it
+    // needs no serialization), so the locked part stays short.
+    const before = await readBeforeLock(this.sql.query, merchantId, reference);
+    if (before.known !== null) return { row: await this.get(before.known, merchantId), created: false };
     const input = parseCreateWithdrawal(body, active, (network, address) => this.deps.adapters.get(network.code)?.isValidAddress(address) ?? false);
-    // Outside the merchant's lock (it needs no serialization), so the locked part stays short.
-    await this.deps.whitelist.requireUsable(merchantId, input.network, input.address, this.deps.clock.now());
+    const refused = this.deps.whitelist.judge(before.whitelist, this.deps.clock.now())(input.network, input.address);
+    if (refused) throw refused;
     const result = await this.batches.submit(merchantId, input);
     if (result.created) {
       this.deps.logger.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
