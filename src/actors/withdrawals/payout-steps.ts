@@ -6,6 +6,7 @@ import { ConflictError, DomainError, UnavailableError, ValidationError } from '.
 import type { NetworkCode } from '../../domain/networks';
 import { errorText, NEEDS_OPERATOR_CODES, needsOperator, type CheckPayoutOutput, type PayoutActorInput, type SignPayoutInput, type WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter, StoredNonceWallet } from '../../chains/types';
+import { RawSql, type Query } from '../../store/raw-sql';
 import { PayoutSlots } from './payout-slots';
 
 /** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
@@ -53,14 +54,20 @@ function classify(error: unknown): unknown {
  * signed and open (the status index keeps this cheap).
  */
 export async function highestStoredNonce(em: EntityManager, wallet: StoredNonceWallet): Promise<number | null> {
-  const rows = await em.execute<{ n: string | null }[]>(
-    `select max((signed_meta->>'nonce')::bigint)::text as n from withdrawals
-      where status = 'processing' and open and signed_raw is not null and lower(signed_meta->>'from') = ? and signed_meta->>'chainId' = ?`,
-    [wallet.from.toLowerCase(), String(wallet.chainId)],
-  );
-  const n = rows[0]?.n;
-  return n === null || n === undefined ? null : Number(n);
+  const rows = await em.execute<{ n: string | null }[]>(HIGHEST_STORED_NONCE.replace('$1', '?').replace('$2', '?'), [wallet.from.toLowerCase(), String(wallet.chainId)]);
+  return nonceOf(rows[0]?.n);
 }
+
+/** highestStoredNonce in a raw transaction (RawSql.transaction), as signing runs. */
+export async function highestStoredNonceSql(q: Query, wallet: StoredNonceWallet): Promise<number | null> {
+  const rows = await q<{ n: string | null }>(HIGHEST_STORED_NONCE, [wallet.from.toLowerCase(), String(wallet.chainId)], 'chainpay_payout_highest_nonce');
+  return nonceOf(rows[0]?.n);
+}
+
+const HIGHEST_STORED_NONCE = `select max((signed_meta->>'nonce')::bigint)::text as n from withdrawals
+      where status = 'processing' and open and signed_raw is not null and lower(signed_meta->>'from') = $1 and signed_meta->>'chainId' = $2`;
+
+const nonceOf = (n: string | null | undefined): number | null => (n === null || n === undefined ? null : Number(n));
 
 interface SignedRow {
   status: string;
@@ -77,9 +84,11 @@ interface SignedRow {
 export class PayoutSteps {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly slots: PayoutSlots;
+  private readonly sql: RawSql;
 
   constructor(private readonly deps: PayoutStepDeps) {
     this.slots = new PayoutSlots(deps.concurrency ?? 8);
+    this.sql = new RawSql(deps.orm);
   }
 
   actors() {
@@ -111,8 +120,9 @@ export class PayoutSteps {
   private async sign(input: SignPayoutInput): Promise<WithdrawalSignedPayout> {
     // Never sign for a state that is not committed yet (an approval whose commit may still fail).
     await this.deps.settled(input.id);
-    const signed = await this.deps.orm.em.fork().transactional(async (em) => {
-      const rows = await em.execute<SignedRow[]>('select status, tx_hash, signed_raw, signed_meta from withdrawals where uuid = ? for update', [input.id]);
+    // Raw SQL on one connection (one signing per payout step; the unit of work would cost more than the statements).
+    const signed = await this.sql.transaction(async (q) => {
+      const rows = await q<SignedRow>('select status, tx_hash, signed_raw, signed_meta from withdrawals where uuid = $1 for update', [input.id], 'chainpay_payout_lock_signed');
       const row = rows[0];
       if (!row) throw new Error(`withdrawal ${input.id} has no row`);
       const stored = storedPayout(row);
@@ -123,15 +133,15 @@ export class PayoutSteps {
       if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
       let payout: WithdrawalSignedPayout;
       try {
-        const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonce(em, wallet);
+        const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonceSql(q, wallet);
         payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, storedNonces }), this.deps.clock.now());
       } catch (error) {
         throw classify(error);
       }
       // tx_hash stays null until the broadcast (the actor's commit sets it); the signed hash is in signed_meta.
-      await em.execute('update withdrawals set signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
-        payout.raw, JSON.stringify(payout.meta), this.deps.clock.now(), input.id,
-      ]);
+      await q('update withdrawals set signed_raw = $1, signed_meta = $2::jsonb, updated_at = $3::timestamptz where uuid = $4', [
+        payout.raw, JSON.stringify(payout.meta), this.deps.clock.now().toISOString(), input.id,
+      ], 'chainpay_payout_store_signed');
       this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash }, 'payout signed and persisted');
       return payout;
     });
