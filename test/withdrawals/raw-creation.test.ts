@@ -27,6 +27,14 @@ import { addressOf, DAY_S, expectLedgerExact } from './support';
 
 type Row = Record<string, unknown>;
 
+/** The daemon clock, whose now() a test can hold still (two commits then write the same times). */
+class FreezableClock extends DaemonClock {
+  frozen: Date | null = null;
+  override now(): Date {
+    return this.frozen ? new Date(this.frozen) : super.now();
+  }
+}
+
 /**
  * The creating transaction on raw SQL (creation-sql.ts, postJournalsSql): the rows it writes are
  * the rows the EntityManager path wrote (persist + flush, postJournals, writeWithdrawalEvents), and
@@ -36,7 +44,7 @@ describe('creating withdrawals on raw SQL', () => {
   let db: TestDatabase;
   let orm: MikroORM;
   let sql: RawSql;
-  let clock: DaemonClock;
+  let clock: FreezableClock;
   let chain: DevnetAdapter;
   let actors: WithdrawalActors;
   let whitelist: Whitelist;
@@ -76,15 +84,15 @@ describe('creating withdrawals on raw SQL', () => {
   /** Every column of a table row, as PostgreSQL holds it (jsonb text for comparison). */
   const rowOf = async (table: string, where: string, values: unknown[]): Promise<Row[]> => (await q<{ r: Row }>(`select to_jsonb(t.*) as r from ${table} t where ${where}`, values)).map((x) => x.r);
 
-  /** The stored rows of one withdrawal: its row, its hold journal and entries, its outbox events; ids replaced by the same placeholders. */
+  /** The stored rows of one withdrawal: its row, its journals and their entries, its outbox events; ids replaced by the same placeholders. */
   async function storedWithdrawal(uuid: string, reference: string | null): Promise<unknown> {
-    const [journal] = await rowOf('journals', 'reference = ?', [holdReference(uuid)]);
-    const entries = await rowOf('ledger_entries', 'journal_id = ?', [journal!.id]);
-    const events = await rowOf('outbox_events', "aggregate_id = ? and aggregate_type = 'withdrawal'", [uuid]);
+    const journals = (await rowOf('journals', 'reference like ?', [`withdrawal:${uuid}:%`])).sort((a, b) => String(a.reference).localeCompare(String(b.reference)));
+    const entries = async (journalId: unknown) =>
+      (await rowOf('ledger_entries', 'journal_id = ?', [journalId])).map((e): Row => ({ ...e, id: 'E', journal_id: 'J' })).sort((a, b) => String(a.account).localeCompare(String(b.account)));
+    const events = (await rowOf('outbox_events', "aggregate_id = ? and aggregate_type = 'withdrawal'", [uuid])).sort((a, b) => Number(a.seq) - Number(b.seq));
     let text = JSON.stringify({
       row: await rowOf('withdrawals', 'uuid = ?', [uuid]),
-      journal: { ...journal, id: 'J' },
-      entries: entries.map((e): Row => ({ ...e, id: 'E', journal_id: 'J' })).sort((a, b) => String(a.account).localeCompare(String(b.account))),
+      journals: await Promise.all(journals.map(async (j) => ({ journal: { ...j, id: 'J' }, entries: await entries(j.id) }))),
       events: events.map((e) => ({ ...e, seq: 'S', body: JSON.parse(String(e.body)) as Row })),
     });
     for (const e of events) text = text.split(String(e.id)).join('EVT');
@@ -105,7 +113,7 @@ describe('creating withdrawals on raw SQL', () => {
     db = await createTestDatabase('cp_wdraw');
     orm = await openDatabase({ clientUrl: db.url });
     sql = new RawSql(orm);
-    clock = new DaemonClock();
+    clock = new FreezableClock();
     chain = new DevnetAdapter({ network: 'TRC20', codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }), clock, blockIntervalMs: 0, finalityDepth: 3 });
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
@@ -178,6 +186,33 @@ describe('creating withdrawals on raw SQL', () => {
     const again = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '9', reference: 'e2e-1' }, [network]);
     expect({ uuid: again.row.uuid, created: again.created }).toEqual({ uuid: row.uuid, created: false });
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '92.75', held: '7.25' });
+  });
+
+  it('an actor commit on raw SQL (its own changes) writes what the unit-of-work commit (with work) writes: row, release journal and entries, event', async () => {
+    const caps = { per: '1', daily: '5000' }; // above the cap: both wait in review
+    const viaSql = await newMerchant('commit raw', '50', caps);
+    const viaOrm = await newMerchant('commit orm', '50', caps);
+    clock.advance(DAY_S * 1000);
+    clock.frozen = clock.now();
+    try {
+      const a = await withdrawals.create(viaSql, { network: 'TRC20', address: payee, amount: '12.5', reference: 'commit-1' }, [network]);
+      const b = await withdrawals.create(viaOrm, { network: 'TRC20', address: payee, amount: '12.5', reference: 'commit-1' }, [network]);
+      const reject = { type: 'REJECT' as const, reason: 'not today' };
+      await actors.send(a.row.uuid, reject); // no work: raw SQL
+      await actors.send(b.row.uuid, reject, async () => undefined); // work: the EntityManager's unit of work
+      const stored = async (row: Withdrawal) => JSON.stringify(await storedWithdrawal(row.uuid, row.reference)).split(row.merchantId).join('MERCHANT');
+      const [sa, sb] = [await stored(a.row), await stored(b.row)];
+      expect(sa).toEqual(sb);
+      expect(JSON.parse(sa)).toMatchObject({ row: [{ status: 'rejected', open: false, version: 2, rejection_reason: 'not today' }], events: [{ type: 'withdrawal.review' }, { type: 'withdrawal.rejected' }] });
+      expect((JSON.parse(sa) as { journals: unknown[] }).journals).toHaveLength(2);
+      expect(await merchantBalance(orm.em.fork(), viaSql)).toEqual({ available: '50', held: '0' });
+      const balances = await rowOf('merchant_balances', 'merchant_id in (?, ?)', [viaSql, viaOrm]);
+      expect({ ...balances[0], merchant_id: 'M' }).toEqual({ ...balances[1], merchant_id: 'M' });
+      expect(actors.has(a.row.uuid) || actors.has(b.row.uuid)).toBe(false); // done: both closed
+    } finally {
+      clock.frozen = null;
+    }
+    await expectLedgerExact(orm);
   });
 
   it('rolledBack decides by SQLSTATE and DomainError, never by the message', () => {

@@ -9,9 +9,11 @@ import type { NetworkCode } from '../../domain/networks';
 import { withdrawalMachine, type WithdrawalMachineEvent } from '../../domain/withdrawal-machine';
 import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalMachineContext, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
-import { Withdrawal } from '../../store/entities';
+import { Withdrawal, type WithdrawalStatus } from '../../store/entities';
+import { RawSql, type Query } from '../../store/raw-sql';
+import { insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
-import { bookOutcome } from './withdrawal-ledger';
+import { bookOutcome, bookOutcomeSql } from './withdrawal-ledger';
 import { ActorActivity } from '../introspection/activity';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;
@@ -122,6 +124,49 @@ function snapshotTemplate(snapshot: unknown): string[] | null {
   return parts;
 }
 
+/** The columns of a withdrawal row its actor's commits read (all but the signed payout and the snapshot). */
+interface LockedRow {
+  uuid: string;
+  merchant_id: string;
+  reference: string | null;
+  status: WithdrawalStatus;
+  network: string;
+  address: string;
+  amount: string;
+  network_fee: string;
+  net_payout: string;
+  tx_hash: string | null;
+  confirmations: number;
+  rejection_reason: string | null;
+  failure_reason: string | null;
+  completed_ms: number | null;
+  open: boolean;
+  created_ms: number;
+  updated_ms: number;
+  version: number;
+}
+
+const LOCK_ROW = `select uuid::text, merchant_id::text, reference, status, network, address, amount::text, network_fee::text, net_payout::text, tx_hash, confirmations,
+         rejection_reason, failure_reason, (extract(epoch from completed_at) * 1000)::float8 as completed_ms, open,
+         (extract(epoch from created_at) * 1000)::float8 as created_ms, (extract(epoch from updated_at) * 1000)::float8 as updated_ms, version
+    from withdrawals where uuid = $1 for update`;
+
+function withdrawalOf(r: LockedRow): Withdrawal {
+  const row = new Withdrawal(r.uuid, r.merchant_id, r.status, r.network, r.address, r.amount, r.network_fee, r.net_payout, new Date(Number(r.created_ms)));
+  Object.assign(row, {
+    reference: r.reference,
+    txHash: r.tx_hash,
+    confirmations: r.confirmations,
+    rejectionReason: r.rejection_reason,
+    failureReason: r.failure_reason,
+    completedAt: r.completed_ms === null ? null : new Date(Number(r.completed_ms)),
+    open: r.open,
+    updatedAt: new Date(Number(r.updated_ms)),
+    version: r.version,
+  });
+  return row;
+}
+
 /** A poll that found nothing new (waiting → checking → waiting) is not worth a write. */
 function stateKey(actor: WithdrawalActor): string {
   const s = actor.getSnapshot();
@@ -140,6 +185,7 @@ export class WithdrawalActors {
   private readonly entries = new Map<string, Entry>();
   private readonly steps: PayoutSteps;
   private readonly machine;
+  private readonly sql: RawSql;
   /** initialSnapshotJson's templates by context shape; null: that shape is computed every time. */
   private readonly snapshotTemplates = new Map<string, string[] | null>();
   /** Emits `update` with a WithdrawalUpdate after each commit. */
@@ -152,6 +198,7 @@ export class WithdrawalActors {
     this.activity = new ActorActivity('withdrawal', () => deps.clock.now());
     this.steps = new PayoutSteps({ ...deps, settled: (uuid) => this.settled(uuid) });
     this.machine = withdrawalMachine.provide({ actors: this.steps.actors() });
+    this.sql = new RawSql(deps.orm);
   }
 
   size(): number {
@@ -307,20 +354,24 @@ export class WithdrawalActors {
     let status: string;
     let change: StatusChange | null;
     try {
-      ({ status, change } = await this.deps.orm.em.fork().transactional(async (em) => {
-        const row = await em.findOneOrFail(Withdrawal, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        const before = row.status;
-        if (work) await work(em, row);
-        this.applyContext(row, ctx);
-        await bookOutcome(em, row, now);
-        if (done) row.open = false;
-        row.actorSnapshot = persistedSnapshot;
-        row.updatedAt = now;
-        await em.flush();
-        if (row.status === before) return { status: row.status, change: null };
-        await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
-        return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
-      }));
+      // With `work` (an operator's decision: audit rows through the EntityManager) in the unit of
+      // work; the actor's own changes (payout progress, many per burst) on raw SQL, same rows.
+      ({ status, change } = work
+        ? await this.deps.orm.em.fork().transactional(async (em) => {
+            const row = await em.findOneOrFail(Withdrawal, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+            const before = row.status;
+            await work(em, row);
+            this.applyContext(row, ctx);
+            await bookOutcome(em, row, now);
+            if (done) row.open = false;
+            row.actorSnapshot = persistedSnapshot;
+            row.updatedAt = now;
+            await em.flush();
+            if (row.status === before) return { status: row.status, change: null };
+            await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
+            return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
+          })
+        : await this.sql.transaction((q) => this.commitSql(q, uuid, ctx, done, persistedSnapshot, now)));
     } catch (err) {
       this.rebuild(uuid, entry);
       throw err;
@@ -338,6 +389,32 @@ export class WithdrawalActors {
       this.entries.delete(uuid);
     }
     this.updates.emit('update', { uuid, status } satisfies WithdrawalUpdate);
+  }
+
+  /**
+   * The commit of the unit-of-work branch above without `work`, on a raw connection: the row locked
+   * and read, the same changes applied, the outcome booked (postJournalsSql), one UPDATE of what a
+   * flush would write (version + 1 as the ORM's versioning does), the event if the status changed.
+   */
+  private async commitSql(q: Query, uuid: string, ctx: WithdrawalMachineContext, done: boolean, persistedSnapshot: unknown, now: Date): Promise<{ status: string; change: StatusChange | null }> {
+    const [locked] = await q<LockedRow>(LOCK_ROW, [uuid], 'chainpay_wd_actor_lock');
+    if (!locked) throw new Error(`withdrawal ${uuid} has no row`);
+    const row = withdrawalOf(locked);
+    const before = row.status;
+    this.applyContext(row, ctx);
+    await bookOutcomeSql(q, row, now);
+    if (done) row.open = false;
+    row.actorSnapshot = persistedSnapshot;
+    row.updatedAt = now;
+    await q(
+      `update withdrawals set status = $2, tx_hash = $3, confirmations = $4, rejection_reason = $5, failure_reason = $6, completed_at = $7::timestamptz, open = $8,
+              actor_snapshot = $9::jsonb, updated_at = $10::timestamptz, version = version + 1 where uuid = $1`,
+      [uuid, row.status, row.txHash, row.confirmations, row.rejectionReason, row.failureReason, row.completedAt?.toISOString() ?? null, row.open, JSON.stringify(persistedSnapshot), now.toISOString()],
+      'chainpay_wd_actor_update',
+    );
+    if (row.status === before) return { status: row.status, change: null };
+    await insertOutboxEventsSql(q, withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now()));
+    return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
   }
 
   private applyContext(row: Withdrawal, ctx: WithdrawalMachineContext): void {

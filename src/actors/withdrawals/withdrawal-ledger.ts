@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatAmount, toDecimal } from '../../domain/decimal';
 import type { Withdrawal } from '../../store/entities';
-import { merchantAvailable, merchantHeld, postJournal, type LedgerLine } from '../../store/repos/ledger';
+import type { Query } from '../../store/raw-sql';
+import { merchantAvailable, merchantHeld, postJournals, postJournalsSql, type JournalInput, type LedgerLine } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 
 /**
@@ -49,11 +50,25 @@ export function releaseLines(merchantId: string, amount: string): LedgerLine[] {
  * completion, released on rejection or failure (a replay books nothing twice).
  */
 export async function bookOutcome(em: EntityManager, row: Withdrawal, now: Date): Promise<void> {
+  const journal = outcomeJournal(row);
+  if (journal) await postJournals(em, [journal], now);
+}
+
+/** bookOutcome on a raw connection inside the caller's transaction (RawSql.transaction). */
+export async function bookOutcomeSql(q: Query, row: Withdrawal, now: Date): Promise<void> {
+  const journal = outcomeJournal(row);
+  if (journal) await postJournalsSql(q, [journal], now);
+}
+
+/** The journal that ends the hold of a withdrawal in `row.status`, or null while it is not over. */
+function outcomeJournal(row: Withdrawal): JournalInput | null {
   const amount = canonicalDecimal(row.amount);
   if (row.status === 'completed') {
     const lines = payoutLines({ merchantId: row.merchantId, network: row.network, amount, networkFee: canonicalDecimal(row.networkFee), netPayout: canonicalDecimal(row.netPayout) });
-    await postJournal(em, payoutReference(row.uuid), 'withdrawal_payout', lines, now);
-  } else if (row.status === 'rejected' || row.status === 'failed') {
-    await postJournal(em, releaseReference(row.uuid), 'withdrawal_release', releaseLines(row.merchantId, amount), now);
+    return { reference: payoutReference(row.uuid), kind: 'withdrawal_payout', lines };
   }
+  if (row.status === 'rejected' || row.status === 'failed') {
+    return { reference: releaseReference(row.uuid), kind: 'withdrawal_release', lines: releaseLines(row.merchantId, amount) };
+  }
+  return null;
 }
