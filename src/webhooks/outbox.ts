@@ -1,4 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { EventType } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
 import { invoiceView, toRestInvoice } from '../actors/invoices/invoice-view';
@@ -84,4 +85,20 @@ export function outboxEventsParams(events: readonly OutboxEvent[]): unknown[] {
 export async function insertOutboxEventsSql(q: Query, events: readonly OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
   await q(`${OUTBOX_INSERT} ${outboxEventsSource(1)}`, outboxEventsParams(events), 'chainpay_outbox_insert');
+}
+
+/**
+ * After a raw transaction that inserted outbox events has COMMITTED: the dispatcher wakes up on
+ * OutboxEvent creations the unit of work reports (its commit watcher, an ORM subscriber), and raw
+ * SQL bypasses the unit of work. Reported here as a flush outside a transaction would report it,
+ * so these events are delivered as promptly as flushed ones, not at the next poll.
+ */
+export function announceOutboxEvents(orm: MikroORM, events: readonly OutboxEvent[]): void {
+  const first = events[0];
+  if (!first) return;
+  const em = orm.em.fork();
+  void orm.em
+    .getEventManager()
+    .dispatchEvent(EventType.afterCreate, { entity: first, em, meta: orm.getMetadata().get(OutboxEvent.name) })
+    .catch(() => undefined); // a missed wake-up only waits for the next poll
 }

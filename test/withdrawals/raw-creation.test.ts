@@ -22,7 +22,9 @@ import { merchantBalance, postJournal, postJournals, postJournalsSql } from '../
 import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
 import { withdrawalEvents, writeWithdrawalEvents } from '../../src/webhooks/outbox';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { eventually } from '../support/stack';
 import { addressOf, DAY_S, expectLedgerExact } from './support';
 
 type Row = Record<string, unknown>;
@@ -306,5 +308,24 @@ describe('creating withdrawals on raw SQL', () => {
     expect({ uuid: repeat.row.uuid, created: repeat.created }).toEqual({ uuid: original!.uuid, created: false });
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '4.5', held: '5.5' });
     await expectLedgerExact(orm);
+  });
+
+  it('events written with raw SQL wake the webhook dispatcher at once, as flushed ones do (it polls only once a minute here)', async () => {
+    const merchantId = await newMerchant('wake-up', '20', { per: '1', daily: '5000' }); // review: nothing pays it out
+    clock.advance(DAY_S * 1000);
+    const dispatcher = new WebhookDispatcher({ orm, logger: pino({ level: 'silent' }), clock, merchants: new MerchantsRepo(new SecretBox(randomBytes(32))), allowPrivateTargets: false, pollMs: 60_000 });
+    const pending = async () => Number((await q<{ n: string }>(`select count(*) as n from outbox_events where status = 'pending'`))[0]!.n);
+    const attempts = async (uuid: string) => (await q<{ type: string; attempts: number }>('select type, attempts from outbox_events where aggregate_id = ? order by seq', [uuid])).map((e) => `${e.type}:${e.attempts}`);
+    dispatcher.start();
+    try {
+      await eventually(async () => ((await pending()) === 0 ? true : undefined), 10_000, 'the outbox to be worked off once'); // the start's own pass
+      const { row } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '3' }, [network]);
+      // No webhook URL: each event is attempted once and fails for good (attempts 1), which shows it was picked up.
+      await eventually(async () => ((await attempts(row.uuid)).join() === 'withdrawal.review:1' ? true : undefined), 5_000, 'the creation event to be picked up');
+      await actors.send(row.uuid, { type: 'REJECT', reason: 'wake-up test' }); // the actor's raw commit
+      await eventually(async () => ((await attempts(row.uuid)).join() === 'withdrawal.review:1,withdrawal.rejected:1' ? true : undefined), 5_000, 'the rejection event to be picked up');
+    } finally {
+      await dispatcher.stop();
+    }
   });
 });

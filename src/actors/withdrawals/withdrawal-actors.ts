@@ -9,9 +9,9 @@ import type { NetworkCode } from '../../domain/networks';
 import { withdrawalMachine, type WithdrawalMachineEvent } from '../../domain/withdrawal-machine';
 import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalMachineContext, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
-import { Withdrawal, type WithdrawalStatus } from '../../store/entities';
+import { Withdrawal, type OutboxEvent, type WithdrawalStatus } from '../../store/entities';
 import { RawSql, type Query } from '../../store/raw-sql';
-import { insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
+import { announceOutboxEvents, insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
 import { bookOutcome, bookOutcomeSql } from './withdrawal-ledger';
 import { ActorActivity } from '../introspection/activity';
@@ -371,7 +371,7 @@ export class WithdrawalActors {
             await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
             return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
           })
-        : await this.sql.transaction((q) => this.commitSql(q, uuid, ctx, done, persistedSnapshot, now)));
+        : await this.sql.transaction((q) => this.commitSql(q, uuid, ctx, done, persistedSnapshot, now)).then((r) => (announceOutboxEvents(this.deps.orm, r.events), r)));
     } catch (err) {
       this.rebuild(uuid, entry);
       throw err;
@@ -396,7 +396,7 @@ export class WithdrawalActors {
    * and read, the same changes applied, the outcome booked (postJournalsSql), one UPDATE of what a
    * flush would write (version + 1 as the ORM's versioning does), the event if the status changed.
    */
-  private async commitSql(q: Query, uuid: string, ctx: WithdrawalMachineContext, done: boolean, persistedSnapshot: unknown, now: Date): Promise<{ status: string; change: StatusChange | null }> {
+  private async commitSql(q: Query, uuid: string, ctx: WithdrawalMachineContext, done: boolean, persistedSnapshot: unknown, now: Date): Promise<{ status: string; change: StatusChange | null; events: OutboxEvent[] }> {
     const [locked] = await q<LockedRow>(LOCK_ROW, [uuid], 'chainpay_wd_actor_lock');
     if (!locked) throw new Error(`withdrawal ${uuid} has no row`);
     const row = withdrawalOf(locked);
@@ -412,9 +412,10 @@ export class WithdrawalActors {
       [uuid, row.status, row.txHash, row.confirmations, row.rejectionReason, row.failureReason, row.completedAt?.toISOString() ?? null, row.open, JSON.stringify(persistedSnapshot), now.toISOString()],
       'chainpay_wd_actor_update',
     );
-    if (row.status === before) return { status: row.status, change: null };
-    await insertOutboxEventsSql(q, withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now()));
-    return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
+    if (row.status === before) return { status: row.status, change: null, events: [] };
+    const events = withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now());
+    await insertOutboxEventsSql(q, events);
+    return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash }, events };
   }
 
   private applyContext(row: Withdrawal, ctx: WithdrawalMachineContext): void {

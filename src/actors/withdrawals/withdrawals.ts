@@ -7,11 +7,11 @@ import { ConflictError, DomainError, MalformedRequestError, NotFoundError, Valid
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import { createWithdrawalContext, type WithdrawalMachineContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
-import { Withdrawal } from '../../store/entities';
+import { Withdrawal, type OutboxEvent } from '../../store/entities';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { recordAudit } from '../../store/repos/audit';
 import { merchantBalance, postJournalsSql, type JournalInput } from '../../store/repos/ledger';
-import { withdrawalEvents } from '../../webhooks/outbox';
+import { announceOutboxEvents, withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import { KeyedBatches, type BatchOutcome } from './keyed-batches';
@@ -85,6 +85,8 @@ export const WITHDRAWAL_BATCH_MAX = 200;
 type Created = { row: Withdrawal; created: boolean; snapshot: unknown };
 /** Inside the creating transaction: created, or a reference already stored (`stored`: its uuid, loaded after COMMIT). */
 type LockedOutcome = BatchOutcome<Created | { stored: string }>;
+/** What the creating transaction did: one outcome per input, and the outbox events it wrote. */
+type LockedBatch = { outcomes: LockedOutcome[]; events: OutboxEvent[] };
 
 const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
@@ -133,7 +135,7 @@ export class Withdrawals {
    */
   private async createBatch(merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
     if (inputs.length > 1) {
-      let locked: LockedOutcome[] | undefined;
+      let locked: LockedBatch | undefined;
       try {
         locked = await this.sql.transaction((q) => this.createLocked(q, merchantId, inputs));
       } catch (err) {
@@ -157,7 +159,7 @@ export class Withdrawals {
   }
 
   private async createOne(merchantId: string, input: CreateWithdrawalInput): Promise<Created> {
-    let locked: LockedOutcome[];
+    let locked: LockedBatch;
     try {
       locked = await this.sql.transaction((q) => this.createLocked(q, merchantId, [input]));
     } catch (err) {
@@ -182,10 +184,11 @@ export class Withdrawals {
    * reference found already stored answers with that withdrawal as stored now (loaded only for
    * such repeats; a failure to load it fails that caller alone).
    */
-  private async committed(merchantId: string, locked: readonly LockedOutcome[]): Promise<BatchOutcome<Created>[]> {
-    for (const o of locked) if (o.ok && 'row' in o.value && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
+  private async committed(merchantId: string, locked: LockedBatch): Promise<BatchOutcome<Created>[]> {
+    for (const o of locked.outcomes) if (o.ok && 'row' in o.value && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
+    announceOutboxEvents(this.deps.orm, locked.events);
     return Promise.all(
-      locked.map(async (o): Promise<BatchOutcome<Created>> => {
+      locked.outcomes.map(async (o): Promise<BatchOutcome<Created>> => {
         if (!o.ok || 'row' in o.value) return o as BatchOutcome<Created>;
         try {
           return { ok: true, value: { row: await this.get(o.value.stored, merchantId), created: false, snapshot: null } };
@@ -202,7 +205,7 @@ export class Withdrawals {
    * are created with their holds. The check constraint still guards the final balance. Raw SQL on
    * one connection (creation-sql.ts): lock, one read, one insert of rows and events, the holds.
    */
-  private async createLocked(q: Query, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<LockedOutcome[]> {
+  private async createLocked(q: Query, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<LockedBatch> {
     const caps = await lockMerchantCaps(q, merchantId);
     if (!caps) throw new NotFoundError('merchant', merchantId);
     const references = inputs.map((i) => i.reference).filter((r): r is string => r !== null);
@@ -245,12 +248,13 @@ export class Withdrawals {
       holds.push({ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(merchantId, input.amount) });
       outcomes.push({ ok: true, value: { row, created: true, snapshot } });
     }
-    if (rows.length === 0) return outcomes;
+    if (rows.length === 0) return { outcomes, events: [] };
     await this.deps.beforeInsert?.(q, rows);
-    await insertWithdrawals(q, rows, snapshots, rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now)));
+    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now));
+    await insertWithdrawals(q, rows, snapshots, events);
     // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
     await postJournalsSql(q, holds, now);
-    return outcomes;
+    return { outcomes, events };
   }
 
   private newWithdrawal(merchantId: string, input: CreateWithdrawalInput, review: boolean, now: Date): { row: Withdrawal; snapshot: unknown; snapshotJson: string } {
