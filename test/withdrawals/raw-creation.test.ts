@@ -217,6 +217,30 @@ describe('creating withdrawals on raw SQL', () => {
     await expectLedgerExact(orm);
   });
 
+  it('a repeated reference answers with the original (200) whatever its body says now: invalid, over the balance, or to an address since removed; an unknown merchant is refused as not whitelisted', async () => {
+    const merchantId = await newMerchant('repeats', '10');
+    clock.advance(DAY_S * 1000);
+    const first = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '4', reference: 'rep-1' }, [network]);
+    expect(first.created).toBe(true);
+    const bodies: Record<string, unknown>[] = [
+      { network: 'NOPE', address: payee, amount: '4', reference: 'rep-1' }, // unknown network
+      { network: 'TRC20', address: 'not-an-address', amount: 'x', reference: 'rep-1' }, // invalid address and amount
+      { network: 'TRC20', address: payee, amount: '1000', reference: 'rep-1' }, // over the balance
+    ];
+    for (const body of bodies) {
+      const again = await withdrawals.create(merchantId, body, [network]);
+      expect({ uuid: again.row.uuid, created: again.created }).toEqual({ uuid: first.row.uuid, created: false });
+    }
+    await whitelist.remove(merchantId, network, payee, 'operator');
+    const removed = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '4', reference: 'rep-1' }, [network]);
+    expect({ uuid: removed.row.uuid, created: removed.created }).toEqual({ uuid: first.row.uuid, created: false });
+    await expect(withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '4', reference: 'rep-2' }, [network])).rejects.toMatchObject({ code: 'address_not_whitelisted', field: 'address' });
+    await expect(withdrawals.create(merchantId, { network: 'NOPE', address: payee, amount: '4', reference: 'rep-3' }, [network])).rejects.toMatchObject({ code: 'unknown_network' });
+    await expect(withdrawals.create(randomUUID(), { network: 'TRC20', address: payee, amount: '4' }, [network])).rejects.toMatchObject({ code: 'address_not_whitelisted' });
+    expect(await q('select reference from withdrawals where merchant_id = ?', [merchantId])).toEqual([{ reference: 'rep-1' }]);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '6', held: '4' });
+  });
+
   it('rolledBack decides by SQLSTATE and DomainError, never by the message', () => {
     for (const code of ['23505', '23514', '40001', '40P01']) expect(rolledBack(Object.assign(new Error('x'), { code }))).toBe(true);
     expect(rolledBack(new ValidationError('insufficient_balance', 'no'))).toBe(true);

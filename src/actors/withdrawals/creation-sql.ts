@@ -18,20 +18,6 @@ export type WhitelistRows = readonly (UsableRow & { readonly network: string })[
 const WHITELIST_ROWS = `(select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
                from withdrawal_whitelist where merchant_id = $1 and removed_at is null)`;
 
-/**
- * Before a request is queued for its merchant's lock, one statement on the pool: the withdrawal
- * that already has this reference (a repeat answers with it), and the merchant's active whitelist
- * rows (a refusal needs no lock; the batch checks again under the lock).
- */
-export async function readBeforeLock(query: Query, merchantId: string, reference: string | null): Promise<{ known: string | null; whitelist: WhitelistRows }> {
-  const [row] = await query<{ known: string | null; whitelist: unknown }>(
-    `select (select uuid::text from withdrawals where merchant_id = $1 and reference = $2) as known, ${WHITELIST_ROWS} as whitelist`,
-    [merchantId, reference],
-    'chainpay_wd_before_lock',
-  );
-  return { known: row!.known, whitelist: parseJson<WhitelistRows>(row!.whitelist) };
-}
-
 /** Serializes creations per merchant (the row lock, until commit) and reads its caps; null for an unknown merchant. */
 export async function lockMerchantCaps(q: Query, merchantId: string): Promise<{ perWithdrawal: string; daily: string } | null> {
   const rows = await q<{ per: string; daily: string }>(

@@ -32,11 +32,11 @@ export interface WhitelistDeps {
  */
 export class Whitelist {
   private readonly sql: RawSql;
-  /** `${network}\0${address}` -> normalized form, null when invalid (see form()). */
-  private readonly forms = new Map<string, string | null>();
+  private readonly forms: AddressForms;
 
   constructor(private readonly deps: WhitelistDeps) {
     this.sql = new RawSql(deps.orm);
+    this.forms = new AddressForms(deps.adapters);
   }
 
   private get cooldownMs(): number {
@@ -135,22 +135,9 @@ export class Whitelist {
     return form;
   }
 
-  /**
-   * The network's normalized form of a valid address, null for an invalid one (or a network this
-   * daemon has no adapter for). Address codecs are pure functions of the text, so the forms are
-   * memoized: a request, and each stored whitelist row it is compared with, is checked and
-   * normalized once, not on every request.
-   */
+  /** The network's normalized form of a valid address, null for an invalid one (see AddressForms). */
   form(network: NetworkCode, address: string): string | null {
-    const adapter = this.deps.adapters.get(network);
-    if (!adapter) return null;
-    const key = `${network}\u0000${address}`;
-    const known = this.forms.get(key);
-    if (known !== undefined) return known;
-    const form = adapter.isValidAddress(address) ? adapter.normalizeAddress(address) : null;
-    if (this.forms.size >= ADDRESS_FORMS_MAX) this.forms.clear();
-    this.forms.set(key, form);
-    return form;
+    return this.forms.form(network, address);
   }
 
   /** Whitelists are short: normalizing each stored form in memory keeps the table as it is. */
@@ -167,3 +154,33 @@ export async function lockMerchant(em: EntityManager, merchantId: string, forUpd
   if (rows.length === 0) throw new NotFoundError('merchant', merchantId);
 }
 
+
+/**
+ * Address checks memoized: the network's normalized form of a valid address, null for an invalid
+ * one (or a network without an adapter here). Address codecs are pure functions of the text, so a
+ * request's address, and each stored whitelist row it is compared with, is checked and normalized
+ * once, not on every request.
+ */
+export class AddressForms {
+  /** `${network}\0${address}` -> normalized form, or null. */
+  private readonly forms = new Map<string, string | null>();
+
+  constructor(private readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>) {}
+
+  form(network: NetworkCode, address: string): string | null {
+    const adapter = this.adapters.get(network);
+    if (!adapter) return null;
+    const key = `${network}\u0000${address}`;
+    const known = this.forms.get(key);
+    if (known !== undefined) return known;
+    const form = adapter.isValidAddress(address) ? adapter.normalizeAddress(address) : null;
+    if (this.forms.size >= ADDRESS_FORMS_MAX) this.forms.clear();
+    this.forms.set(key, form);
+    return form;
+  }
+
+  /** adapter.isValidAddress, memoized; false without an adapter. */
+  isValid(network: NetworkCode, address: string): boolean {
+    return this.form(network, address) !== null;
+  }
+}

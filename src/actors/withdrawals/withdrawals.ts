@@ -15,11 +15,11 @@ import { announceOutboxEvents, withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import { KeyedBatches, type BatchOutcome } from './keyed-batches';
-import { insertWithdrawals, lockMerchantCaps, readBeforeLock, readUnderLock } from './creation-sql';
+import { insertWithdrawals, lockMerchantCaps, readUnderLock } from './creation-sql';
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors, type WithdrawalOutboxWriter } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
-import type { Whitelist } from './whitelist';
+import { AddressForms, type Whitelist } from './whitelist';
 
 export interface WithdrawalsDeps {
   readonly orm: MikroORM;
@@ -95,9 +95,11 @@ const CHECK_VIOLATION = '23514';
 export class Withdrawals {
   private readonly batches = new KeyedBatches<CreateWithdrawalInput, Created>((merchantId, inputs) => this.createBatch(merchantId, inputs), WITHDRAWAL_BATCH_MAX);
   private readonly sql: RawSql;
+  private readonly addresses: AddressForms;
 
   constructor(private readonly deps: WithdrawalsDeps) {
     this.sql = new RawSql(deps.orm);
+    this.addresses = new AddressForms(deps.adapters);
   }
 
   /**
@@ -110,14 +112,18 @@ export class Withdrawals {
   async create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
     if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
     const reference = parseReference(body);
-    // One prepared statement: a repeat answers with the original whatever its body says now (the
-    // entity is loaded only for a repeat); the whitelist is checked outside the merchant's lock (it
-    // needs no serialization), so the locked part stays short.
-    const before = await readBeforeLock(this.sql.query, merchantId, reference);
-    if (before.known !== null) return { row: await this.get(before.known, merchantId), created: false };
-    const input = parseCreateWithdrawal(body, active, (network, address) => this.deps.adapters.get(network.code)?.isValidAddress(address) ?? false);
-    const refused = this.deps.whitelist.judge(before.whitelist, this.deps.clock.now())(input.network, input.address);
-    if (refused) throw refused;
+    let input: CreateWithdrawalInput;
+    try {
+      input = parseCreateWithdrawal(body, active, (network, address) => this.addresses.isValid(network.code, address));
+    } catch (err) {
+      // A repeat answers with the original whatever its body says now, so a body refused here may
+      // still name a reference already used (the entity is loaded only for such a repeat).
+      const known = reference === null ? null : await this.byReference(merchantId, reference);
+      if (known) return { row: known, created: false };
+      throw err;
+    }
+    // Everything else is judged under the merchant's lock, in the order a lone request would meet
+    // it: a known reference answers with its withdrawal, then the whitelist, then the balance.
     const result = await this.batches.submit(merchantId, input);
     if (result.created) {
       this.deps.logger.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
@@ -169,7 +175,7 @@ export class Withdrawals {
       }
       // A concurrent request with the same reference won: answer with that withdrawal (200).
       if (sqlState(err) === UNIQUE_VIOLATION && input.reference !== null) {
-        const existing = await this.deps.orm.em.fork().findOne(Withdrawal, { merchantId, reference: input.reference });
+        const existing = await this.byReference(merchantId, input.reference);
         if (existing) return { row: existing, created: false, snapshot: null };
       }
       throw err;
@@ -207,7 +213,9 @@ export class Withdrawals {
    */
   private async createLocked(q: Query, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<LockedBatch> {
     const caps = await lockMerchantCaps(q, merchantId);
-    if (!caps) throw new NotFoundError('merchant', merchantId);
+    // An unknown merchant has no whitelist: each input is refused as not whitelisted (422), as the
+    // whitelist check answers it (the only check that can judge it before its row is needed).
+    if (!caps) return { outcomes: inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], this.deps.clock.now())(input.network, input.address) })), events: [] };
     const references = inputs.map((i) => i.reference).filter((r): r is string => r !== null);
     const now = this.deps.clock.now();
     // Read after the lock was granted: this statement sees every withdrawal committed before it.
@@ -275,6 +283,12 @@ export class Withdrawals {
     row.reference = input.reference;
     row.actorSnapshot = snapshot;
     return { row, snapshot, snapshotJson };
+  }
+
+  /** The merchant's withdrawal with this reference, as stored now (one prepared statement; the entity loaded only if it exists). */
+  private async byReference(merchantId: string, reference: string): Promise<Withdrawal | null> {
+    const known = await this.sql.query<{ uuid: string }>('select uuid from withdrawals where merchant_id = $1 and reference = $2', [merchantId, reference], 'chainpay_withdrawal_by_reference');
+    return known[0] ? this.get(known[0].uuid, merchantId) : null;
   }
 
   async get(uuid: string, merchantId: string | null): Promise<Withdrawal> {
