@@ -1,4 +1,4 @@
-import { EventType } from '@mikro-orm/core';
+import { EventType, type EntityMetadata } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
@@ -96,9 +96,13 @@ export async function insertOutboxEventsSql(q: Query, events: readonly OutboxEve
 export function announceOutboxEvents(orm: MikroORM, events: readonly OutboxEvent[]): void {
   const first = events[0];
   if (!first) return;
-  const em = orm.em.fork();
+  let announcer = announcers.get(orm);
+  // One fork, kept: it only tells the watcher it is not in a transaction (the events are committed).
+  if (!announcer) announcers.set(orm, (announcer = { em: orm.em.fork(), meta: orm.getMetadata().get(OutboxEvent.name) }));
   void orm.em
     .getEventManager()
-    .dispatchEvent(EventType.afterCreate, { entity: first, em, meta: orm.getMetadata().get(OutboxEvent.name) })
+    .dispatchEvent(EventType.afterCreate, { entity: first, em: announcer.em, meta: announcer.meta })
     .catch(() => undefined); // a missed wake-up only waits for the next poll
 }
+
+const announcers = new WeakMap<MikroORM, { em: EntityManager; meta: EntityMetadata<OutboxEvent> }>();

@@ -136,55 +136,71 @@ export function bookedMoves(plan: readonly PlannedJournal[], bookedIds: readonly
 
 /**
  * postJournals on a raw connection inside the caller's transaction (RawSql.transaction): the same
- * rows, the same rules, in two prepared statements whatever the number of journals (arrays
- * unnested server-side): the journals, then their entries together with the balance updates of
- * every merchant they move. A merchant without a balance row yet takes one more statement.
+ * rows and rules (planJournals, bookedMoves) in ONE prepared statement whatever the number of
+ * journals (arrays unnested server-side): the journals not booked before, the entries of those,
+ * and the balance update of every merchant they move (its sums taken over the same entries). A
+ * merchant without a balance row yet takes one more statement.
  */
 export async function postJournalsSql(q: Query, journals: readonly JournalInput[], at: Date): Promise<number> {
   const plan = planJournals(journals, at);
   if (plan.length === 0) return 0;
-  const atText = at.toISOString();
-  const inserted = await q<{ id: string }>(
-    `insert into journals (id, reference, kind, created_at)
-     select j.id, j.reference, j.kind, $4::timestamptz from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as j(id, reference, kind, n) order by j.n
-     on conflict (reference) do nothing returning id::text as id`,
-    [plan.map((p) => p.journal.id), plan.map((p) => p.journal.reference), plan.map((p) => p.journal.kind), atText],
-    'chainpay_ledger_journals',
+  const lines = plan.flatMap(({ journal, lines }) =>
+    lines.map((line) => {
+      const m = MERCHANT_ACCOUNT.exec(line.account);
+      return { id: new LedgerEntry(journal.id, line.account, line.amount, null, at).id, journalId: journal.id, account: line.account, amount: line.amount, merchantId: m?.[1] ?? null, side: m?.[2] ?? null };
+    }),
   );
-  const booked = bookedMoves(plan, inserted.map((r) => r.id), at);
-  if (booked.entries.length === 0) return 0;
-  const { entries, moves } = booked;
-  // The entries go in with the balance updates; the check constraint (available >= 0, held >= 0)
-  // refuses the statement, and so the transaction, when a balance would go negative.
-  const updated = await q<{ merchant_id: string }>(
-    `with entries as (
-       insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at)
-       select e.id, e.journal_id, e.account, e.amount, e.merchant_id, $6::timestamptz
-         from unnest($1::uuid[], $2::uuid[], $3::text[], $4::numeric[], $5::uuid[]) with ordinality as e(id, journal_id, account, amount, merchant_id, n) order by e.n
-     )
-     update merchant_balances b set available = b.available + m.available, held = b.held + m.held, updated_at = $6::timestamptz, version = b.version + 1
-       from unnest($7::uuid[], $8::numeric[], $9::numeric[]) as m(merchant_id, available, held)
-      where b.merchant_id = m.merchant_id
-     returning b.merchant_id::text as merchant_id`,
+  const [result] = await q<{ booked: string[]; updated: string[] }>(
+    POST_JOURNALS_SQL,
     [
-      entries.map((e) => e.id),
-      entries.map((e) => e.journalId),
-      entries.map((e) => e.account),
-      entries.map((e) => e.amount),
-      entries.map((e) => e.merchantId),
-      atText,
-      moves.map((m) => m.merchantId),
-      moves.map((m) => m.available),
-      moves.map((m) => m.held),
+      plan.map((p) => p.journal.id),
+      plan.map((p) => p.journal.reference),
+      plan.map((p) => p.journal.kind),
+      at.toISOString(),
+      lines.map((l) => l.id),
+      lines.map((l) => l.journalId),
+      lines.map((l) => l.account),
+      lines.map((l) => l.amount),
+      lines.map((l) => l.merchantId),
+      lines.map((l) => l.side),
     ],
-    'chainpay_ledger_entries_balances',
+    'chainpay_ledger_post',
   );
-  const done = new Set(updated.map((r) => r.merchant_id));
-  for (const move of moves) {
-    if (!done.has(move.merchantId)) await q(INSERT_BALANCE_SQL, [move.merchantId, move.available, move.held, atText]);
+  // The same movements in JS (bookedMoves, as the EntityManager form computes them): for a merchant
+  // the update found no row for, the row is created with them.
+  const booked = bookedMoves(plan, result!.booked, at);
+  const updated = new Set(result!.updated);
+  for (const move of booked.moves) {
+    if (!updated.has(move.merchantId)) await q(INSERT_BALANCE_SQL, [move.merchantId, move.available, move.held, at.toISOString()]);
   }
-  return booked.journals;
+  return booked.entries.length === 0 ? 0 : booked.journals;
 }
+
+const POST_JOURNALS_SQL = `with journal as (
+       insert into journals (id, reference, kind, created_at)
+       select j.id, j.reference, j.kind, $4::timestamptz from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as j(id, reference, kind, n) order by j.n
+       on conflict (reference) do nothing
+       returning id
+     ),
+     line as (
+       select l.* from unnest($5::uuid[], $6::uuid[], $7::text[], $8::numeric[], $9::uuid[], $10::text[]) with ordinality as l(id, journal_id, account, amount, merchant_id, side, n)
+        where l.journal_id in (select id from journal)
+     ),
+     entry as (
+       insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at)
+       select id, journal_id, account, amount, merchant_id, $4::timestamptz from line order by n
+     ),
+     -- Update, never upsert: an upsert checks the constraint on the row it proposes to insert, so a
+     -- debit would be refused even when the balance covers it. The check constraint refuses the
+     -- statement (and so the transaction) when a balance would go negative.
+     balance as (
+       update merchant_balances b set available = b.available + m.available, held = b.held + m.held, updated_at = $4::timestamptz, version = b.version + 1
+         from (select merchant_id, sum(case when side = 'available' then amount else 0 end) as available, sum(case when side = 'held' then amount else 0 end) as held
+                 from line where merchant_id is not null group by merchant_id) m
+        where b.merchant_id = m.merchant_id
+       returning b.merchant_id
+     )
+     select array(select id::text from journal) as booked, array(select merchant_id::text from balance) as updated`;
 
 export async function merchantBalance(em: EntityManager, merchantId: string): Promise<{ available: string; held: string }> {
   const rows = await em.execute<{ available: string; held: string }[]>('select available, held from merchant_balances where merchant_id = ?', [merchantId]);
