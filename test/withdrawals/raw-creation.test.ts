@@ -241,6 +241,29 @@ describe('creating withdrawals on raw SQL', () => {
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '6', held: '4' });
   });
 
+  it('a batch whose connection dies (57P01, no answer to COMMIT possible) is not retried: every caller gets the error, nothing is stored, and the pool serves the next creation', async () => {
+    const merchantId = await newMerchant('dead connection', '100');
+    clock.advance(DAY_S * 1000);
+    let killed = 0;
+    const { outcomes } = await batchBehindGate(merchantId, { amount: '5' }, [{ amount: '6' }, { amount: '7' }], async (tx) => {
+      killed++;
+      await tx('select pg_terminate_backend(pg_backend_pid())');
+    });
+    expect(killed).toBe(1); // tried once, never one by one
+    expect(outcomes.map((o) => (o.ok ? 'created' : 'failed'))).toEqual(['failed', 'failed']);
+    const errors = outcomes.map((o) => (o.ok ? null : (o.e as { code?: string; message: string })));
+    expect(errors[0]).toBe(errors[1]); // the same error for every caller of the batch
+    expect(rolledBack(errors[0])).toBe(false);
+    expect(await q<{ amount: string }>('select amount::float8::text as amount from withdrawals where merchant_id = ?', [merchantId])).toEqual([{ amount: '5' }]);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '95', held: '5' });
+    hook = null;
+    // The dead connection does not come back from the pool: every connection it holds at once works.
+    await Promise.all(Array.from({ length: 20 }, () => sql.query('select pg_sleep(0.05)')));
+    for (let i = 0; i < 5; i++) await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '2' }, [network]);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '85', held: '15' });
+    await expectLedgerExact(orm);
+  });
+
   it('rolledBack decides by SQLSTATE and DomainError, never by the message', () => {
     for (const code of ['23505', '23514', '40001', '40P01']) expect(rolledBack(Object.assign(new Error('x'), { code }))).toBe(true);
     expect(rolledBack(new ValidationError('insufficient_balance', 'no'))).toBe(true);
