@@ -26,8 +26,9 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
 
 /**
  * Withdrawal events (`withdrawal.<status>`): data is the REST Withdrawal; sent to the merchant's webhook URL.
- * Persisted only: every caller runs inside `em.transactional`, which flushes them with its commit
- * (a batch of withdrawals then inserts all its events in one statement).
+ * Persisted only: every caller runs inside `em.transactional`, which flushes them with its commit.
+ * (Creation and the actors' own commits write the same rows with raw SQL: withdrawalEvents,
+ * insertOutboxEventsSql.)
  */
 export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, types: readonly string[], now: Date): Promise<void> {
   for (const event of withdrawalEvents(row, types, now)) em.persist(event);

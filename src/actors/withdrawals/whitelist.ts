@@ -5,7 +5,6 @@ import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { WhitelistEntry } from '../../store/entities';
 import { recordAudit } from '../../store/repos/audit';
-import { RawSql } from '../../store/raw-sql';
 
 export const WHITELIST_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 
@@ -31,11 +30,9 @@ export interface WhitelistDeps {
  * the row keeps the form first written.
  */
 export class Whitelist {
-  private readonly sql: RawSql;
   private readonly forms: AddressForms;
 
   constructor(private readonly deps: WhitelistDeps) {
-    this.sql = new RawSql(deps.orm);
     this.forms = new AddressForms(deps.adapters);
   }
 
@@ -81,21 +78,8 @@ export class Whitelist {
   }
 
   /**
-   * Refuses (422) an address that is not listed, or still in its cooldown, at `now`. On every
-   * withdrawal request: one prepared statement on the raw pool, no entity hydration.
-   */
-  async requireUsable(merchantId: string, network: NetworkSettings, address: string, now: Date): Promise<void> {
-    const rows = await this.sql.query<UsableRow>(
-      'select address, (extract(epoch from usable_at) * 1000)::float8 as usable_ms from withdrawal_whitelist where merchant_id = $1 and network = $2 and removed_at is null',
-      [merchantId, network.code],
-      'chainpay_whitelist_usable',
-    );
-    const refusal = this.refusal(rows, network, address, now);
-    if (refusal) throw refusal;
-  }
-
-  /**
-   * The same rule over every active row of a merchant (all networks), as read in the creating
+   * Refuses (422) an address that is not listed, or still in its cooldown, at `now`: judged over
+   * every active row of a merchant (all networks), as read in the creating
    * transaction under the merchant's row lock (which whitelist add/remove take too), so a removal
    * committed before the lock was granted is seen. Each stored row is normalized once here, not
    * once per input. Returns the refusal for (network, address), or null.
@@ -107,14 +91,12 @@ export class Whitelist {
       if (form === null) continue;
       let forms = byNetwork.get(r.network);
       if (!forms) byNetwork.set(r.network, (forms = new Map()));
-      if (!forms.has(form)) forms.set(form, r); // the first row that matches, as rows.find below
+      if (!forms.has(form)) forms.set(form, r); // the first matching row counts, as a scan in row order would
     }
-    return (network, address) => this.verdict(byNetwork.get(network.code)?.get(this.normalize(network, address)), network, now);
-  }
-
-  private refusal(rows: readonly UsableRow[], network: NetworkSettings, address: string, now: Date): ValidationError | null {
-    const normalized = this.normalize(network, address);
-    return this.verdict(rows.find((r) => this.form(network.code, r.address) === normalized), network, now);
+    return (network, address) => {
+      const normalized = this.normalize(network, address); // first: an input that is no address of the network is refused as such
+      return this.verdict(byNetwork.get(network.code)?.get(normalized), network, now);
+    };
   }
 
   private verdict(entry: UsableRow | undefined, network: NetworkSettings, now: Date): ValidationError | null {
