@@ -218,8 +218,8 @@ export class Withdrawals {
     if (!caps) return { outcomes: inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], this.deps.clock.now())(input.network, input.address) })), events: [] };
     const references = inputs.map((i) => i.reference).filter((r): r is string => r !== null);
     const now = this.deps.clock.now();
-    // Read after the lock was granted: this statement sees every withdrawal committed before it.
-    // The whitelist is checked again under the lock: a `whitelist remove` committed since the check in create() wins.
+    // Read after the lock was granted: this statement sees every withdrawal, balance change and
+    // whitelist change (add/remove take the same lock) committed before it.
     const state = await readUnderLock(q, merchantId, new Date(now.getTime() - CAP_WINDOW_MS), references);
     const whitelistRefusal = this.deps.whitelist.judge(state.whitelist, now);
     const known = new Map<string, { stored: string } | Withdrawal>();
