@@ -38,8 +38,11 @@ export class MerchantsRepo {
 
   /** The API key and decrypted secret for request verification; null for an unknown key. */
   async signingSecret(em: EntityManager, apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
-    const row = await em.findOne(Merchant, { apiKey }, { populate: ['apiSecretEnc'] });
-    return row ? { merchantId: row.id, secret: this.box.open(row.apiSecretEnc) } : null;
+    // Read on every cache miss of every signed call (a burst of new merchants misses all at once):
+    // one plain statement, no entity to hydrate.
+    const rows = await em.execute<{ id: string; api_secret_enc: string }[]>('select id, api_secret_enc from merchants where api_key = ?', [apiKey]);
+    const row = rows[0];
+    return row ? { merchantId: row.id, secret: this.box.open(row.api_secret_enc) } : null;
   }
 
   async webhookSecrets(em: EntityManager, merchantId: string): Promise<{ apiSecret: string; webhookSecret: string; webhookUrl: string | null }> {
