@@ -26,7 +26,7 @@ import { InvoiceActors } from './actors/invoices/invoice-actors';
 import { Invoices } from './actors/invoices/invoices';
 import { NetworkWatcher } from './actors/watchers/network-watcher';
 import { PoolKeeper } from './actors/watchers/pool-keeper';
-import { writeInvoiceEvents, writeWithdrawalEvents } from './webhooks/outbox';
+import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
 import { Whitelist } from './actors/withdrawals/whitelist';
@@ -186,13 +186,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     refillNow: (network) => pools.ensure(network),
   });
 
-  const writeWithdrawalOutbox = (em: Parameters<typeof writeWithdrawalEvents>[0], row: Parameters<typeof writeWithdrawalEvents>[1], types: readonly string[]) => writeWithdrawalEvents(em, row, types, clock.now());
   const withdrawalActors = new WithdrawalActors({
     orm,
     logger,
     clock,
     adapters: chains.adapters,
-    writeOutbox: writeWithdrawalOutbox,
     killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
     concurrency: config.PAYOUT_CONCURRENCY,
     bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
@@ -205,7 +203,6 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     actors: withdrawalActors,
     adapters: chains.adapters,
     whitelist,
-    writeOutbox: writeWithdrawalOutbox,
     // Devnet blocks come at once (or every DEVNET_BLOCK_MS): poll payouts often there.
     pollIntervalMs: config.PAYOUT_POLL_INTERVAL_MS ?? (config.CHAIN_MODE === 'devnet' ? 250 : 5_000),
   });

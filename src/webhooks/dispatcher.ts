@@ -7,6 +7,7 @@ import type { MerchantsRepo } from '../store/repos/merchants';
 import type { Resolver } from './address-guard';
 import { attemptDelivery } from './delivery';
 import { SendAbortedError } from './send';
+import { onOutboxEventsCommitted } from './outbox';
 
 /** A delivery attempt must get the status line within this time (the README promises 15 s). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
@@ -55,6 +56,7 @@ export class WebhookDispatcher {
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
   private interval: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
   private active = 0;
   private searching = 0;
   private pausedUntil = 0;
@@ -70,6 +72,8 @@ export class WebhookDispatcher {
   start(): void {
     if (this.interval) return;
     this.o.orm.em.getEventManager().registerSubscriber(this.commitWatcher());
+    // Events committed with raw SQL (withdrawals) are announced instead of flushed.
+    this.unsubscribe = onOutboxEventsCommitted(this.o.orm, () => setImmediate(() => this.kick()));
     this.interval = setInterval(() => this.kick(), this.pollMs);
     this.interval.unref();
     this.kick();
@@ -86,6 +90,8 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     if (this.interval) clearInterval(this.interval);
     this.interval = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     this.abort.abort();
     await Promise.allSettled([...this.running]);
   }

@@ -1,4 +1,3 @@
-import { EventType, type EntityMetadata } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
@@ -25,19 +24,10 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
 }
 
 /**
- * Withdrawal events (`withdrawal.<status>`): data is the REST Withdrawal; sent to the merchant's webhook URL.
- * Persisted only: every caller runs inside `em.transactional`, which flushes them with its commit.
- * (Creation and the actors' own commits write the same rows with raw SQL: withdrawalEvents,
- * insertOutboxEventsSql.)
- */
-export async function writeWithdrawalEvents(em: EntityManager, row: Withdrawal, types: readonly string[], now: Date): Promise<void> {
-  for (const event of withdrawalEvents(row, types, now)) em.persist(event);
-}
-
-/**
- * The outbox rows of withdrawal events, not yet written (pure but for the random event ids): what
- * writeWithdrawalEvents persists, and what the creating transaction inserts with raw SQL
- * (actors/withdrawals/creation-sql.ts) in the same columns.
+ * Withdrawal events (`withdrawal.<status>`), not yet written (pure but for the random event ids):
+ * data is the REST Withdrawal; sent to the merchant's webhook URL. The creating transaction
+ * (actors/withdrawals/creation-sql.ts) and the actors' commits insert them with raw SQL
+ * (insertOutboxEventsSql) in their own transaction.
  */
 export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date): OutboxEvent[] {
   const data = toRestWithdrawal(withdrawalView(row));
@@ -89,21 +79,22 @@ export async function insertOutboxEventsSql(q: Query, events: readonly OutboxEve
 }
 
 /**
- * After a raw transaction that inserted outbox events has COMMITTED: the dispatcher wakes up on
- * OutboxEvent creations the unit of work reports (its commit watcher, an ORM subscriber), and raw
- * SQL bypasses the unit of work. Reported here as a flush outside a transaction would report it,
- * so these events are delivered as promptly as flushed ones, not at the next poll.
+ * Outbox events committed by raw SQL: the unit of work's commit watcher (how the dispatcher hears
+ * of flushed events) does not see them, so whoever committed them announces them here, after
+ * COMMIT, and the dispatcher of the same database (onOutboxEventsCommitted) looks for due events
+ * at once instead of at its next poll. A missed announcement only waits for that poll.
  */
 export function announceOutboxEvents(orm: MikroORM, events: readonly OutboxEvent[]): void {
-  const first = events[0];
-  if (!first) return;
-  let announcer = announcers.get(orm);
-  // One fork, kept: it only tells the watcher it is not in a transaction (the events are committed).
-  if (!announcer) announcers.set(orm, (announcer = { em: orm.em.fork(), meta: orm.getMetadata().get(OutboxEvent.name) }));
-  void orm.em
-    .getEventManager()
-    .dispatchEvent(EventType.afterCreate, { entity: first, em: announcer.em, meta: announcer.meta })
-    .catch(() => undefined); // a missed wake-up only waits for the next poll
+  if (events.length === 0) return;
+  for (const listener of listeners.get(orm) ?? []) listener();
 }
 
-const announcers = new WeakMap<MikroORM, { em: EntityManager; meta: EntityMetadata<OutboxEvent> }>();
+/** Subscribes to announceOutboxEvents for one database; returns the unsubscribe. */
+export function onOutboxEventsCommitted(orm: MikroORM, listener: () => void): () => void {
+  let set = listeners.get(orm);
+  if (!set) listeners.set(orm, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+const listeners = new WeakMap<MikroORM, Set<() => void>>();

@@ -16,7 +16,6 @@ import { openDatabase } from '../../src/store/orm';
 import { merchantBalance, postJournal } from '../../src/store/repos/ledger';
 import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
-import { writeWithdrawalEvents } from '../../src/webhooks/outbox';
 import type { Query } from '../../src/store/raw-sql';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/stack';
@@ -61,8 +60,7 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
-    const writeOutbox = (em: EntityManager, row: Withdrawal, types: readonly string[]) => writeWithdrawalEvents(em, row, types, clock.now());
-    actors = new WithdrawalActors({ orm, logger, clock, adapters, writeOutbox });
+    actors = new WithdrawalActors({ orm, logger, clock, adapters });
     whitelist = new Whitelist({ orm, clock, adapters });
     const beforeInsert = async (q: Query, rows: readonly Withdrawal[]) => {
       for (const row of rows) await hook?.(q, row);

@@ -21,7 +21,7 @@ import { RawSql, type Query } from '../../src/store/raw-sql';
 import { merchantBalance, postJournal, postJournals, postJournalsSql } from '../../src/store/repos/ledger';
 import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
-import { withdrawalEvents, writeWithdrawalEvents } from '../../src/webhooks/outbox';
+import { withdrawalEvents } from '../../src/webhooks/outbox';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/stack';
@@ -39,7 +39,7 @@ class FreezableClock extends DaemonClock {
 
 /**
  * The creating transaction on raw SQL (creation-sql.ts, postJournalsSql): the rows it writes are
- * the rows the EntityManager path wrote (persist + flush, postJournals, writeWithdrawalEvents), and
+ * the rows the EntityManager path wrote (persist + flush, postJournals, the events persisted), and
  * a batch the database refuses (by SQLSTATE) still gives every caller its own answer.
  */
 describe('creating withdrawals on raw SQL', () => {
@@ -78,7 +78,7 @@ describe('creating withdrawals on raw SQL', () => {
       em.persist(row);
       await em.flush();
       await postJournals(em, [{ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(row.merchantId, row.amount) }], now);
-      await writeWithdrawalEvents(em, row, [`withdrawal.${row.status}`], now);
+      for (const event of withdrawalEvents(row, [`withdrawal.${row.status}`], now)) em.persist(event);
     });
   }
 
@@ -120,7 +120,7 @@ describe('creating withdrawals on raw SQL', () => {
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
-    actors = new WithdrawalActors({ orm, logger, clock, adapters, writeOutbox: (em, row, types) => writeWithdrawalEvents(em, row, types, clock.now()) });
+    actors = new WithdrawalActors({ orm, logger, clock, adapters });
     whitelist = new Whitelist({ orm, clock, adapters });
     const beforeInsert = async (tx: Query, rows: readonly Withdrawal[]) => {
       await hook?.(tx, rows);
@@ -190,7 +190,7 @@ describe('creating withdrawals on raw SQL', () => {
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '92.75', held: '7.25' });
   });
 
-  it('an actor commit on raw SQL (its own changes) writes what the unit-of-work commit (with work) writes: row, release journal and entries, event', async () => {
+  it('an actor commit with work (an operator decision) writes the same rows as one without: row, release journal and entries, event', async () => {
     const caps = { per: '1', daily: '5000' }; // above the cap: both wait in review
     const viaSql = await newMerchant('commit raw', '50', caps);
     const viaOrm = await newMerchant('commit orm', '50', caps);
@@ -200,8 +200,8 @@ describe('creating withdrawals on raw SQL', () => {
       const a = await withdrawals.create(viaSql, { network: 'TRC20', address: payee, amount: '12.5', reference: 'commit-1' }, [network]);
       const b = await withdrawals.create(viaOrm, { network: 'TRC20', address: payee, amount: '12.5', reference: 'commit-1' }, [network]);
       const reject = { type: 'REJECT' as const, reason: 'not today' };
-      await actors.send(a.row.uuid, reject); // no work: raw SQL
-      await actors.send(b.row.uuid, reject, async () => undefined); // work: the EntityManager's unit of work
+      await actors.send(a.row.uuid, reject); // no work
+      await actors.send(b.row.uuid, reject, async () => undefined); // work that writes nothing
       const stored = async (row: Withdrawal) => JSON.stringify(await storedWithdrawal(row.uuid, row.reference)).split(row.merchantId).join('MERCHANT');
       const [sa, sb] = [await stored(a.row), await stored(b.row)];
       expect(sa).toEqual(sb);

@@ -5,7 +5,6 @@ import { createActor } from 'xstate';
 import { createWithdrawalContext, type CreateWithdrawalContextInput } from '../../domain/withdrawal-context';
 import { withdrawalMachine } from '../../domain/withdrawal-machine';
 import { openDatabase } from '../../store/orm';
-import { writeWithdrawalEvents } from '../../webhooks/outbox';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
 import { DaemonClock } from '../daemon-clock';
 import { persistedInitialSnapshot, WithdrawalActors } from './withdrawal-actors';
@@ -23,7 +22,7 @@ describe('withdrawal initial snapshots from templates', () => {
   beforeAll(async () => {
     db = await createTestDatabase('cp_wdsnap');
     orm = await openDatabase({ clientUrl: db.url });
-    actors = new WithdrawalActors({ orm, logger: pino({ level: 'silent' }), clock, adapters: new Map(), writeOutbox: (em, row, types) => writeWithdrawalEvents(em, row, types, clock.now()) });
+    actors = new WithdrawalActors({ orm, logger: pino({ level: 'silent' }), clock, adapters: new Map() });
   });
   afterAll(async () => {
     await actors?.stop();

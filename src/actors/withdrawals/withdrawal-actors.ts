@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createActor, fromPromise, type Actor, type Snapshot } from 'xstate';
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
@@ -13,7 +12,7 @@ import { Withdrawal, type OutboxEvent, type WithdrawalStatus } from '../../store
 import { RawSql, type Query } from '../../store/raw-sql';
 import { announceOutboxEvents, insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
-import { bookOutcome, bookOutcomeSql } from './withdrawal-ledger';
+import { bookOutcomeSql } from './withdrawal-ledger';
 import { ActorActivity } from '../introspection/activity';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;
@@ -21,12 +20,8 @@ type WithdrawalActor = Actor<typeof withdrawalMachine>;
 /** failure_reason of a withdrawal that waits for an operator (processing.needsOperator). */
 export const NEEDS_OPERATOR_PREFIX = 'needs_operator: ';
 
-/** Extra writes that belong in the same transaction as the actor's new state (audit, checks). */
-export type WithdrawalWork = (em: EntityManager, row: Withdrawal) => Promise<void>;
-
-export interface WithdrawalOutboxWriter {
-  (em: EntityManager, row: Withdrawal, types: readonly string[]): Promise<void>;
-}
+/** Extra writes that belong in the same transaction as the actor's new state (audit, checks), on its connection. */
+export type WithdrawalWork = (q: Query, row: Withdrawal) => Promise<void>;
 
 export interface WithdrawalUpdate {
   readonly uuid: string;
@@ -38,7 +33,6 @@ export interface WithdrawalActorsDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
-  readonly writeOutbox: WithdrawalOutboxWriter;
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PayoutSlots). */
   readonly concurrency?: number;
@@ -354,24 +348,9 @@ export class WithdrawalActors {
     let status: string;
     let change: StatusChange | null;
     try {
-      // With `work` (an operator's decision: audit rows through the EntityManager) in the unit of
-      // work; the actor's own changes (payout progress, many per burst) on raw SQL, same rows.
-      ({ status, change } = work
-        ? await this.deps.orm.em.fork().transactional(async (em) => {
-            const row = await em.findOneOrFail(Withdrawal, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-            const before = row.status;
-            await work(em, row);
-            this.applyContext(row, ctx);
-            await bookOutcome(em, row, now);
-            if (done) row.open = false;
-            row.actorSnapshot = persistedSnapshot;
-            row.updatedAt = now;
-            await em.flush();
-            if (row.status === before) return { status: row.status, change: null };
-            await this.deps.writeOutbox(em, row, [`withdrawal.${row.status}`]);
-            return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash } };
-          })
-        : await this.sql.transaction((q) => this.commitSql(q, uuid, ctx, done, persistedSnapshot, now)).then((r) => (announceOutboxEvents(this.deps.orm, r.events), r)));
+      const committed = await this.sql.transaction((q) => this.commitSql(q, uuid, ctx, done, persistedSnapshot, now, work));
+      announceOutboxEvents(this.deps.orm, committed.events);
+      ({ status, change } = committed);
     } catch (err) {
       this.rebuild(uuid, entry);
       throw err;
@@ -392,15 +371,17 @@ export class WithdrawalActors {
   }
 
   /**
-   * The commit of the unit-of-work branch above without `work`, on a raw connection: the row locked
-   * and read, the same changes applied, the outcome booked (postJournalsSql), one UPDATE of what a
-   * flush would write (version + 1 as the ORM's versioning does), the event if the status changed.
+   * One commit of the actor's state, on a raw connection (many per payout burst; the unit of work
+   * cost more than its statements): the row locked and read, `work` (an operator's decision: its
+   * checks and audit row), the changes applied, the outcome booked (postJournalsSql), one UPDATE of
+   * what a flush would write (version + 1 as the ORM's versioning does), the event if the status changed.
    */
-  private async commitSql(q: Query, uuid: string, ctx: WithdrawalMachineContext, done: boolean, persistedSnapshot: unknown, now: Date): Promise<{ status: string; change: StatusChange | null; events: OutboxEvent[] }> {
+  private async commitSql(q: Query, uuid: string, ctx: WithdrawalMachineContext, done: boolean, persistedSnapshot: unknown, now: Date, work: WithdrawalWork | undefined): Promise<{ status: string; change: StatusChange | null; events: OutboxEvent[] }> {
     const [locked] = await q<LockedRow>(LOCK_ROW, [uuid], 'chainpay_wd_actor_lock');
     if (!locked) throw new Error(`withdrawal ${uuid} has no row`);
     const row = withdrawalOf(locked);
     const before = row.status;
+    if (work) await work(q, row);
     this.applyContext(row, ctx);
     await bookOutcomeSql(q, row, now);
     if (done) row.open = false;

@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatAmount, toDecimal } from '../../domain/decimal';
 import type { Withdrawal } from '../../store/entities';
 import type { Query } from '../../store/raw-sql';
-import { merchantAvailable, merchantHeld, postJournals, postJournalsSql, type JournalInput, type LedgerLine } from '../../store/repos/ledger';
+import { merchantAvailable, merchantHeld, postJournalsSql, type JournalInput, type LedgerLine } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 
 /**
@@ -46,15 +45,9 @@ export function releaseLines(merchantId: string, amount: string): LedgerLine[] {
 }
 
 /**
- * In the transaction that moves a withdrawal to its end: the hold ends once, paid out on
- * completion, released on rejection or failure (a replay books nothing twice).
+ * In the transaction that moves a withdrawal to its end (RawSql.transaction): the hold ends once,
+ * paid out on completion, released on rejection or failure (a replay books nothing twice).
  */
-export async function bookOutcome(em: EntityManager, row: Withdrawal, now: Date): Promise<void> {
-  const journal = outcomeJournal(row);
-  if (journal) await postJournals(em, [journal], now);
-}
-
-/** bookOutcome on a raw connection inside the caller's transaction (RawSql.transaction). */
 export async function bookOutcomeSql(q: Query, row: Withdrawal, now: Date): Promise<void> {
   const journal = outcomeJournal(row);
   if (journal) await postJournalsSql(q, [journal], now);

@@ -9,14 +9,14 @@ import { createWithdrawalContext, type WithdrawalMachineContext } from '../../do
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal, type OutboxEvent } from '../../store/entities';
 import { RawSql, type Query } from '../../store/raw-sql';
-import { recordAudit } from '../../store/repos/audit';
+import { recordAuditSql } from '../../store/repos/audit';
 import { merchantBalance, postJournalsSql, type JournalInput } from '../../store/repos/ledger';
 import { announceOutboxEvents, withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import { KeyedBatches, type BatchOutcome } from './keyed-batches';
 import { insertWithdrawals, lockMerchantCaps, readUnderLock } from './creation-sql';
-import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors, type WithdrawalOutboxWriter } from './withdrawal-actors';
+import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
 import { AddressForms, type Whitelist } from './whitelist';
@@ -28,12 +28,6 @@ export interface WithdrawalsDeps {
   readonly actors: WithdrawalActors;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
   readonly whitelist: Whitelist;
-  /**
-   * Not used: the creating transaction writes its outbox events itself (withdrawalEvents, the rows
-   * writeWithdrawalEvents would persist); decisions go through the actors' writer. Still accepted
-   * so existing wiring compiles.
-   */
-  readonly writeOutbox?: WithdrawalOutboxWriter;
   /** Test hook: runs in the creating transaction, under the merchant's lock, before the new rows are inserted. */
   readonly beforeInsert?: (q: Query, rows: readonly Withdrawal[]) => Promise<void>;
   /** Wait between payout status polls (and before retrying a transient failure). */
@@ -342,11 +336,11 @@ export class Withdrawals {
       const waiting = ctx.attention ? `${NEEDS_OPERATOR_PREFIX}${ctx.attention}` : null;
       if (!decidable(ctx.status, ctx.failureReason ?? waiting)) throw notInReview(ctx.status);
     };
-    await this.deps.actors.send(uuid, event, async (em, row) => {
+    await this.deps.actors.send(uuid, event, async (q, row) => {
       if (!decidable(row.status, row.failureReason)) throw notInReview(row.status);
       const after = event.type === 'APPROVE' ? { status: 'processing' } : { status: 'rejected', rejection_reason: event.reason };
       const before = { status: row.status, amount: canonicalDecimal(row.amount), merchant_id: row.merchantId, ...(row.failureReason ? { failure_reason: row.failureReason } : {}) };
-      recordAudit(em, { actor, action, target: `withdrawal:${uuid}`, before, after, at: this.deps.clock.now() });
+      await recordAuditSql(q, { actor, action, target: `withdrawal:${uuid}`, before, after, at: this.deps.clock.now() });
     }, inReview);
     this.deps.logger.info({ withdrawalUuid: uuid, action, actor }, 'withdrawal review decided');
   }
