@@ -8,6 +8,7 @@ import { ERC20_ABI } from '../../src/chains/evm/abi';
 import type { CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
 import type { CreateWithdrawalResponse, Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import { openDatabase } from '../../src/store/orm';
+import { RawSql } from '../../src/store/raw-sql';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
@@ -98,7 +99,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     // Nothing reached the node: the wallet's pending count does not cover the stored nonce, only the database does.
     await expect(chain.public.getTransaction({ hash: signedHash })).rejects.toThrow();
     expect(await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' })).toBe(nonce);
-    expect(await highestStoredNonce(orm.em.fork(), { chainId: 31337, from: hot })).toBe(nonce);
+    expect(await highestStoredNonce(new RawSql(orm).query, { chainId: 31337, from: hot })).toBe(nonce);
     expect(await transfersToPayee()).toEqual([]);
 
     // 2. Restarted without the hook: the stored transaction is broadcast, confirmed, completed.
@@ -115,7 +116,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
       expect(c.proc.output()).not.toMatch(/payout signed and persisted/);
       expect(await transfersToPayee()).toEqual([{ txHash: signedHash, from: hot.toLowerCase(), value: 9_800_000n }]);
       expect((await chain.public.getTransaction({ hash: signedHash })).nonce).toBe(nonce);
-      expect(await highestStoredNonce(orm.em.fork(), { chainId: 31337, from: hot })).toBeNull(); // closed: the node's count covers it now
+      expect(await highestStoredNonce(new RawSql(orm).query, { chainId: 31337, from: hot })).toBeNull(); // closed: the node's count covers it now
 
       const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
       expect(bal).toEqual({ available: '40', held: '0' });

@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ConflictError, DomainError, UnavailableError, ValidationError } from '../../domain/errors';
@@ -51,15 +51,9 @@ function classify(error: unknown): unknown {
  * The durable nonce book: the highest nonce among a wallet's stored signed payouts whose withdrawal
  * is open (any network: wallets are per chain). Committed rows only; the adapter's in-memory
  * reservations cover signatures whose row is not committed yet. Only `processing` rows are ever
- * signed and open (the status index keeps this cheap).
+ * signed and open (the status index keeps this cheap). Runs in the signing transaction (RawSql).
  */
-export async function highestStoredNonce(em: EntityManager, wallet: StoredNonceWallet): Promise<number | null> {
-  const rows = await em.execute<{ n: string | null }[]>(HIGHEST_STORED_NONCE.replace('$1', '?').replace('$2', '?'), [wallet.from.toLowerCase(), String(wallet.chainId)]);
-  return nonceOf(rows[0]?.n);
-}
-
-/** highestStoredNonce in a raw transaction (RawSql.transaction), as signing runs. */
-export async function highestStoredNonceSql(q: Query, wallet: StoredNonceWallet): Promise<number | null> {
+export async function highestStoredNonce(q: Query, wallet: StoredNonceWallet): Promise<number | null> {
   const rows = await q<{ n: string | null }>(HIGHEST_STORED_NONCE, [wallet.from.toLowerCase(), String(wallet.chainId)], 'chainpay_payout_highest_nonce');
   return nonceOf(rows[0]?.n);
 }
@@ -133,7 +127,7 @@ export class PayoutSteps {
       if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
       let payout: WithdrawalSignedPayout;
       try {
-        const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonceSql(q, wallet);
+        const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonce(q, wallet);
         payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, storedNonces }), this.deps.clock.now());
       } catch (error) {
         throw classify(error);
