@@ -58,12 +58,17 @@ export async function sendWebhook(target: string, headers: Record<string, string
   }
 }
 
+/**
+ * `p`, or a rejection as soon as `signal` aborts. `p` is always handled, also when the signal had
+ * aborted already (shutdown while a lookup was being started): its later rejection must not
+ * become an unhandled rejection, which would crash the process.
+ */
 function withSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('aborted'));
     const onAbort = (): void => reject(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

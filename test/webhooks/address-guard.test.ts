@@ -193,6 +193,23 @@ describe('sendWebhook against a real local HTTPS receiver', () => {
     setTimeout(() => abort.abort(), 100);
     await expect(sendWebhook(receiver.url('/slow'), headers, body, opts({ signal: abort.signal }))).rejects.toBeInstanceOf(SendAbortedError);
   });
+
+  it('aborted before the lookup ends: the lookup failing afterwards is handled (an unhandled rejection would crash the daemon)', async () => {
+    let lookupFailed = false;
+    const failingLater: Resolver = () =>
+      new Promise((_resolve, reject) =>
+        setTimeout(() => {
+          lookupFailed = true;
+          reject(Object.assign(new Error('getaddrinfo ENOTFOUND merchant.example'), { code: 'ENOTFOUND' }));
+        }, 20),
+      );
+    const stopped = new AbortController();
+    stopped.abort(); // shutdown came between the claim and the send
+    await expect(sendWebhook('https://merchant.example/hook', headers, body, opts({ signal: stopped.signal, resolver: failingLater }))).rejects.toBeInstanceOf(SendAbortedError);
+    await new Promise((r) => setTimeout(r, 60));
+    // Jest fails the suite on an unhandled rejection; reaching here with the lookup failed is the point.
+    expect(lookupFailed).toBe(true);
+  });
 });
 
 describe('signatures', () => {
