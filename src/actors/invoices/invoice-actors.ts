@@ -71,6 +71,8 @@ export interface OutboxWriter {
 interface Entry {
   actor: InvoiceActor;
   queue: Promise<void>;
+  /** Runs chained on `queue` and not yet settled: 0 means nothing is queued for this invoice. */
+  queued: number;
   /** The context last committed with the row. */
   persisted: InvoiceMachineContext;
   persistedSnapshot: unknown;
@@ -194,6 +196,7 @@ export class InvoiceActors {
     const entry: Entry = {
       actor: spawned.actor,
       queue: Promise.resolve(),
+      queued: 0,
       persisted: spawned.actor.getSnapshot().context,
       persistedSnapshot: spawned.persistedSnapshot,
       network,
@@ -204,39 +207,72 @@ export class InvoiceActors {
     this.watch(uuid, entry);
   }
 
-  /** Rehydrate every open invoice from its snapshot (no timers until resumeAll). */
+  /**
+   * Rehydrate every open invoice from its snapshot (no timers until resumeAll). Keyset pages; the
+   * next page is read while the actors of this one are built, so PostgreSQL's side of the read
+   * overlaps the CPU work here instead of adding to it.
+   */
   async restoreAll(): Promise<number> {
-    let after = '00000000-0000-0000-0000-000000000000';
     let count = 0;
+    let page = this.readRestorePage('00000000-0000-0000-0000-000000000000');
     for (;;) {
-      const em = this.deps.orm.em.fork();
-      const rows = await em.execute<{ uuid: string; network: string | null; actor_snapshot: unknown }[]>(
-        'select uuid, network, actor_snapshot from invoices where open and uuid > ? order by uuid limit ?',
-        [after, RESTORE_BATCH],
-      );
+      const rows = await page;
+      const full = rows.length === RESTORE_BATCH;
+      if (full) page = this.readRestorePage(rows[rows.length - 1]!.uuid);
       for (const row of rows) {
         const snapshot = withChainTime(typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot, row.network);
         const actor = restoreActor(snapshot, this.deps.clock);
         actor.start();
-        const entry: Entry = { actor, queue: Promise.resolve(), persisted: actor.getSnapshot().context, persistedSnapshot: snapshot, network: row.network, details: null, watching: true };
+        const entry: Entry = { actor, queue: Promise.resolve(), queued: 0, persisted: actor.getSnapshot().context, persistedSnapshot: snapshot, network: row.network, details: null, watching: true };
         this.entries.set(row.uuid, entry);
         this.watch(row.uuid, entry);
         count++;
       }
-      if (rows.length < RESTORE_BATCH) break;
-      after = rows[rows.length - 1]!.uuid;
+      if (!full) return count;
     }
-    return count;
   }
 
-  /** After the watchers caught up: re-arm timers; whatever fell due while down happens now. */
+  private readRestorePage(after: string): Promise<{ uuid: string; network: string | null; actor_snapshot: unknown }[]> {
+    return this.deps.orm.em.fork().execute('select uuid, network, actor_snapshot from invoices where open and uuid > ? order by uuid limit ?', [after, RESTORE_BATCH]);
+  }
+
+  /**
+   * After the watchers caught up: re-arm timers; whatever fell due while down happens now. An
+   * actor with nothing queued gets its RESUME at once rather than on a queue turn (at 100,000 open
+   * invoices the promise chains cost as much as XState's re-entry); only an actor whose RESUME
+   * changed something (an expiry that fell due while down) queues a commit. In slices, with a turn
+   * of the event loop between them, so start-up does not block gRPC for seconds.
+   */
   async resumeAll(): Promise<void> {
-    const at = this.deps.clock.now().toISOString();
-    // In slices: 100,000 open invoices must not mean 100,000 promise chains and timers set up at once.
-    const uuids = [...this.entries.keys()];
-    for (let i = 0; i < uuids.length; i += RESUME_SLICE) {
-      await Promise.all(uuids.slice(i, i + RESUME_SLICE).map((uuid) => this.send(uuid, { type: 'RESUME', at })));
+    const event = { type: 'RESUME', at: this.deps.clock.now().toISOString() } as const;
+    let commits: Promise<unknown>[] = [];
+    let inSlice = 0;
+    for (const [uuid, entry] of this.entries) {
+      if (entry.queued > 0) commits.push(this.send(uuid, event));
+      else {
+        this.deliver(uuid, entry, event);
+        const snapshot = entry.actor.getSnapshot();
+        if (snapshot.status !== 'done' && onlyTimeMoved(entry.persisted, snapshot.context)) this.noteChainWait(uuid, entry, snapshot.context);
+        else commits.push(this.chain(entry, () => this.commit(uuid, entry, undefined, event.type)));
+      }
+      if (++inSlice < RESUME_SLICE) continue;
+      inSlice = 0;
+      await Promise.all(commits);
+      commits = [];
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    await Promise.all(commits);
+  }
+
+  /** Runs `run` after everything queued for this invoice; resolves or rejects with it. */
+  private chain<T>(entry: Entry, run: () => Promise<T>): Promise<T> {
+    entry.queued++;
+    const next = entry.queue.then(run, run);
+    entry.queue = next.then(
+      () => void entry.queued--,
+      () => void entry.queued--,
+    );
+    return next;
   }
 
   /**
@@ -269,9 +305,7 @@ export class InvoiceActors {
       this.deliver(uuid, entry, event);
       return this.commit(uuid, entry, work, event.type);
     };
-    const next = entry.queue.then(run, run);
-    entry.queue = next.then(() => undefined, () => undefined);
-    return next;
+    return this.chain(entry, run);
   }
 
   private deliver(uuid: string, entry: Entry, event: InvoiceMachineEvent): void {
@@ -294,7 +328,7 @@ export class InvoiceActors {
   timerFired(uuid: string, entry: Entry): void {
     if (!entry.watching) return;
     const run = async (): Promise<void> => void (await this.commit(uuid, entry, undefined, 'timer'));
-    entry.queue = entry.queue.then(run, run).catch((err: unknown) => this.deps.logger.error({ err, invoiceUuid: uuid }, 'committing a timer change failed'));
+    this.chain(entry, run).catch((err: unknown) => this.deps.logger.error({ err, invoiceUuid: uuid }, 'committing a timer change failed'));
   }
 
   actorFailed(uuid: string, err: unknown): void {

@@ -52,7 +52,7 @@ export async function liveActors(ctx: BenchContext): Promise<ScenarioReport> {
       heapLimit = heap.heapLimit;
       const base = await load.call<{ rows: number; ms: number }>('readSnapshots', { url: server.started.databaseUrl, batch: 1000 });
       baselineMs.push(base.ms);
-      ctx.log(`  restart ${run}: ${log.restored} actors rehydrated in ${log.restoreMs} ms (ready after ${log.readyMs} ms; startDaemon ${server.started.startMs.toFixed(0)} ms); heap ${(heap.heapUsed / MiB).toFixed(0)} MiB; baseline read+parse ${base.ms.toFixed(0)} ms`);
+      ctx.log(`  restart ${run}: ${log.restored} actors rehydrated in ${log.restoreMs} ms, ${log.phases} (ready after ${log.readyMs} ms; startDaemon ${server.started.startMs.toFixed(0)} ms); heap ${(heap.heapUsed / MiB).toFixed(0)} MiB; baseline read+parse ${base.ms.toFixed(0)} ms`);
       await server.stop();
       server = null;
     }
@@ -137,12 +137,13 @@ async function bulkInsert(server: Server, merchantId: string, n: number): Promis
 }
 
 /** From the server's log: invoices rehydrated and how long it took; database ready -> all resumed. */
-function startupTimes(logFile: string): { restored: number; restoreMs: number; readyMs: number } {
+function startupTimes(logFile: string): { restored: number; restoreMs: number; readyMs: number; phases: string } {
   const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => { try { return JSON.parse(l) as { msg?: string; time?: number; ms?: number; restoredInvoices?: number }; } catch { return {}; } });
   const last = (msg: string) => [...lines].reverse().find((l) => l.msg === msg);
   const ready = last('database ready, migrations applied');
   const rehydrated = last('invoice actors rehydrated');
   const resumed = last('actors restored and watchers caught up');
   if (!ready || !rehydrated || !resumed) throw new Error(`start-up log lines missing in ${logFile}`);
-  return { restored: rehydrated.restoredInvoices ?? 0, restoreMs: rehydrated.ms ?? NaN, readyMs: (resumed.time ?? NaN) - (ready.time ?? NaN) };
+  const phases = `watchers ${last('watchers started and caught up')?.ms ?? '?'} ms, resume ${last('invoice actors resumed')?.ms ?? '?'} ms`;
+  return { restored: rehydrated.restoredInvoices ?? 0, restoreMs: rehydrated.ms ?? NaN, readyMs: (resumed.time ?? NaN) - (ready.time ?? NaN), phases };
 }
