@@ -45,10 +45,9 @@ export class MerchantsRepo {
     return row ? { merchantId: row.id, secret: this.box.open(row.api_secret_enc) } : null;
   }
 
-  async webhookSecrets(em: EntityManager, merchantId: string): Promise<{ apiSecret: string; webhookSecret: string; webhookUrl: string | null }> {
-    const row = await em.findOne(Merchant, { id: merchantId }, { populate: ['apiSecretEnc', 'webhookSecretEnc'] });
-    if (!row) throw new NotFoundError('merchant', merchantId);
-    return { apiSecret: this.box.open(row.apiSecretEnc), webhookSecret: this.box.open(row.webhookSecretEnc), webhookUrl: row.webhookUrl };
+  /** A secret sealed by this repository (the webhook dispatcher reads the sealed columns with its claim). */
+  openSecret(sealed: string): string {
+    return this.box.open(sealed);
   }
 
   /** New key and secret; the old pair stops working at once. */
