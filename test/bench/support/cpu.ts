@@ -40,3 +40,23 @@ export function embeddedPostgresPid(dataDir: string): number | null {
     return null;
   }
 }
+
+/**
+ * Waits until `cpuMs` (a process's or a tree's CPU milliseconds so far) grows by less than
+ * `maxShare` of one core over a 500 ms window: background work started by an earlier phase (the
+ * address pool refilling after a burst of invoices, say) must not be counted in a measured
+ * window. Resolves with how long it waited; gives up (and says so) after `timeoutMs`.
+ */
+export async function waitQuiet(cpuMs: () => Promise<number>, options: { maxShare?: number; timeoutMs?: number } = {}): Promise<{ waitedMs: number; quiet: boolean }> {
+  const maxShare = options.maxShare ?? 0.05;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const started = Date.now();
+  let before = await cpuMs();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await cpuMs();
+    if (now - before < 500 * maxShare) return { waitedMs: Date.now() - started, quiet: true };
+    if (Date.now() - started > timeoutMs) return { waitedMs: Date.now() - started, quiet: false };
+    before = now;
+  }
+}
