@@ -155,6 +155,17 @@ export class InvoiceActors {
     this.activity = new ActorActivity('invoice', () => this.deps.clock.now());
   }
 
+  private readonly commitListeners = new Set<(uuid: string) => void>();
+
+  /**
+   * `listener(uuid)` runs synchronously right after every transaction of an invoice's actor (the
+   * only writer of an open invoice's rows), before the commit's caller resumes. Returns the unsubscribe.
+   */
+  onCommit(listener: (uuid: string) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
   /** Invoices past expires_at that wait for their watcher's chain time (few: only while one lags). */
   private readonly awaitingChain = new Set<string>();
   private readonly chainTimeSending = new Set<string>();
@@ -380,6 +391,10 @@ export class InvoiceActors {
     } catch (err) {
       this.rebuild(uuid, entry);
       throw err;
+    } finally {
+      // Committed or not (a connection lost during COMMIT leaves it unknown): whatever was read of
+      // this invoice before must not be served as its state any more.
+      for (const listener of this.commitListeners) listener(uuid);
     }
     entry.persisted = ctx;
     entry.persistedSnapshot = persistedSnapshot;

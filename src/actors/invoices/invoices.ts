@@ -15,6 +15,7 @@ import { insertInvoice, insertInvoiceOnReserved, loadInvoice } from '../../store
 import { isUniqueViolation, RawSql } from '../../store/raw-sql';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
+import { OpenInvoiceReads } from './open-invoice-reads';
 import { AddressReserve } from './address-reserve';
 import { newMemo } from './memo';
 
@@ -68,12 +69,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class Invoices {
   private readonly sql: RawSql;
   private readonly createdLog: Logger;
+  private readonly reads: OpenInvoiceReads;
   private readonly reserve: AddressReserve;
   private readonly termsCache = new Map<string, { terms: MerchantTerms; until: number }>();
 
   constructor(private readonly deps: InvoiceDeps) {
     this.sql = new RawSql(deps.orm);
     this.reserve = new AddressReserve({ query: this.sql.query, clock: deps.clock, batch: RESERVE_BATCH });
+    this.reads = new OpenInvoiceReads((uuid) => deps.actors.has(uuid));
+    deps.actors.onCommit((uuid) => this.reads.invalidate(uuid));
 
     // One line per request of ids, a status and an amount, never a secret: no redaction pass (it
     // cost ~4x the line itself, measured).
@@ -132,10 +136,15 @@ export class Invoices {
     return { loaded: { row, payments: [] }, created: true };
   }
 
+  /**
+   * The invoice as committed (another merchant's: not found). An open invoice's rows are kept
+   * between reads until its actor commits again (OpenInvoiceReads): polling costs no database read.
+   * The result is shared: never mutate it.
+   */
   async get(uuid: string, merchantId: string | null): Promise<LoadedInvoice> {
     if (!UUID.test(uuid)) throw new NotFoundError('invoice', uuid);
-    const loaded = await loadInvoice(this.sql.query, { uuid, merchantId });
-    if (!loaded) throw new NotFoundError('invoice', uuid);
+    const loaded = await this.reads.read(uuid, () => loadInvoice(this.sql.query, { uuid, merchantId }));
+    if (!loaded || (merchantId !== null && loaded.row.merchantId !== merchantId)) throw new NotFoundError('invoice', uuid);
     return loaded;
   }
 
