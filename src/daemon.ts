@@ -183,7 +183,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     lateWindowMs: config.LATE_PAYMENT_WINDOW_MINUTES * 60_000,
     onAddressAllocated: (network) => pools.schedule(network),
-    refillNow: (network) => pools.ensure(network),
+    refillNow: (network) => pools.ensure(network, { urgent: true }),
   });
 
   const withdrawalActors = new WithdrawalActors({

@@ -4,6 +4,7 @@ import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { freeAddressCount, refillPool } from '../../store/repos/address-pool';
+import { RefillPace } from './refill-pace';
 
 /**
  * Keeps each address pool above its low-water mark: derives a batch when free addresses drop
@@ -12,11 +13,10 @@ import { freeAddressCount, refillPool } from '../../store/repos/address-pool';
  */
 /**
  * Addresses inserted per statement. Deriving one costs ~0.5 ms of pure-JS elliptic-curve work, so
- * the refill yields to the event loop after every address: a chunk derived in one go held requests
- * up ~30 ms (50 addresses), which showed in the p99 of invoice creation while a refill ran.
+ * the refill yields to the event loop after every address (RefillPace): a chunk derived in one go
+ * held requests up ~30 ms (50 addresses), which showed in the p99 of invoice creation.
  */
 const REFILL_CHUNK = 50;
-const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class PoolKeeper {
   private readonly running = new Map<NetworkCode, Promise<void>>();
@@ -26,6 +26,14 @@ export class PoolKeeper {
    * every allocation cost one query per invoice. An empty pool is still refilled at once (refillNow).
    */
   private readonly untilCount = new Map<NetworkCode, number>();
+  /**
+   * Networks whose refill derives flat out: the pool was below half its low-water mark when the
+   * refill started, or a caller waits for an empty pool (refillNow). Otherwise a refill paces
+   * itself to about half of the event loop: after each address it waits as long as deriving it
+   * took, so the requests served meanwhile keep their latency (at full speed a refill took the
+   * daemon's whole core for seconds, which was the p99 of invoice creation, measured).
+   */
+  private readonly urgent = new Set<NetworkCode>();
 
   constructor(
     private readonly deps: {
@@ -43,11 +51,15 @@ export class PoolKeeper {
    * Refill when below the mark. Concurrent callers share the running refill (a burst of invoices
    * that found the pool empty triggers one batch, not one batch each).
    */
-  ensure(network: NetworkCode): Promise<void> {
+  ensure(network: NetworkCode, options: { urgent?: boolean } = {}): Promise<void> {
     if (NETWORK_FACTS[network].depositMode !== 'address_pool') return Promise.resolve();
+    if (options.urgent) this.urgent.add(network);
     const current = this.running.get(network);
     if (current) return current;
-    const run = this.refill(network).finally(() => this.running.delete(network));
+    const run = this.refill(network).finally(() => {
+      this.running.delete(network);
+      this.urgent.delete(network);
+    });
     this.running.set(network, run);
     return run;
   }
@@ -72,9 +84,11 @@ export class PoolKeeper {
     }
     const count = Math.max(this.deps.batch, this.deps.minFree * 2 - free);
     const added: string[] = [];
-    // Derivation is CPU work: one address per event-loop turn, so requests keep being served meanwhile.
+    if (free < this.deps.minFree / 2) this.urgent.add(network);
+    // Derivation is CPU work: paced per address (RefillPace), so requests keep being served meanwhile.
+    const pace = new RefillPace(() => this.urgent.has(network));
     for (let done = 0; done < count; done += REFILL_CHUNK) {
-      const chunk = await refillPool(em, network, adapter, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now(), yieldTurn);
+      const chunk = await refillPool(em, network, adapter, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now(), pace.afterAddress);
       this.deps.onAdded(network, chunk);
       added.push(...chunk);
     }

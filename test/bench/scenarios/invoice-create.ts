@@ -48,7 +48,9 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
 
     const rate = Math.max(1, Math.floor(sustained.throughput / 2));
     rates.push(rate);
-    const paced = await load.call<LoadResult>('http', { mode: 'open', port: server.started.httpPort, rate, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [201], request: request(`l${run}`) });
+    const paced = await profiled(ctx, server, `create-latency-${run}`, () =>
+      load.call<LoadResult>('http', { mode: 'open', port: server.started.httpPort, rate, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [201], request: request(`l${run}`) }),
+    );
     p99.push(paced.latency.p99);
     p50.push(paced.latency.p50);
     if (paced.errors) errors.push(`latency run ${run}: ${paced.errors} errors, first: ${paced.firstError}`);

@@ -1,0 +1,33 @@
+/**
+ * The pace of an address-pool refill: call `afterAddress()` after each derived address. Urgent (the
+ * pool is nearly empty, or a caller waits for it), it only yields one event-loop turn, so the
+ * requests waiting meanwhile run between two addresses; otherwise it also waits as long as the
+ * derivation took, so the refill uses about half of the event loop and the requests served
+ * meanwhile keep their latency (a refill at full speed took the daemon's core for seconds: the p99
+ * of invoice creation, measured in BENCHMARKS.md scenario 1).
+ */
+export class RefillPace {
+  private derivedSince: number;
+
+  constructor(
+    private readonly urgent: () => boolean,
+    private readonly io: {
+      now: () => number;
+      sleep: (ms: number) => Promise<void>;
+      yieldTurn: () => Promise<void>;
+    } = {
+      now: () => performance.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      yieldTurn: () => new Promise((resolve) => setImmediate(resolve)),
+    },
+  ) {
+    this.derivedSince = io.now();
+  }
+
+  readonly afterAddress = async (): Promise<void> => {
+    const spent = this.io.now() - this.derivedSince;
+    if (this.urgent()) await this.io.yieldTurn();
+    else await this.io.sleep(spent);
+    this.derivedSince = this.io.now();
+  };
+}
