@@ -52,14 +52,14 @@ export class WebhookDispatcher {
   private again = false;
   /** Claims and attempts run on raw SQL: per event, four statements instead of the unit of work's ~3 ms of CPU (measured). */
   private readonly sql: RawSql;
-  private readonly requestLog: Logger;
+  private readonly attemptLog: Logger;
 
   constructor(private readonly o: DispatcherOptions) {
     this.pollMs = o.pollMs ?? 250;
     this.concurrency = o.concurrency ?? 4;
     this.sql = new RawSql(o.orm);
     // A line per attempt of ids, a status and a timing, never a secret: no redaction pass.
-    this.requestLog = o.logger.child({}, { redact: [] });
+    this.attemptLog = o.logger.child({}, { redact: [] });
   }
 
   start(): void {
@@ -119,8 +119,8 @@ export class WebhookDispatcher {
           });
           const { result } = outcome;
           const log = { ...eventLogFields(event), attempt: outcome.attempts, status: outcome.status, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
-          if (result.ok) this.requestLog.info(log, 'webhook delivered');
-          else this.requestLog.warn(log, 'webhook attempt failed');
+          if (result.ok) this.attemptLog.info(log, 'webhook delivered');
+          else this.attemptLog.warn(log, 'webhook attempt failed');
           return true;
         });
         if (!claimed && !this.again) return;

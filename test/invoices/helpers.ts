@@ -1,5 +1,7 @@
 import { rpc, signed, waitForStatus, type Stack, type MerchantCredentials } from '../support/stack';
+import * as grpc from '@grpc/grpc-js';
 import type { DevnetPayResponse } from '../../src/grpc/generated/chainpay/v1/devnet';
+import type { InvoiceUpdate } from '../../src/grpc/generated/chainpay/v1/invoices';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
@@ -49,3 +51,15 @@ export async function count(stack: Stack, sql: string, params: unknown[] = []): 
 }
 
 export { waitForStatus as waitForStatusOf } from '../support/stack';
+
+/** A WatchInvoice stream opened as the merchant (operator token + x-merchant-id): every update it sends, in order. */
+export function watchInvoice(stack: Stack, merchantId: string, uuid: string): { updates: InvoiceUpdate[]; cancel(): void } {
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${stack.daemon.operatorToken}`);
+  md.set('x-merchant-id', merchantId);
+  const updates: InvoiceUpdate[] = [];
+  const stream = stack.clients.invoices.watchInvoice({ uuid }, md);
+  stream.on('data', (u: InvoiceUpdate) => updates.push(u));
+  stream.on('error', () => undefined);
+  return { updates, cancel: () => stream.cancel() };
+}

@@ -1,8 +1,7 @@
-import * as grpc from '@grpc/grpc-js';
 import pg from 'pg';
 import type { InvoiceUpdate } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { createMerchant, startStack, type MerchantCredentials, type Stack } from '../support/stack';
-import { createInvoice, getInvoice, mine, pay } from './helpers';
+import { createInvoice, getInvoice, mine, pay, watchInvoice } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -31,13 +30,8 @@ describe('GET /v1/invoices/{uuid} while the invoice changes', () => {
     // Read it a few times first: these reads are kept.
     for (let i = 0; i < 3; i++) expect((await getInvoice(stack, m, inv.uuid)).status).toBe('pending');
 
-    const md = new grpc.Metadata();
-    md.set('authorization', `Bearer ${stack.daemon.operatorToken}`);
-    md.set('x-merchant-id', m.merchantId);
-    const updates: InvoiceUpdate[] = [];
-    const stream = stack.clients.invoices.watchInvoice({ uuid: inv.uuid }, md);
-    stream.on('data', (u: InvoiceUpdate) => updates.push(u));
-    stream.on('error', () => undefined);
+    const stream = watchInvoice(stack, m.merchantId, inv.uuid);
+    const updates = stream.updates;
     const streamed = async (check: (u: InvoiceUpdate) => boolean): Promise<InvoiceUpdate> => {
       const deadline = Date.now() + 10_000;
       for (;;) {

@@ -1,8 +1,6 @@
-import * as grpc from '@grpc/grpc-js';
 import { startStack, createMerchant, waitForStatus, type Stack, type MerchantCredentials } from '../support/stack';
-import { createInvoice } from './helpers';
+import { createInvoice, watchInvoice } from './helpers';
 import { run } from '../../src/cli/main';
-import type { InvoiceUpdate } from '../../src/grpc/generated/chainpay/v1/invoices';
 
 async function cli(stack: Stack, args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -28,13 +26,8 @@ describe('WatchInvoice stream and the devnet/balance CLI', () => {
 
   it('WatchInvoice emits the current invoice and then every change', async () => {
     const inv = await createInvoice(stack, m, { amount: '3', network: 'TON' });
-    const md = new grpc.Metadata();
-    md.set('authorization', `Bearer ${stack.daemon.operatorToken}`);
-    md.set('x-merchant-id', m.merchantId);
-    const updates: InvoiceUpdate[] = [];
-    const stream = stack.clients.invoices.watchInvoice({ uuid: inv.uuid }, md);
-    stream.on('data', (u: InvoiceUpdate) => updates.push(u));
-    stream.on('error', () => undefined);
+    const stream = watchInvoice(stack, m.merchantId, inv.uuid);
+    const updates = stream.updates;
     await new Promise((r) => setTimeout(r, 200));
     expect(updates[0]?.invoice?.status).toBe('pending');
     expect(updates[0]?.reason).toBe('snapshot');

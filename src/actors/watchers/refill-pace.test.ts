@@ -1,4 +1,4 @@
-import { RefillPace } from './refill-pace';
+import { MAX_PAUSE_MS, RefillPace } from './refill-pace';
 
 /** A clock moved by hand; records what the pace asked for. */
 function fakeIo() {
@@ -28,6 +28,14 @@ describe('RefillPace', () => {
     await pace.afterAddress();
     // The wait itself is not counted as derivation time.
     expect(f.calls).toEqual(['sleep 3', 'sleep 1']);
+  });
+
+  it('a long gap between two addresses (the chunk insert and the next read) pauses at most MAX_PAUSE_MS', async () => {
+    const f = fakeIo();
+    const pace = new RefillPace(() => false, f.io);
+    f.derive(40);
+    await pace.afterAddress();
+    expect(f.calls).toEqual([`sleep ${MAX_PAUSE_MS}`]);
   });
 
   it('urgent (pool nearly empty, a caller waiting): one event-loop turn per address, no wait; urgency is read per address', async () => {
