@@ -232,8 +232,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   await Promise.all([...watchers.values()].map((w) => w.waitCaughtUp(30_000)));
   const resumeStarted = Date.now();
   logger.info({ ms: resumeStarted - watchersStarted }, 'watchers started and caught up');
-  await invoiceActors.resumeAll();
-  logger.info({ ms: Date.now() - resumeStarted }, 'invoice actors resumed');
+  const resumed = await invoiceActors.resumeAll();
+  // `deferred`: nothing was due, their RESUME comes when their state's timer falls due.
+  logger.info({ ...resumed, ms: Date.now() - resumeStarted }, 'invoice actors resumed');
   // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
   const restoredWithdrawals = await withdrawalActors.restoreAll();
   await withdrawalActors.resumeAll();

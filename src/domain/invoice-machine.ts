@@ -15,10 +15,12 @@
  *   fields are the context's (status, receivedAmount, confirmations, txHash, paidAt, paidLate,
  *   payments). invoiceWebhookEvents(before, after) names the webhooks to write to the outbox.
  * - Restore: createActor(invoiceMachine, { snapshot, clock }).start(), then ALWAYS send
- *   { type: 'RESUME', at: clock.now().toISOString() }. XState v5 does not persist or re-arm
- *   `after` timers (delayed events live only in the running system), so a restored actor has no
- *   timers until RESUME re-enters its state; RESUME also expires / closes at once what fell due
- *   while the daemon was down. Deliver the rescan's observations before RESUME so that transfers
+ *   { type: 'RESUME', at: clock.now().toISOString() }, no later than timerDueAt(context). XState
+ *   v5 does not persist or re-arm `after` timers (delayed events live only in the running system),
+ *   so a restored actor has no timers until RESUME re-enters its state; RESUME also expires /
+ *   closes at once what fell due while the daemon was down. An actor whose RESUME would change
+ *   nothing yet may get it when timerDueAt comes instead (the host's timer); a transition before
+ *   then arms XState's own timer. Deliver the rescan's observations before RESUME so that transfers
  *   made in time are applied before the invoice can expire (DESIGN.md, Actors).
  * - When the actor reaches `closed` (snapshot.status === 'done') the late-payment window is over
  *   and no payment is confirming: stop watching and return the address to the pool. context.status keeps the outcome.

@@ -167,6 +167,14 @@ export function lateWindowEndsAt(ctx: InvoiceMachineContext): string | null {
   return ctx.endedAt === null ? null : new Date(Date.parse(ctx.endedAt) + ctx.lateWindowMs).toISOString();
 }
 
+/**
+ * When the machine's `after` timer in the invoice's current state fires: the expiry while it is
+ * open, the end of the late-payment window once it has an outcome (null: no window recorded).
+ */
+export function timerDueAt(ctx: InvoiceMachineContext): string | null {
+  return isTerminalInvoiceStatus(ctx.status) ? lateWindowEndsAt(ctx) : ctx.expiresAt;
+}
+
 export function isLateWindowOver(ctx: InvoiceMachineContext): boolean {
   const end = lateWindowEndsAt(ctx);
   return end !== null && Date.parse(ctx.observedAt) >= Date.parse(end);

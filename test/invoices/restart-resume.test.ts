@@ -3,15 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { createMerchant, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
-import { advance, createInvoice, getInvoice } from './helpers';
+import { createMerchant, eventually, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
+import pino from 'pino';
+import { advance, createInvoice, getInvoice, mine, pay, payAndConfirm, waitForStatusOf } from './helpers';
 
 jest.setTimeout(90_000);
 
 /**
- * Restart of open invoice actors: restoreAll rebuilds them without timers, resumeAll re-arms the
- * timers and commits what fell due while the daemon was down (most RESUMEs change nothing and are
- * applied without a queue turn; those are checked here through their effects).
+ * Restart of open invoice actors: restoreAll rebuilds them without timers; resumeAll commits what
+ * fell due while the daemon was down, and defers the RESUME of every other actor to the moment its
+ * state's timer falls due (one timer on the daemon clock). Checked here through their effects.
  */
 describe('open invoices across a restart', () => {
   let db: TestDatabase;
@@ -68,5 +69,54 @@ describe('open invoices across a restart', () => {
     stack = await startStack({ database: db, dataDir });
     expect(await events(soon.uuid)).toEqual(['invoice.expired']);
     expect(await events(later.uuid)).toEqual(['invoice.expired']);
+  });
+  it('actors whose RESUME was deferred take events at once and still expire, end and close on time, each event once', async () => {
+    const db2 = await createTestDatabase('cp_resume_deferred');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-resume-deferred-'));
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    let s = await startStack({ database: db2, dataDir: dir });
+    try {
+      const m = await createMerchant(s, { webhook_url: 'https://merchant.example/hook' });
+      const paid = await createInvoice(s, m, { amount: '10', network: 'POLYGON', lifetime_minutes: 60, order_id: 'deferred-paid' });
+      await payAndConfirm(s, m, paid, paid.pay_amount, 'paid');
+      const partial = await createInvoice(s, m, { amount: '10', network: 'POLYGON', lifetime_minutes: 60, order_id: 'deferred-partial' });
+      await payAndConfirm(s, m, partial, '4', 'partially_paid');
+      const pending = await createInvoice(s, m, { amount: '10', network: 'POLYGON', lifetime_minutes: 60, order_id: 'deferred-pending' });
+      await s.stop();
+
+      s = await startStack({ database: db2, dataDir: dir, logger });
+      const resumed = lines.find((l) => l.msg === 'invoice actors resumed');
+      expect(resumed).toMatchObject({ resumed: 0, deferred: 3 });
+
+      // A restored actor with no timer armed yet: a payment moves it at once.
+      await pay(s, 'POLYGON', pending.address, pending.pay_amount);
+      await waitForStatusOf(s, m, pending.uuid, 'confirming');
+      await mine(s, 'POLYGON', pending.required_confirmations);
+      await waitForStatusOf(s, m, pending.uuid, 'paid');
+
+      // The partially paid one ends at its expiry, through its deferred RESUME.
+      await advance(s, 61 * 60);
+      await waitForStatusOf(s, m, partial.uuid, 'underpaid');
+
+      // Every late-payment window is over a day later: all three close, their addresses go back.
+      await advance(s, 24 * 3600 + 60);
+      const sql2 = new pg.Client({ connectionString: db2.url });
+      await sql2.connect();
+      try {
+        await eventually(async () => ((await sql2.query('select count(*)::int as n from invoices where open')).rows[0].n === 0 ? true : undefined), 15_000, 'every invoice closed');
+        const types = async (uuid: string) => (await sql2.query<{ type: string }>('select type from outbox_events where aggregate_id = $1 order by seq', [uuid])).rows.map((r) => r.type);
+        expect(await types(paid.uuid)).toEqual(['invoice.confirming', 'invoice.paid']);
+        expect(await types(partial.uuid)).toEqual(['invoice.confirming', 'invoice.partially_paid', 'invoice.underpaid']);
+        expect(await types(pending.uuid)).toEqual(['invoice.confirming', 'invoice.paid']);
+        const free = await sql2.query('select count(*)::int as n from deposit_addresses where invoice_uuid = any($1)', [[paid.uuid, partial.uuid, pending.uuid]]);
+        expect(free.rows[0].n).toBe(0);
+      } finally {
+        await sql2.end();
+      }
+    } finally {
+      await s.stop();
+      await db2.drop();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { createActor, type Actor, type Snapshot } from 'xstate';
+import { createActor, type Actor, type AnyActorRef, type Snapshot } from 'xstate';
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
@@ -8,7 +8,7 @@ import type { InvoiceMachineContext } from '../../domain/invoice-context';
 import type { InvoiceMachineEvent } from '../../domain/invoice-events';
 import { paymentKey } from '../../domain/invoice-payment';
 import { confirmedTotal } from '../../domain/invoice-status';
-import { holdsPayment, isAwaitingChainTime, transferRefusal } from '../../domain/invoice-step';
+import { applyInvoiceEvent, holdsPayment, isAwaitingChainTime, timerDueAt, transferRefusal } from '../../domain/invoice-step';
 import { invoiceWebhookEvents } from '../../domain/invoice-webhooks';
 import { formatAmount } from '../../domain/decimal';
 import { Invoice, InvoicePayment } from '../../store/entities';
@@ -17,13 +17,14 @@ import { releaseAddress } from '../../store/repos/address-pool';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { settlementLines } from './settlement';
 import { ActorActivity } from '../introspection/activity';
+import { ActorGroups } from '../actor-groups';
 
 type InvoiceActor = Actor<typeof invoiceMachine>;
 
 /** Restore from a persisted snapshot; XState ignores `input` when a snapshot is given. */
-function restoreActor(persisted: unknown, clock: Clock): InvoiceActor {
+function restoreActor(persisted: unknown, clock: Clock, parent: AnyActorRef): InvoiceActor {
   const snapshot = persisted as Snapshot<unknown> & { context: InvoiceMachineContext };
-  return createActor(invoiceMachine, { snapshot, input: snapshot.context, clock });
+  return createActor(invoiceMachine, { snapshot, input: snapshot.context, clock, parent });
 }
 
 /**
@@ -80,7 +81,15 @@ interface Entry {
   /** Where each seen transfer landed; created on the first transfer (most invoices never see one). */
   details: Map<string, TransferDetails> | null;
   watching: boolean;
+  /**
+   * A restored actor whose RESUME would change nothing yet gets it when its state's timer falls
+   * due (a timer on the daemon clock, id here) instead of at start-up; null otherwise.
+   */
+  wake: unknown;
 }
+
+/** The queue of an invoice with nothing queued (one shared settled promise, not one per actor). */
+const SETTLED: Promise<void> = Promise.resolve();
 
 const BOOKED_STATUSES = new Set(['paid', 'overpaid', 'underpaid']);
 const RESUME_SLICE = 2000;
@@ -153,7 +162,11 @@ export class InvoiceActors {
   ) {
     this.updates.setMaxListeners(0);
     this.activity = new ActorActivity('invoice', () => this.deps.clock.now());
+    this.groups = new ActorGroups(deps.clock);
   }
+
+  /** Supervisors whose XState systems the invoice actors share (ActorGroups: heap and start-up time). */
+  private readonly groups: ActorGroups;
 
   private readonly commitListeners = new Set<(uuid: string) => void>();
 
@@ -198,21 +211,27 @@ export class InvoiceActors {
 
   /** A new invoice's actor, started before its creating transaction; `adopt` after the commit. */
   spawn(context: InvoiceMachineContext): { actor: InvoiceActor; persistedSnapshot: unknown } {
-    const actor = createActor(invoiceMachine, { input: context, clock: this.deps.clock });
+    const actor = createActor(invoiceMachine, { input: context, clock: this.deps.clock, parent: this.groups.next() });
     actor.start();
     return { actor, persistedSnapshot: actor.getPersistedSnapshot() };
+  }
+
+  /** A spawned actor whose invoice was not created after all. */
+  discard(spawned: { actor: InvoiceActor }): void {
+    ActorGroups.stop(spawned.actor);
   }
 
   adopt(uuid: string, network: string | null, spawned: { actor: InvoiceActor; persistedSnapshot: unknown }): void {
     const entry: Entry = {
       actor: spawned.actor,
-      queue: Promise.resolve(),
+      queue: SETTLED,
       queued: 0,
       persisted: spawned.actor.getSnapshot().context,
       persistedSnapshot: spawned.persistedSnapshot,
       network,
       details: null,
       watching: true,
+      wake: null,
     };
     this.entries.set(uuid, entry);
     this.watch(uuid, entry);
@@ -232,9 +251,9 @@ export class InvoiceActors {
       if (full) page = this.readRestorePage(rows[rows.length - 1]!.uuid);
       for (const row of rows) {
         const snapshot = withChainTime(typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot, row.network);
-        const actor = restoreActor(snapshot, this.deps.clock);
+        const actor = restoreActor(snapshot, this.deps.clock, this.groups.next());
         actor.start();
-        const entry: Entry = { actor, queue: Promise.resolve(), queued: 0, persisted: actor.getSnapshot().context, persistedSnapshot: snapshot, network: row.network, details: null, watching: true };
+        const entry: Entry = { actor, queue: SETTLED, queued: 0, persisted: actor.getSnapshot().context, persistedSnapshot: snapshot, network: row.network, details: null, watching: true, wake: null };
         this.entries.set(row.uuid, entry);
         this.watch(row.uuid, entry);
         count++;
@@ -248,18 +267,28 @@ export class InvoiceActors {
   }
 
   /**
-   * After the watchers caught up: re-arm timers; whatever fell due while down happens now. An
-   * actor with nothing queued gets its RESUME at once rather than on a queue turn (at 100,000 open
-   * invoices the promise chains cost as much as XState's re-entry); only an actor whose RESUME
-   * changed something (an expiry that fell due while down) queues a commit. In slices, with a turn
-   * of the event loop between them, so start-up does not block gRPC for seconds.
+   * After the watchers caught up: re-arm timers; whatever fell due while down happens now.
+   * - An actor whose RESUME would change nothing now (the pure step, checked without XState) and
+   *   whose state's timer is still ahead gets its RESUME when that timer falls due, from one
+   *   daemon-clock timer (armResumeAt). Re-entering 100,000 XState states at start only to arm
+   *   their `after` timers was most of the restart's resume phase. Until then the actor is live and
+   *   takes every event; a transition it makes arms XState's own timer, and the later RESUME then
+   *   changes nothing (it is never committed when only the machine's now moved).
+   * - Any other actor with nothing queued gets its RESUME at once rather than on a queue turn; only
+   *   one whose RESUME changed something (an expiry that fell due while down) queues a commit.
+   * In slices, with a turn of the event loop between them, so start-up does not block gRPC for seconds.
    */
-  async resumeAll(): Promise<void> {
-    const event = { type: 'RESUME', at: this.deps.clock.now().toISOString() } as const;
+  async resumeAll(): Promise<{ resumed: number; deferred: number }> {
+    const now = this.deps.clock.now();
+    let deferred = 0;
+    const event = { type: 'RESUME', at: now.toISOString() } as const;
     let commits: Promise<unknown>[] = [];
     let inSlice = 0;
+    let count = 0;
     for (const [uuid, entry] of this.entries) {
-      if (entry.queued > 0) commits.push(this.send(uuid, event));
+      count++;
+      if (entry.queued === 0 && this.resumeLater(uuid, entry, event, now)) deferred++;
+      else if (entry.queued > 0) commits.push(this.send(uuid, event));
       else {
         this.deliver(uuid, entry, event);
         const snapshot = entry.actor.getSnapshot();
@@ -273,6 +302,34 @@ export class InvoiceActors {
       await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(commits);
+    return { resumed: count - deferred, deferred };
+  }
+
+  /** True when the RESUME is deferred to the state's timer (see resumeAll); false: deliver it now. */
+  private resumeLater(uuid: string, entry: Entry, event: Extract<InvoiceMachineEvent, { type: 'RESUME' }>, now: Date): boolean {
+    const snapshot = entry.actor.getSnapshot();
+    if (snapshot.status === 'done') return false;
+    const due = timerDueAt(snapshot.context);
+    if (due === null || Date.parse(due) <= now.getTime()) return false;
+    if (!onlyTimeMoved(snapshot.context, applyInvoiceEvent(snapshot.context, event))) return false;
+    this.armResumeAt(uuid, entry, Date.parse(due) - now.getTime());
+    return true;
+  }
+
+  private armResumeAt(uuid: string, entry: Entry, delayMs: number): void {
+    entry.wake = this.deps.clock.setTimeout(() => {
+      entry.wake = null;
+      if (this.entries.get(uuid) !== entry) return;
+      this.send(uuid, { type: 'RESUME', at: this.deps.clock.now().toISOString() }).catch((err: unknown) =>
+        this.deps.logger.error({ err, invoiceUuid: uuid }, 'committing a resumed timer failed'),
+      );
+    }, delayMs);
+  }
+
+  private cancelWake(entry: Entry): void {
+    if (entry.wake === null) return;
+    this.deps.clock.clearTimeout(entry.wake);
+    entry.wake = null;
   }
 
   /** Runs `run` after everything queued for this invoice; resolves or rejects with it. */
@@ -407,7 +464,8 @@ export class InvoiceActors {
     }
     if (done) {
       this.activity.forget(uuid);
-      entry.actor.stop();
+      this.cancelWake(entry);
+      ActorGroups.stop(entry.actor);
       this.entries.delete(uuid);
       this.awaitingChain.delete(uuid);
       this.deps.onClosed(uuid, entry.network);
@@ -463,8 +521,8 @@ export class InvoiceActors {
 
   /** Memory must never run ahead of the database: restart the actor from the committed snapshot. */
   private rebuild(uuid: string, entry: Entry): void {
-    entry.actor.stop();
-    const actor = restoreActor(entry.persistedSnapshot, this.deps.clock);
+    ActorGroups.stop(entry.actor);
+    const actor = restoreActor(entry.persistedSnapshot, this.deps.clock, this.groups.next());
     actor.start();
     entry.actor = actor;
     this.watch(uuid, entry);
@@ -529,7 +587,10 @@ export class InvoiceActors {
     this.chainTimePoll = null;
     this.awaitingChain.clear();
     await Promise.all([...this.entries.values()].map((e) => e.queue));
-    for (const e of this.entries.values()) e.actor.stop();
+    for (const e of this.entries.values()) {
+      this.cancelWake(e);
+      ActorGroups.stop(e.actor);
+    }
     this.entries.clear();
   }
 }

@@ -121,7 +121,7 @@ export class Invoices {
         }
       }
     } catch (err) {
-      spawned.actor.stop();
+      this.deps.actors.discard(spawned);
       // order_id is unique per merchant (the constraint decides, also between concurrent creates):
       // a repeated one answers with the original invoice (idempotent, 200).
       if (input.orderId !== null && isUniqueViolation(err, ORDER_UNIQUE)) {
