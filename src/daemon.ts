@@ -52,6 +52,7 @@ import { DaemonMetrics } from './observability/metrics';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
 import path from 'node:path';
+import { RequestLoad } from './actors/request-load';
 import { releaseReservations } from './store/repos/address-pool';
 
 const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
@@ -175,7 +176,10 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
   const unreserved = await releaseReservations(orm.em.fork());
   if (unreserved > 0) logger.info({ addresses: unreserved }, 'deposit address reservations of the previous engine released');
+  // Invoice and withdrawal creation in flight: payout steps yield to them (RequestLoad).
+  const requestLoad = new RequestLoad();
   const invoices = new Invoices({
+    requestLoad,
     orm,
     logger,
     clock,
@@ -193,10 +197,12 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
     concurrency: config.PAYOUT_CONCURRENCY,
+    requestLoad,
     bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
   });
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
+    requestLoad,
     orm,
     logger,
     clock,

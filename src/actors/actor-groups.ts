@@ -42,7 +42,7 @@ export class ActorGroups {
   private assigned = 0;
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>,
     private readonly size: number = ACTOR_GROUP_SIZE,
   ) {}
 

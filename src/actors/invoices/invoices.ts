@@ -1,3 +1,4 @@
+import type { RequestLoad } from '../request-load';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -30,6 +31,8 @@ export interface InvoiceDeps {
   readonly onAddressAllocated: (network: NetworkCode) => void;
   /** Derive more addresses now (committed on its own) when the pool is empty. */
   readonly refillNow: (network: NetworkCode) => Promise<void>;
+  /** Counts each creation as a request in flight (background work yields to it). */
+  readonly requestLoad?: RequestLoad;
 }
 
 export interface LoadedInvoice {
@@ -84,7 +87,12 @@ export class Invoices {
     this.createdLog = deps.logger.child({}, { redact: [] });
   }
 
-  async create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
+  create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
+    const run = () => this.createCounted(merchantId, input, network);
+    return this.deps.requestLoad ? this.deps.requestLoad.around(run) : run();
+  }
+
+  private async createCounted(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
     const merchant = await this.terms(merchantId);
     const uuid = randomUUID();
     const now = this.deps.clock.now();

@@ -8,6 +8,7 @@ import { errorText, NEEDS_OPERATOR_CODES, needsOperator, type CheckPayoutOutput,
 import type { ChainAdapter, StoredNonceWallet } from '../../chains/types';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { PayoutSlots } from './payout-slots';
+import type { RequestLoad } from '../request-load';
 
 /** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
 export type PayoutKillPoint = 'after_sign' | 'after_broadcast';
@@ -22,6 +23,8 @@ export interface PayoutStepDeps {
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PAYOUT_CONCURRENCY); default 8. */
   readonly concurrency?: number;
+  /** Merchant requests in flight: steps narrow to one while there are any. */
+  readonly requestLoad?: RequestLoad;
   /** A payout still pending this long after it was signed is replaced with a higher fee (where the chain allows). */
   readonly bumpAfterMs?: number;
 }
@@ -81,7 +84,7 @@ export class PayoutSteps {
   private readonly sql: RawSql;
 
   constructor(private readonly deps: PayoutStepDeps) {
-    this.slots = new PayoutSlots(deps.concurrency ?? 8);
+    this.slots = new PayoutSlots(deps.concurrency ?? 8, deps.requestLoad);
     this.sql = new RawSql(deps.orm);
   }
 

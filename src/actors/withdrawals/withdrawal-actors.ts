@@ -13,6 +13,7 @@ import { RawSql, type Query } from '../../store/raw-sql';
 import { announceOutboxEvents, insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
 import { bookOutcomeSql } from './withdrawal-ledger';
+import type { RequestLoad } from '../request-load';
 import { ActorActivity } from '../introspection/activity';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;
@@ -36,6 +37,8 @@ export interface WithdrawalActorsDeps {
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PayoutSlots). */
   readonly concurrency?: number;
+  /** Merchant requests in flight: payout steps narrow to one while there are any (PayoutSlots). */
+  readonly requestLoad?: RequestLoad;
   /** Stuck-payout fee bump threshold (PayoutSteps). */
   readonly bumpAfterMs?: number;
 }

@@ -1,3 +1,4 @@
+import type { RequestLoad } from '../request-load';
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -32,6 +33,8 @@ export interface WithdrawalsDeps {
   readonly beforeInsert?: (q: Query, rows: readonly Withdrawal[]) => Promise<void>;
   /** Wait between payout status polls (and before retrying a transient failure). */
   readonly pollIntervalMs: number;
+  /** Counts each creation as a request in flight (payout steps yield to it). */
+  readonly requestLoad?: RequestLoad;
 }
 
 export interface ListWithdrawalsFilter {
@@ -108,7 +111,12 @@ export class Withdrawals {
    * database by a row lock on the merchant, under which the rolling daily sum and the balance are
    * read and the holds are booked.
    */
-  async create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
+  create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
+    const run = () => this.createCounted(merchantId, body, active);
+    return this.deps.requestLoad ? this.deps.requestLoad.around(run) : run();
+  }
+
+  private async createCounted(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
     if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
     const reference = parseReference(body);
     let input: CreateWithdrawalInput;
