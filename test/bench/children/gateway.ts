@@ -6,6 +6,9 @@ import { createLogger } from '../../../src/observability/logger';
 import { createGateway, type Gateway } from '../../../gateway/server';
 import { serveIpc } from '../support/ipc';
 import { cpuMs, Profiler } from '../support/profiler';
+import { LoopDelayProbe } from '../support/loop-delay';
+
+const loopDelay = new LoopDelayProbe();
 
 let gateway: Gateway | null = null;
 const profiler = new Profiler();
@@ -17,6 +20,8 @@ serveIpc({
   },
   cpu: async () => cpuMs(),
   profileStart: async () => profiler.start(),
+  loopDelayStart: async () => loopDelay.start(),
+  loopDelayStop: async () => loopDelay.stop(),
   profileStop: async (a: { file: string }) => profiler.stop(a.file),
   stop: async () => stop(),
 }, stop);

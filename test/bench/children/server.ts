@@ -14,6 +14,9 @@ import { createGateway, type Gateway } from '../../../gateway/server';
 import { MerchantServiceClient, type CreateMerchantResponse } from '../../../src/grpc/generated/chainpay/v1/merchants';
 import { serveIpc } from '../support/ipc';
 import { cpuMs, Profiler } from '../support/profiler';
+import { LoopDelayProbe } from '../support/loop-delay';
+
+const loopDelay = new LoopDelayProbe();
 
 export interface StartArgs {
   readonly dataDir: string;
@@ -78,6 +81,8 @@ serveIpc({
   cpu: async () => cpuMs(),
   /** `npm run bench -- --profile`: a CPU profile of the measured window only. */
   profileStart: async () => profiler.start(),
+  loopDelayStart: async () => loopDelay.start(),
+  loopDelayStop: async () => loopDelay.stop(),
   profileStop: async (a: { file: string }) => profiler.stop(a.file),
   stop: async () => stop(),
 }, stop);

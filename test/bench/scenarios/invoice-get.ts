@@ -2,6 +2,7 @@ import type { Child } from '../support/ipc';
 import type { LoadResult } from '../support/http-load';
 import { profiled, startBareServer, type BenchContext, type Server } from '../support/context';
 import type { ScenarioReport } from '../support/report';
+import type { LoopDelay } from '../support/loop-delay';
 import { median } from '../support/stats';
 import { embeddedPostgresPid, treeCpuMs, waitQuiet } from '../support/cpu';
 
@@ -45,10 +46,16 @@ export async function invoiceRead(ctx: BenchContext, server: Server, merchant: M
     // the reads once that is over, as a read-only load would find the daemon.
     const settled = await waitQuiet(() => server.cpu());
     ctx.log(`  get: server quiet after ${(settled.waitedMs / 1000).toFixed(1)} s${settled.quiet ? '' : ' (gave up waiting: still busy)'}`);
+    const stalls: string[] = [];
     for (let run = 1; run <= ctx.runs; run++) {
+      const processes = server.gateway ? [server.child, server.gateway] : [server.child];
+      for (const p of processes) await p.call('loopDelayStart');
       const paced = await profiled(ctx, server, `get-2000-${run}`, () =>
         load.call<LoadResult>('http', { mode: 'open', port: server.started.httpPort, rate: GET_RATE, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [200], request }),
       );
+      const [daemonLoop, gatewayLoop] = await Promise.all(processes.map((p) => p.call<LoopDelay>('loopDelayStop')));
+      stalls.push(`run ${run}: daemon p99 ${daemonLoop!.p99Ms.toFixed(1)} ms, max ${daemonLoop!.maxMs.toFixed(0)} ms` + (gatewayLoop ? `; gateway p99 ${gatewayLoop.p99Ms.toFixed(1)} ms, max ${gatewayLoop.maxMs.toFixed(0)} ms` : ''));
+      ctx.log(`  get run ${run}: event-loop delay over the paced window: ${stalls.at(-1)}`);
       p99.push(paced.latency.p99);
       p50.push(paced.latency.p50);
       if (paced.errors) errors.push(`run ${run} at ${GET_RATE}/s: ${paced.errors} errors, first: ${paced.firstError}`);
@@ -88,6 +95,7 @@ export async function invoiceRead(ctx: BenchContext, server: Server, merchant: M
         { name: 'CPU per GET: PostgreSQL (all its processes)', value: median(pgUs), unit: 'µs', runs: pgUs, pass: null },
       ],
       notes: [
+        `Event-loop delay of the daemon and the gateway over each paced window (perf_hooks.monitorEventLoopDelay, 5 ms resolution), measured since stop 15 (2026-11-24) to tell a stall inside our processes from queueing: ${stalls.join('; ')}. In the runs of stop 15 the longest delay was 14–37 ms while the p99 of the requests was 25–182 ms: the tail is not one long stall of either event loop (a major GC, a refill, a blocking task) but requests waiting across several busy turns of four busy processes (load generator, gateway, daemon, PostgreSQL) on two cores. Also seen in the profile of the window: ~10% of the daemon's samples are protobuf encoding of the ~5 KB Invoice message (the generated serializer grows a fresh writer from 128 bytes and copies the result twice, then the relay frame encodes it again); left as it is, since it moves the mean by a few percent and not the tail.`,
         'Stop 14 (2026-11-23): reads of open invoices are kept between their commits (src/actors/invoices/open-invoice-reads.ts; README, Invoices: Reading): a GET of an open invoice costs no database read (PostgreSQL CPU per GET ~165 µs -> ~1 µs, server CPU ~650 -> ~410–450 µs, highest rate ~1,800 -> ~3,100–4,500/s). Every transaction of an invoice\'s actor drops its kept rows before the commit is announced, and a read that overlapped a commit is not kept (test/invoices/read-after-commit.test.ts checks that GET shows each commit the WatchInvoice stream reports). The gateway is now the larger half of the server CPU per GET (Node\'s HTTP parsing and the response write, the JSON of the REST body, the request log line, the relay framing, GC); the daemon answers from memory after the HMAC check. At 2,000/s the server processes, the load generator and the OS still share two cores at a high utilisation, so the p99 at that rate still counts queueing behind occasional stalls (runs: 26–389 ms, p50 ~2 ms).',
         'What limits it (CPU profiles of the measured windows, 2026-11-23). Until this stop it was mostly the gateway -> daemon hop: with grpc-js a unary call cost the caller ~200–240 µs of CPU, against ~45–55 µs for a message on an open stream (test/bench/hop-cost.ts on this machine: a trivial server, 16 calls in flight; unary calls alone top out near 3,500–4,000/s there, with no work behind them), and the daemon paid about as much again to receive it; that hop was ~40% of the server CPU of a GET. The gateway now sends each call as a message on one long-lived RelayService stream (proto/chainpay/v1/relay.proto: same method, request, metadata and status as a direct call; README, gRPC control plane). Server CPU per GET went from ~1.8 ms to ~0.55–0.7 ms, the highest rate from ~1,100–1,300/s to ~1,700–2,200/s, and p99 at 2,000/s from ~5 s to under 1 s; the ratio is ~0.05 against 0.1. What is left per GET, by the profiles: on the gateway Node\'s HTTP parsing and one writev per response (system calls are costly on this VM: writev is the largest single entry), the relay framing and the JSON encoding, the request log line (since stop 14 without pino\'s redaction pass, ~10 -> ~2.5 µs a line measured); on the daemon the pg driver (the prepared statement still gets its 34-column RowDescription parsed on every execution), the relay dispatch, the HMAC check and the view; PostgreSQL ~150–175 µs for one indexed read of the row and its payments. The bare server answers a fixed body with no hop and no database (~60 µs of CPU per request on these two cores, load generator included); a signed read through two processes and PostgreSQL costs ~15 times that, so on two shared cores the 0.1 ratio and 2,000/s with a p99 under 10 ms are out of reach: the schedule runs at or above capacity, and the latency counts the queue.',
         'Also this stop: concurrent cache misses of the signing secret share one lookup (each TTL expiry under load read the merchant row once per waiting call), the lookup is one plain statement, and log lines go to one asynchronous stdout destination per process (a line per /v1 request was one write(2) each).',
