@@ -4,8 +4,6 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 export interface LoopDelay {
   readonly p99Ms: number;
   readonly maxMs: number;
-  /** Milliseconds of the window spent in stalls of 50 ms or more (approximated from the histogram). */
-  readonly over50Ms: number;
 }
 
 export class LoopDelayProbe {
@@ -19,11 +17,9 @@ export class LoopDelayProbe {
 
   stop(): LoopDelay {
     const h = this.histogram;
-    if (!h) return { p99Ms: 0, maxMs: 0, over50Ms: 0 };
+    if (!h) return { p99Ms: 0, maxMs: 0 };
     h.disable();
     this.histogram = null;
-    let over50 = 0;
-    for (const [, ns] of h.percentiles) if (ns >= 50e6) over50 = Math.max(over50, ns / 1e6);
-    return { p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6, over50Ms: over50 };
+    return { p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6 };
   }
 }
