@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import pino from 'pino';
+import Decimal from 'decimal.js';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { createMerchant, eventually, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
-import pino from 'pino';
-import { advance, createInvoice, getInvoice, mine, pay, payAndConfirm, waitForStatusOf } from './helpers';
+import { advance, balance, createInvoice, getInvoice, mine, pay, payAndConfirm } from './helpers';
 
 jest.setTimeout(90_000);
 
@@ -91,13 +92,13 @@ describe('open invoices across a restart', () => {
 
       // A restored actor with no timer armed yet: a payment moves it at once.
       await pay(s, 'POLYGON', pending.address, pending.pay_amount);
-      await waitForStatusOf(s, m, pending.uuid, 'confirming');
+      await waitForStatus(s, m, pending.uuid, 'confirming');
       await mine(s, 'POLYGON', pending.required_confirmations);
-      await waitForStatusOf(s, m, pending.uuid, 'paid');
+      await waitForStatus(s, m, pending.uuid, 'paid');
 
       // The partially paid one ends at its expiry, through its deferred RESUME.
       await advance(s, 61 * 60);
-      await waitForStatusOf(s, m, partial.uuid, 'underpaid');
+      await waitForStatus(s, m, partial.uuid, 'underpaid');
 
       // Every late-payment window is over a day later: all three close, their addresses go back.
       await advance(s, 24 * 3600 + 60);
@@ -111,6 +112,13 @@ describe('open invoices across a restart', () => {
         expect(await types(pending.uuid)).toEqual(['invoice.confirming', 'invoice.paid']);
         const free = await sql2.query('select count(*)::int as n from deposit_addresses where invoice_uuid = any($1)', [[paid.uuid, partial.uuid, pending.uuid]]);
         expect(free.rows[0].n).toBe(0);
+        // Credited once each, across the restart: two paid (merchant_net) and the underpaid one's
+        // 4 received less its fees.
+        const underpaidNet = new Decimal('4').minus(partial.platform_fee).minus(partial.network_fee);
+        const expected = new Decimal(paid.merchant_net).plus(pending.merchant_net).plus(underpaidNet);
+        const { available, held } = await balance(s, m);
+        expect(new Decimal(available).equals(expected)).toBe(true);
+        expect(held).toBe('0');
       } finally {
         await sql2.end();
       }

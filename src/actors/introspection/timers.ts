@@ -1,9 +1,7 @@
 import type { InvoiceMachineContext } from '../../domain/invoice-context';
-import { lateWindowEndsAt } from '../../domain/invoice-step';
+import { timerDueAt } from '../../domain/invoice-step';
+import { isTerminalInvoiceStatus } from '../../domain/invoice-status';
 import type { WithdrawalMachineContext } from '../../domain/withdrawal-context';
-
-const OPEN = new Set(['pending', 'confirming', 'partially_paid']);
-const ENDED = new Set(['paid', 'overpaid', 'underpaid', 'expired']);
 
 /** "in 4m 10s" / "due" relative to the daemon clock. */
 export function relative(dueIso: string, now: Date): string {
@@ -19,11 +17,9 @@ export function relative(dueIso: string, now: Date): string {
  * running system): the expiry while open, the end of the late-payment window once ended.
  */
 export function invoiceTimers(ctx: InvoiceMachineContext, stateValue: unknown, now: Date): string[] {
-  const state = String(stateValue);
-  if (OPEN.has(state)) return [`expiry at ${ctx.expiresAt} (${relative(ctx.expiresAt, now)})`];
-  const end = lateWindowEndsAt(ctx);
-  if (ENDED.has(state) && end !== null) return [`late_window_end at ${end} (${relative(end, now)})`];
-  return [];
+  const due = String(stateValue) === 'closed' ? null : timerDueAt(ctx);
+  if (due === null) return [];
+  return [`${isTerminalInvoiceStatus(ctx.status) ? 'late_window_end' : 'expiry'} at ${due} (${relative(due, now)})`];
 }
 
 /** The withdrawal machine's `after: pollInterval` states, named by their leaf state. */

@@ -1,4 +1,3 @@
-import type { RequestLoad } from '../request-load';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -19,6 +18,7 @@ import type { InvoiceActors } from './invoice-actors';
 import { OpenInvoiceReads } from './open-invoice-reads';
 import { AddressReserve } from './address-reserve';
 import { newMemo } from './memo';
+import { RequestLoad } from '../request-load';
 
 export interface InvoiceDeps {
   readonly orm: MikroORM;
@@ -76,7 +76,11 @@ export class Invoices {
   private readonly reserve: AddressReserve;
   private readonly termsCache = new Map<string, { terms: MerchantTerms; until: number }>();
 
+  /** Creations in flight (deps.requestLoad, the daemon's; a private one when none is given). */
+  private readonly requestLoad: RequestLoad;
+
   constructor(private readonly deps: InvoiceDeps) {
+    this.requestLoad = deps.requestLoad ?? new RequestLoad();
     this.sql = new RawSql(deps.orm);
     this.reserve = new AddressReserve({ query: this.sql.query, clock: deps.clock, batch: RESERVE_BATCH });
     this.reads = new OpenInvoiceReads((uuid) => deps.actors.has(uuid));
@@ -87,9 +91,9 @@ export class Invoices {
     this.createdLog = deps.logger.child({}, { redact: [] });
   }
 
+  /** Counted as a request in flight while it runs: payout steps yield to it (RequestLoad). */
   create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
-    const run = () => this.createCounted(merchantId, input, network);
-    return this.deps.requestLoad ? this.deps.requestLoad.around(run) : run();
+    return this.requestLoad.around(() => this.createCounted(merchantId, input, network));
   }
 
   private async createCounted(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {

@@ -1,4 +1,3 @@
-import type { RequestLoad } from '../request-load';
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -21,6 +20,7 @@ import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actor
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
 import { AddressForms, type Whitelist } from './whitelist';
+import { RequestLoad } from '../request-load';
 
 export interface WithdrawalsDeps {
   readonly orm: MikroORM;
@@ -95,7 +95,11 @@ export class Withdrawals {
   private readonly createdLog: Logger;
   private readonly addresses: AddressForms;
 
+  /** Creations in flight (deps.requestLoad, the daemon's; a private one when none is given). */
+  private readonly requestLoad: RequestLoad;
+
   constructor(private readonly deps: WithdrawalsDeps) {
+    this.requestLoad = deps.requestLoad ?? new RequestLoad();
     this.sql = new RawSql(deps.orm);
     this.addresses = new AddressForms(deps.adapters);
 
@@ -109,11 +113,11 @@ export class Withdrawals {
    * nothing stored and nothing held. Per merchant, creations are serialized: in memory (a merchant's
    * concurrent requests are committed together, in arrival order, see KeyedBatches) and in the
    * database by a row lock on the merchant, under which the rolling daily sum and the balance are
-   * read and the holds are booked.
+   * read and the holds are booked. Counted as a request in flight while it runs: payout steps
+   * yield to it (RequestLoad).
    */
   create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
-    const run = () => this.createCounted(merchantId, body, active);
-    return this.deps.requestLoad ? this.deps.requestLoad.around(run) : run();
+    return this.requestLoad.around(() => this.createCounted(merchantId, body, active));
   }
 
   private async createCounted(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
