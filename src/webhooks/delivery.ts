@@ -87,6 +87,59 @@ export async function claimDueEvent(q: Query, now: Date): Promise<ClaimedEvent |
   };
 }
 
+/** An event that had nowhere to go: marked failed by failUnaddressedEvents. */
+export interface UnaddressedEvent {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly aggregateType: 'invoice' | 'withdrawal';
+  readonly aggregateId: string;
+  readonly type: string;
+  /** Attempts of the current round, this one included. */
+  readonly attempts: number;
+}
+
+/**
+ * The due events that have no target (pickTarget is null: no invoice URL and the merchant has no
+ * webhook URL), each the oldest pending one of its aggregate, locked as CLAIM_SQL locks them:
+ * recorded as the failed attempt `no webhook URL` and marked failed (redeliverable once a URL is
+ * set), up to $2 events in ONE autocommit statement. Exactly what attemptDelivery records for such
+ * an event, without a transaction of four statements per event: a merchant that takes no webhooks
+ * (polls instead) must not cost four round trips per event. A later event of the same aggregate is
+ * due only once this statement commits, so a run handles one event per aggregate.
+ */
+const FAIL_UNADDRESSED_SQL = `
+  with due as (
+    select e.id, e.merchant_id, e.aggregate_type, e.aggregate_id, e.type, e.attempts
+      from outbox_events e left join merchants m on m.id = e.merchant_id
+     where e.status = 'pending' and e.next_attempt_at <= $1::timestamptz
+       and coalesce(case when e.aggregate_type = 'invoice' then e.target_url end, m.webhook_url) is null
+       and not exists (select 1 from outbox_events p where p.aggregate_id = e.aggregate_id and p.seq < e.seq and p.status = 'pending')
+     order by e.next_attempt_at, e.seq
+     limit $2
+       for update of e skip locked
+  ), attempt as (
+    insert into webhook_attempts (event_id, attempt, at, status_code, latency_ms, error)
+    select d.id, (select count(*) from webhook_attempts w where w.event_id = d.id) + 1, $1::timestamptz, null, 0, $3::text from due d
+  )
+  update outbox_events e set attempts = d.attempts + 1, status = 'failed'
+    from due d where e.id = d.id
+  returning d.id, d.merchant_id, d.aggregate_type, d.aggregate_id, d.type, d.attempts + 1 as attempts`;
+
+interface UnaddressedRow {
+  id: string;
+  merchant_id: string;
+  aggregate_type: 'invoice' | 'withdrawal';
+  aggregate_id: string;
+  type: string;
+  attempts: number;
+}
+
+/** Autocommit: fails up to `limit` due events that have no webhook URL (FAIL_UNADDRESSED_SQL); the events it failed. */
+export async function failUnaddressedEvents(q: Query, now: Date, limit: number): Promise<UnaddressedEvent[]> {
+  const rows = await q<UnaddressedRow>(FAIL_UNADDRESSED_SQL, [now.toISOString(), limit, NO_WEBHOOK_URL], 'chainpay_outbox_fail_unaddressed');
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id, type: r.type, attempts: r.attempts }));
+}
+
 /**
  * The attempt's log row (numbered across rounds, counted under the event's lock) and the event's
  * next state, in one statement.

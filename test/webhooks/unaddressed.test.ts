@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { eventually } from '../support/stack';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher';
+import { failUnaddressedEvents, NO_WEBHOOK_URL } from '../../src/webhooks/delivery';
+import { insertOutboxEventsSql } from '../../src/webhooks/outbox';
+import { MerchantsRepo } from '../../src/store/repos/merchants';
+import { SecretBox } from '../../src/security/secret-box';
+import { loadDaemonKeys } from '../../src/security/key-files';
+import { createLogger } from '../../src/observability/logger';
+import { OutboxEvent } from '../../src/store/entities';
+import { RawSql } from '../../src/store/raw-sql';
+import { startWebhookStack, createShop, listWebhooks, type WebhookStack, type Shop } from './stack';
+
+/**
+ * Events with no webhook URL anywhere are failed in bulk (failUnaddressedEvents): the same outcome
+ * as one attempt each (`no webhook URL`, failed, redeliverable), one statement for many events.
+ */
+describe('webhook events without a URL', () => {
+  let stack: WebhookStack;
+  let sql: RawSql;
+  let noUrl: Shop;
+  let withUrl: Shop;
+  beforeAll(async () => {
+    // Polling once a minute and events written without announcing them: the daemon's own dispatcher
+    // stays out of the way of the statement under test.
+    stack = await startWebhookStack({ pollMs: 60_000 });
+    sql = new RawSql(stack.daemon.orm);
+    noUrl = await createShop(stack);
+    withUrl = await createShop(stack, 'https://hooks.example.test/in');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  let n = 0;
+  function event(shop: Shop, aggregateType: 'invoice' | 'withdrawal', aggregateId: string, at: Date, targetUrl: string | null = null): OutboxEvent {
+    const id = `evt_unaddr${String(++n).padStart(18, '0')}`;
+    const ev = new OutboxEvent(id, shop.merchantId, aggregateType, aggregateId, `${aggregateType}.x`, `{"id":"${id}"}`, at);
+    ev.targetUrl = targetUrl;
+    return ev;
+  }
+
+  async function rows(ids: readonly string[]): Promise<{ id: string; status: string; attempts: number; log: { attempt: number; error: string | null; status_code: number | null; row: number }[] }[]> {
+    const events = await sql.query<{ id: string; status: string; attempts: number }>('select id, status, attempts from outbox_events where id = any($1::text[]) order by seq', [ids]);
+    const log = await sql.query<{ event_id: string; attempt: number; error: string | null; status_code: number | null; id: number }>(
+      'select event_id, attempt, error, status_code, id from webhook_attempts where event_id = any($1::text[]) order by id',
+      [ids],
+    );
+    return events.map((e) => ({ ...e, log: log.filter((l) => l.event_id === e.id).map((l) => ({ attempt: l.attempt, error: l.error, status_code: l.status_code, row: l.id })) }));
+  }
+
+  it('fails the oldest pending event of each aggregate with no target, and nothing else', async () => {
+    // Due in the daemon's future: its own dispatcher never finds them due.
+    const at = new Date(stack.daemon.clock.now().getTime() + 3_600_000);
+    const now = new Date(at.getTime() + 1_000);
+    const a = randomUUID();
+    const b = randomUUID();
+    const events = [
+      event(noUrl, 'withdrawal', a, at), // oldest of a: failed
+      event(noUrl, 'withdrawal', a, at), // waits for the one before it
+      event(noUrl, 'invoice', b, at), // invoice without its own URL, merchant without one: failed
+      event(noUrl, 'invoice', randomUUID(), at, 'https://hooks.example.test/invoice'), // has a target: left pending
+      event(withUrl, 'withdrawal', randomUUID(), at), // merchant's URL: left pending
+      event(noUrl, 'withdrawal', randomUUID(), new Date(now.getTime() + 60_000)), // not due yet
+    ];
+    await sql.transaction((q) => insertOutboxEventsSql(q, events));
+    const ids = events.map((e) => e.id);
+
+    const failed = await failUnaddressedEvents(sql.query, now, 100);
+    expect(failed.map((e) => e.id).sort()).toEqual([ids[0], ids[2]].sort());
+    expect(failed.find((e) => e.id === ids[0])).toEqual({ id: ids[0], merchantId: noUrl.merchantId, aggregateType: 'withdrawal', aggregateId: a, type: 'withdrawal.x', attempts: 1 });
+
+    let got = await rows(ids);
+    expect(got.map((e) => [e.status, e.attempts, e.log.length])).toEqual([
+      ['failed', 1, 1],
+      ['pending', 0, 0],
+      ['failed', 1, 1],
+      ['pending', 0, 0],
+      ['pending', 0, 0],
+      ['pending', 0, 0],
+    ]);
+    expect(got[0]!.log[0]).toMatchObject({ attempt: 1, error: NO_WEBHOOK_URL, status_code: null });
+
+    // The next one of aggregate a is due now that its predecessor is no longer pending.
+    expect((await failUnaddressedEvents(sql.query, now, 100)).map((e) => e.id)).toEqual([ids[1]]);
+    expect(await failUnaddressedEvents(sql.query, now, 100)).toEqual([]);
+
+    // A redelivered event starts a new round; the log keeps numbering across rounds.
+    await sql.query(`update outbox_events set status = 'pending', attempts = 0, next_attempt_at = $2 where id = $1`, [ids[0], at.toISOString()]);
+    expect((await failUnaddressedEvents(sql.query, now, 100)).map((e) => [e.id, e.attempts])).toEqual([[ids[0], 1]]);
+    got = await rows([ids[0]!]);
+    expect(got[0]!.log.map((l) => l.attempt)).toEqual([1, 2]);
+    expect(got[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    // Leave no pending event behind for the next case.
+    await sql.query('delete from outbox_events where id = any($1::text[])', [ids]);
+  });
+
+  it('respects the limit and skips events another worker holds locked', async () => {
+    const at = new Date(stack.daemon.clock.now().getTime() + 7_200_000);
+    const now = new Date(at.getTime() + 1_000);
+    const events = Array.from({ length: 5 }, () => event(noUrl, 'withdrawal', randomUUID(), at));
+    await sql.transaction((q) => insertOutboxEventsSql(q, events));
+    const ids = events.map((e) => e.id);
+
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // Another worker holds the first event (as a claim does for its attempt).
+    const holder = sql.transaction(async (q) => {
+      await q('select id from outbox_events where id = $1 for update', [ids[0]]);
+      locked();
+      await held;
+    });
+    await isLocked;
+    try {
+      const first = await failUnaddressedEvents(sql.query, now, 2);
+      expect(first.map((e) => e.id)).toEqual([ids[1], ids[2]]);
+      const second = await failUnaddressedEvents(sql.query, now, 10);
+      expect(second.map((e) => e.id)).toEqual([ids[3], ids[4]]);
+    } finally {
+      release();
+      await holder;
+    }
+    expect((await failUnaddressedEvents(sql.query, now, 10)).map((e) => e.id)).toEqual([ids[0]]);
+    const got = await rows(ids);
+    expect(got.every((e) => e.status === 'failed' && e.attempts === 1 && e.log.length === 1)).toBe(true);
+  });
+
+  it('two dispatchers fail each of many events exactly once, in order per aggregate', async () => {
+    const keys = loadDaemonKeys(stack.dataDir, {});
+    const dispatchers = [0, 1].map(
+      () =>
+        new WebhookDispatcher({
+          orm: stack.daemon.orm,
+          logger: createLogger('silent'),
+          clock: stack.daemon.clock,
+          merchants: new MerchantsRepo(new SecretBox(keys.masterKey)),
+          allowPrivateTargets: true,
+          pollMs: 10,
+        }),
+    );
+    const shop = await createShop(stack);
+    const at = stack.daemon.clock.now();
+    const aggregates = Array.from({ length: 40 }, () => randomUUID());
+    // Three events per aggregate, interleaved: 120 events, more than one statement's worth.
+    const events = [0, 1, 2].flatMap(() => aggregates.map((id, i) => event(shop, i % 2 ? 'invoice' : 'withdrawal', id, at)));
+    events.push(...Array.from({ length: 200 }, () => event(shop, 'withdrawal', randomUUID(), at)));
+    await sql.transaction((q) => insertOutboxEventsSql(q, events));
+    for (const d of dispatchers) d.start();
+    try {
+      await eventually(async () => {
+        const evs = await listWebhooks(stack, { merchant_id: shop.merchantId, limit: 500 });
+        return evs.length === events.length && evs.every((e) => e.status === 'failed') ? true : undefined;
+      }, 20_000, 'every event failed');
+    } finally {
+      for (const d of dispatchers) await d.stop();
+    }
+    const got = await rows(events.map((e) => e.id));
+    expect(got.filter((e) => e.attempts !== 1 || e.log.length !== 1 || e.log[0]!.attempt !== 1 || e.log[0]!.error !== NO_WEBHOOK_URL)).toEqual([]);
+    // In order per aggregate: each event's attempt was logged after its predecessor's.
+    const logRow = new Map(got.map((e) => [e.id, e.log[0]!.row]));
+    for (const id of aggregates) {
+      const mine = events.filter((e) => e.aggregateId === id).map((e) => logRow.get(e.id)!);
+      expect(mine).toEqual([...mine].sort((x, y) => x - y));
+    }
+  });
+});
