@@ -1,7 +1,7 @@
-import pino from 'pino';
 import { z } from 'zod';
 import type { RateLimitOptions } from './rate-limit';
 import { clientKeyFor, parseTrustedProxies, type ClientKey } from './client-key';
+import { createGatewayLogger } from './logger';
 import { createGateway, type Gateway } from './server';
 
 /** Gateway process settings, from the environment. */
@@ -66,7 +66,7 @@ export function loadGatewayEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv
 /** Starts a gateway from the environment (no signal handling; for embedding, e.g. `npm start`). */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<{ gateway: Gateway; port: number }> {
   const config = loadGatewayEnv(env);
-  const logger = pino({ name: 'chainpay-gateway', level: config.logLevel, base: { service: 'chainpay-gateway' } });
+  const logger = createGatewayLogger(config.logLevel);
   const gateway = createGateway({
     grpcAddress: config.grpcAddress,
     publicUrl: config.publicUrl,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelCredentials, Metadata } from '@grpc/grpc-js';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createGatewayLogger } from './logger';
 import { baseMetadata, requireSignedHeaders, signedMetadata } from './auth';
 import { assertJsonObject, readBody, requireJsonContentType } from './body';
 import { DaemonClient } from './daemon-client';
@@ -47,7 +48,7 @@ const READY_DEADLINE_MS = 2_000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createGateway(opts: GatewayOptions): Gateway {
-  const logger = opts.logger ?? pino({ name: 'chainpay-gateway' });
+  const logger = opts.logger ?? createGatewayLogger();
   // The request line carries only the request id, method, path, status and timing, never a
   // secret: it skips the logger's redaction pass, which cost ~4x the line itself (measured).
   const requestLog = logger.child({}, { redact: [] });

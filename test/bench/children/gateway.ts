@@ -2,7 +2,7 @@
  * The gateway alone, in its own process, in front of a daemon in another (the production layout
  * of docker-compose.yml). Logs go to this process's stdout (the bench points it at a file).
  */
-import { createLogger } from '../../../src/observability/logger';
+import { createGatewayLogger } from '../../../gateway/logger';
 import { createGateway, type Gateway } from '../../../gateway/server';
 import { serveIpc } from '../support/ipc';
 import { cpuMs, Profiler } from '../support/profiler';
@@ -15,7 +15,7 @@ const profiler = new Profiler();
 
 serveIpc({
   start: async (a: { grpcAddress: string; logLevel?: string }) => {
-    gateway = createGateway({ grpcAddress: a.grpcAddress, logger: createLogger(a.logLevel ?? 'info', 'chainpay-gateway') });
+    gateway = createGateway({ grpcAddress: a.grpcAddress, logger: createGatewayLogger(a.logLevel ?? 'info') });
     return { httpPort: await gateway.listen(0, '127.0.0.1') };
   },
   cpu: async () => cpuMs(),
