@@ -8,10 +8,23 @@ import { streamInvoiceChanges } from './invoice-stream';
 import { defined, requestBody } from '../request-body';
 import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
+import { serializeOnce } from '../serialize-once';
+
+type LoadedRows = { readonly row: Invoice; readonly payments: InvoicePayment[] };
 
 export function invoiceService(ctx: ServiceContext): { definition: typeof InvoiceServiceService; implementation: InvoiceServiceServer } {
   const activeNetworks = () => ctx.networks.list(ctx.orm.em.fork());
-  const message = (loaded: { row: Invoice; payments: InvoicePayment[] }): InvoiceMessage => toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+  // An open invoice's loaded rows are one shared object between its commits (OpenInvoiceReads):
+  // so is its message, and GetInvoice encodes that message once (serializeOnce below).
+  const messages = new WeakMap<LoadedRows, InvoiceMessage>();
+  const message = (loaded: LoadedRows): InvoiceMessage => {
+    let m = messages.get(loaded);
+    if (m === undefined) {
+      m = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+      messages.set(loaded, m);
+    }
+    return m;
+  };
 
   const implementation: InvoiceServiceServer = {
     createInvoice: unary(ctx.logger, 'CreateInvoice', async (call) => {
@@ -69,5 +82,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       return { invoices: rows.map((row) => message({ row, payments: payments.filter((p) => p.invoiceUuid === row.uuid) })) };
     }),
   };
-  return { definition: InvoiceServiceService, implementation };
+  const getInvoice = InvoiceServiceService.getInvoice;
+  const definition = { ...InvoiceServiceService, getInvoice: { ...getInvoice, responseSerialize: serializeOnce(getInvoice.responseSerialize) } };
+  return { definition, implementation };
 }
