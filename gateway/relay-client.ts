@@ -84,7 +84,9 @@ export class RelayClient {
       this.#settle(result.id, (p) => {
         if (result.code !== status.OK) return p.reject(serviceError(result.code, result.details, metadataOf(result.trailers)));
         try {
-          p.resolve(p.method.responseDeserialize(Buffer.from(result.response)));
+          // A view, not a copy: the frame's bytes are this result's alone.
+          const bytes = result.response;
+          p.resolve(p.method.responseDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
         } catch (err) {
           p.reject(serviceError(status.INTERNAL, `response could not be decoded: ${(err as Error).message}`, new Metadata()));
         }

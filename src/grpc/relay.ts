@@ -1,6 +1,7 @@
 import { Metadata, status, type MetadataValue, type ServerDuplexStream, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { RelayServiceService, type RelayCall, type RelayMetadata, type RelayResult, type RelayServiceServer } from './generated/chainpay/v1/relay';
+import { encodeRelayResult } from './relay-result-encoding';
 
 type UnaryImplementation = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
 
@@ -50,7 +51,9 @@ export class Relay {
   /** Adds RelayService to a server (after the services it relays were registered). */
   addTo(server: { addService(definition: ServiceDefinition, implementation: UntypedServiceImplementation): void }): void {
     const implementation: RelayServiceServer = { relay: (call) => this.#open(call) };
-    server.addService(RelayServiceService, implementation);
+    // Results are written with an exact-size encoder (same bytes as the generated one).
+    const definition = { ...RelayServiceService, relay: { ...RelayServiceService.relay, responseSerialize: encodeRelayResult } };
+    server.addService(definition, implementation);
   }
 
   /**
