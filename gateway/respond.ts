@@ -3,6 +3,11 @@ import type { HttpError } from './errors';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** A JSON body encoded already (gateway/invoice-bodies.ts): sent as it is. */
+export class JsonBytes {
+  constructor(readonly bytes: Buffer) {}
+}
+
 /** Writes one complete JSON response. `close` asks Node to end the connection after it (413, shutdown). */
 export function sendJson(
   res: ServerResponse,
@@ -12,7 +17,7 @@ export function sendJson(
   close = false,
 ): void {
   if (res.headersSent) return;
-  const text = Buffer.from(JSON.stringify(body), 'utf8');
+  const text = body instanceof JsonBytes ? body.bytes : Buffer.from(JSON.stringify(body), 'utf8');
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);

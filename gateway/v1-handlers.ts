@@ -1,9 +1,10 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { CreateInvoiceRequest, InvoiceServiceService } from '../src/grpc/generated/chainpay/v1/invoices';
+import { CreateInvoiceRequest, InvoiceServiceService, type GetInvoiceRequest } from '../src/grpc/generated/chainpay/v1/invoices';
 import { MerchantServiceService } from '../src/grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceService } from '../src/grpc/generated/chainpay/v1/networks';
 import { CreateWithdrawalRequest, WithdrawalServiceService } from '../src/grpc/generated/chainpay/v1/withdrawals';
-import type { DaemonClient } from './daemon-client';
+import type { DaemonClient, UnaryMethod } from './daemon-client';
+import { InvoiceBodies } from './invoice-bodies';
 import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
 
 /**
@@ -42,9 +43,14 @@ export const createInvoice: Handler = async ({ daemon, metadata }) => {
   return { status: res.created ? 201 : 200, body: encodeInvoice(present(res.invoice, 'invoice')) };
 };
 
+/** GetInvoice answered with the response bytes as they came (InvoiceBodies decodes them only when they changed). */
+const getInvoiceBytes: UnaryMethod<GetInvoiceRequest, Buffer> = { ...InvoiceServiceService.getInvoice, responseDeserialize: (bytes) => bytes };
+const invoiceBodies = new InvoiceBodies();
+
 export const getInvoice: Handler = async (ctx) => {
-  const invoice = await ctx.daemon.call(InvoiceServiceService.getInvoice, { uuid: param(ctx, 'uuid') }, ctx.metadata);
-  return { status: 200, body: encodeInvoice(invoice) };
+  const uuid = param(ctx, 'uuid');
+  const bytes = await ctx.daemon.call(getInvoiceBytes, { uuid }, ctx.metadata);
+  return { status: 200, body: invoiceBodies.body(uuid, bytes) };
 };
 
 export const setInvoiceNetwork: Handler = async (ctx) => {
