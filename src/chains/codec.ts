@@ -37,6 +37,13 @@ export interface AddressCodec {
   readonly family: 'evm' | 'tron' | 'ton' | 'solana';
   /** Deposit address number `index` (address_pool networks); throws UnsupportedOperationError on TON. */
   deriveDepositAddress(index: number): string;
+  /**
+   * Deposit addresses from .. from+count-1, in order, each equal to deriveDepositAddress(i). Only
+   * where a range is cheaper per address than one index at a time (EVM, TRON: one parent
+   * decompression, one field inversion, a table-driven curve multiplication); elsewhere absent, and
+   * callers derive one index at a time (which also paces a refill per address).
+   */
+  deriveDepositAddresses?(from: number, count: number): string[];
   /** The shared deposit address (master_memo: TON); throws UnsupportedOperationError elsewhere. */
   sharedDepositAddress(): string;
   /** Format check used by the withdrawal whitelist; never throws. */
@@ -56,4 +63,11 @@ export function assertDerivationIndex(index: number): void {
   if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) {
     throw new RangeError(`derivation index must be an integer in [0, 2^31): ${index}`);
   }
+}
+
+/** A range of deposit indexes: count >= 0 indexes from `from`, all in [0, 2^31). */
+export function assertDerivationRange(from: number, count: number): void {
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`derivation count must be a non-negative integer: ${count}`);
+  assertDerivationIndex(from);
+  if (count > 0) assertDerivationIndex(from + count - 1);
 }

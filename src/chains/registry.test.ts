@@ -27,6 +27,10 @@ describe('createChainAdapters', () => {
       expect(devnet.get('TRC20')).toBe(adapters.get('TRC20'));
       expect(adapters.get('TRC20')!.deriveDepositAddress(0)).toBe('TWer2Ygk5TEheHp3TPuYeqxmB6SsGZmaL6');
       expect(adapters.get('POLYGON')!.deriveDepositAddress(0)).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+      // Range derivation where the codec has it (EVM, TRON), none elsewhere (the pool then steps one address at a time).
+      expect(adapters.get('POLYGON')!.deriveDepositAddresses?.(0, 2)).toEqual([0, 1].map((i) => adapters.get('POLYGON')!.deriveDepositAddress(i)));
+      expect(adapters.get('TRC20')!.deriveDepositAddresses?.(0, 1)).toEqual(['TWer2Ygk5TEheHp3TPuYeqxmB6SsGZmaL6']);
+      expect(adapters.get('SOLANA')!.deriveDepositAddresses).toBeUndefined();
       expect(adapters.get('TON')!.isValidAddress(adapters.get('TON')!.sharedDepositAddress())).toBe(true);
       expect(adapters.get('SOLANA')!.tokenContract).toBe('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p');
       expect(adapters.get('BEP20')!.tokenDecimals).toBe(18);

@@ -174,6 +174,12 @@ export interface ChainAdapter {
 
   /** Deposit address number `index` of the HD seed (address_pool networks). */
   deriveDepositAddress(index: number): string;
+  /**
+   * Deposit addresses number from .. from+count-1, in order (address_pool networks), each equal to
+   * deriveDepositAddress(i). Present only where the codec derives ranges cheaper per address (EVM,
+   * TRON: AddressCodec.deriveDepositAddresses); without it, derive one index at a time.
+   */
+  readonly deriveDepositAddresses?: (from: number, count: number) => string[];
   /** The shared deposit address (master_memo networks). */
   sharedDepositAddress(): string;
   isValidAddress(address: string): boolean;

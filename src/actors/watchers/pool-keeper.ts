@@ -12,9 +12,10 @@ import { RefillPace } from './refill-pace';
  * them, so no payment to them is missed. One refill per network at a time.
  */
 /**
- * Addresses inserted per statement. Deriving one costs ~0.5 ms of pure-JS elliptic-curve work, so
- * the refill yields to the event loop after every address (RefillPace): a chunk derived in one go
- * held requests up ~30 ms (50 addresses), which showed in the p99 of invoice creation.
+ * Addresses inserted per statement. Derivation is pure-JS elliptic-curve work (~0.13 ms an address
+ * on EVM/TRON, derived in ranges of DERIVE_STEP), so the refill yields to the event loop after every
+ * step (RefillPace): a chunk derived in one go held requests up ~30 ms (50 addresses at the old
+ * ~0.5 ms each), which showed in the p99 of invoice creation.
  */
 const REFILL_CHUNK = 50;
 
@@ -29,8 +30,8 @@ export class PoolKeeper {
   /**
    * Networks whose refill derives flat out: the pool was below half its low-water mark when the
    * refill started, or a caller waits for an empty pool (refillNow). Otherwise a refill paces
-   * itself to about half of the event loop: after each address it waits as long as deriving it
-   * took, so the requests served meanwhile keep their latency (at full speed a refill took the
+   * itself to about half of the event loop: after each derivation step it waits as long as the
+   * step took, so the requests served meanwhile keep their latency (at full speed a refill took the
    * daemon's whole core for seconds, which was the p99 of invoice creation, measured).
    */
   private readonly urgent = new Set<NetworkCode>();
@@ -85,7 +86,7 @@ export class PoolKeeper {
     const count = Math.max(this.deps.batch, this.deps.minFree * 2 - free);
     const added: string[] = [];
     if (free < this.deps.minFree / 2) this.urgent.add(network);
-    // Derivation is CPU work: paced per address (RefillPace), so requests keep being served meanwhile.
+    // Derivation is CPU work: paced per derivation step (RefillPace), so requests keep being served meanwhile.
     const pace = new RefillPace(() => this.urgent.has(network));
     for (let done = 0; done < count; done += REFILL_CHUNK) {
       const chunk = await refillPool(em, network, adapter, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now(), pace.afterAddress);

@@ -37,6 +37,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   readonly mode = 'devnet' as const;
   readonly network: NetworkCode;
   readonly tokenContract: string;
+  /** ChainAdapter.deriveDepositAddresses: the codec's range derivation, where it has one. */
+  readonly deriveDepositAddresses?: (from: number, count: number) => string[];
   readonly tokenDecimals: number;
   readonly finalityDepth: number;
   private readonly facts: NetworkFacts;
@@ -57,6 +59,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     if (!Number.isInteger(this.finalityDepth) || this.finalityDepth < 1) throw new RangeError('finalityDepth must be an integer >= 1');
     // A look-alike token: a valid contract id of the same format that is not USDT.
     this.fakeContract = options.codec.sampleAddress(`chainpay-devnet:${this.network}:fake-usdt`);
+    this.deriveDepositAddresses = options.codec.deriveDepositAddresses?.bind(options.codec);
     const opened = options.storageDir ? DevnetJournal.open(options.storageDir, options.network) : undefined;
     this.journal = opened?.journal;
     this.chain = new DevnetChain({

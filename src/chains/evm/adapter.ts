@@ -21,6 +21,8 @@ export class EvmAdapter implements ChainAdapter {
   readonly mode = 'live' as const;
   readonly network: EvmNetworkCode;
   readonly tokenContract: string;
+  /** ChainAdapter.deriveDepositAddresses: the codec's range derivation, where it has one. */
+  readonly deriveDepositAddresses?: (from: number, count: number) => string[];
   private readonly config: ResolvedEvmConfig;
   private readonly client: PublicClient;
   private decimals: number;
@@ -36,6 +38,7 @@ export class EvmAdapter implements ChainAdapter {
     this.decimals = this.config.expectedDecimals;
     const onRpc = this.config.onRpc;
     this.client = createEvmClient(this.config.rpcUrl, this.config.rpcTimeoutMs, onRpc ? (method, ms, ok) => onRpc({ network: this.config.network, method, ms, ok }) : undefined);
+    this.deriveDepositAddresses = this.config.codec.deriveDepositAddresses?.bind(this.config.codec);
   }
 
   get tokenDecimals(): number {

@@ -1,6 +1,10 @@
+import { HDKey as ScureHDKey } from '@scure/bip32';
+import { bytesToHex, getAddress } from 'viem';
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
+import { keccakAccountId } from '../keys/bip32';
 import { mnemonicToSeed } from '../keys/bip39';
 import { KeyMaterialError, UnsupportedOperationError } from '../errors';
+import { EvmAdapter } from './adapter';
 import { EVM_DEPOSIT_ACCOUNT_PATH, EvmCodec } from './codec';
 
 const JUNK = 'test test test test test test test test test test test junk';
@@ -78,5 +82,40 @@ describe('EvmCodec', () => {
     expect(() => codec.sharedDepositAddress()).toThrow(UnsupportedOperationError);
     expect(codec.isValidAddress(codec.sampleAddress('buyer'))).toBe(true);
     expect(codec.sampleAddress('buyer')).toBe(codec.sampleAddress('buyer'));
+  });
+});
+
+describe('EvmCodec range derivation', () => {
+  const account = ScureHDKey.fromMasterSeed(mnemonicToSeed(JUNK)).derive(EVM_DEPOSIT_ACCOUNT_PATH);
+  /** The derivation before ranges: @scure/bip32 deriveChild per index, keccak of the OpenSSL-decompressed key, EIP-55. */
+  const reference = (node: ScureHDKey, index: number): string => getAddress(bytesToHex(keccakAccountId(node.deriveChild(0).deriveChild(index).publicKey!)));
+  const LARGE = [1000, 65_536, 2 ** 31 - 2, 2 ** 31 - 1];
+
+  it.each([
+    ['mnemonic', () => new EvmCodec({ mnemonic: JUNK }), account],
+    ['account xpub (watch-only)', () => new EvmCodec({ xpub: account.publicExtendedKey }), ScureHDKey.fromExtendedKey(account.publicExtendedKey)],
+  ])('is byte-identical to the per-index derivation for 0..300 and large indexes (%s)', (_name, make, node) => {
+    const codec = make();
+    const external = node.deriveChild(0);
+    const range = codec.deriveDepositAddresses(0, 301);
+    expect(range).toEqual(Array.from({ length: 301 }, (_, i) => getAddress(bytesToHex(keccakAccountId(external.deriveChild(i).publicKey!)))));
+    expect(range.slice(40, 72)).toEqual(codec.deriveDepositAddresses(40, 32));
+    for (const i of [0, 1, 299, ...LARGE]) expect(codec.deriveDepositAddress(i)).toBe(reference(node, i));
+    expect(codec.deriveDepositAddresses(2 ** 31 - 2, 2)).toEqual([reference(node, 2 ** 31 - 2), reference(node, 2 ** 31 - 1)]);
+  });
+
+  it('the live adapter exposes the codec\'s range derivation (the pool refill uses it)', () => {
+    const codec = new EvmCodec({ mnemonic: JUNK });
+    const adapter = new EvmAdapter({ network: 'POLYGON', rpcUrl: 'http://127.0.0.1:9', codec, confirmations: 1 });
+    expect(adapter.deriveDepositAddresses?.(5, 3)).toEqual([5, 6, 7].map((i) => codec.deriveDepositAddress(i)));
+  });
+
+  it('refuses ranges outside [0, 2^31); an empty range is empty', () => {
+    const codec = new EvmCodec({ mnemonic: JUNK });
+    expect(codec.deriveDepositAddresses(10, 0)).toEqual([]);
+    expect(() => codec.deriveDepositAddresses(-1, 2)).toThrow(RangeError);
+    expect(() => codec.deriveDepositAddresses(0, -1)).toThrow(RangeError);
+    expect(() => codec.deriveDepositAddresses(2 ** 31 - 1, 2)).toThrow(RangeError);
+    expect(() => new EvmCodec({}).deriveDepositAddresses(0, 1)).toThrow(KeyMaterialError);
   });
 });

@@ -3,9 +3,10 @@ import type { HDKey } from '@scure/bip32';
 import { bytesToHex, getAddress } from 'viem';
 import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';
-import { assertDerivationIndex, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
+import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
 import { UnsupportedOperationError } from '../errors';
-import { keccakAccountId, privateKeyHex, secp256k1AccountNode, secp256k1PrivateNode } from '../keys/bip32';
+import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChain, secp256k1PrivateNode } from '../keys/bip32';
+import type { Secp256k1PublicParent } from '../keys/secp256k1-children';
 
 /** Deposits: m/44'/60'/0'/0/i (BIP-44, as MetaMask). An account xpub at this path suffices to watch. */
 export const EVM_DEPOSIT_ACCOUNT_PATH = "m/44'/60'/0'";
@@ -17,15 +18,22 @@ const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** EVM addresses (BEP20, POLYGON, ARBITRUM): EIP-55 display, lowercase keys, EIP-681 links. */
 export class EvmCodec implements AddressCodec {
   readonly family = 'evm' as const;
-  private external: HDKey | undefined;
+  /** <account>/0, public material only; built on first use (a bad mnemonic/xpub throws there). */
+  private external: Secp256k1PublicParent | undefined;
   private hot: HotWalletKey | undefined;
 
   constructor(private readonly keys: KeyMaterial) {}
 
   deriveDepositAddress(index: number): string {
     assertDerivationIndex(index);
-    this.external ??= secp256k1AccountNode({ mnemonic: this.keys.mnemonic, xpub: this.keys.xpub, path: EVM_DEPOSIT_ACCOUNT_PATH }).deriveChild(0);
-    return addressOf(this.external.deriveChild(index));
+    return this.deriveDepositAddresses(index, 1)[0]!;
+  }
+
+  /** <account>/0/from .. from+count-1 in one pass (one parent decompression, one field inversion). */
+  deriveDepositAddresses(from: number, count: number): string[] {
+    assertDerivationRange(from, count);
+    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.xpub, path: EVM_DEPOSIT_ACCOUNT_PATH });
+    return this.external.children(from, count).map((key) => getAddress(bytesToHex(keccakAccountIdOfUncompressed(key))));
   }
 
   sharedDepositAddress(): string {

@@ -1,9 +1,11 @@
-import { isAddressValid } from 'tronweb/utils';
+import { randomBytes } from 'node:crypto';
+import { getBase58CheckAddress, isAddressValid } from 'tronweb/utils';
 import { HDKey } from '@scure/bip32';
 import { TronWeb } from 'tronweb';
+import { keccakAccountId } from '../keys/bip32';
 import { mnemonicToSeed } from '../keys/bip39';
 import { UnsupportedOperationError } from '../errors';
-import { TRON_DEPOSIT_ACCOUNT_PATH, TronCodec, tronHex } from './codec';
+import { TRON_DEPOSIT_ACCOUNT_PATH, TronCodec, tronAddress, tronHex } from './codec';
 
 const JUNK = 'test test test test test test test test test test test junk';
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -77,5 +79,29 @@ describe('TronCodec', () => {
   it('has no shared address; samples are valid', () => {
     expect(() => codec.sharedDepositAddress()).toThrow(UnsupportedOperationError);
     expect(codec.isValidAddress(codec.sampleAddress('x'))).toBe(true);
+  });
+});
+
+describe('TronCodec range derivation', () => {
+  const account = HDKey.fromMasterSeed(mnemonicToSeed(JUNK)).derive(TRON_DEPOSIT_ACCOUNT_PATH);
+  /** The derivation before ranges: @scure/bip32 per index, OpenSSL-decompressed keccak id, tronweb's base58check. */
+  const reference = (external: HDKey, index: number): string => getBase58CheckAddress([0x41, ...keccakAccountId(external.deriveChild(index).publicKey!)]);
+
+  it.each([
+    ['mnemonic', () => new TronCodec({ mnemonic: JUNK }), account],
+    ['account xpub (watch-only)', () => new TronCodec({ tronXpub: account.publicExtendedKey }), HDKey.fromExtendedKey(account.publicExtendedKey)],
+  ])('is byte-identical to the per-index derivation for 0..300 and large indexes (%s)', (_name, make, node) => {
+    const codec = make();
+    const external = node.deriveChild(0);
+    expect(codec.deriveDepositAddresses(0, 301)).toEqual(Array.from({ length: 301 }, (_, i) => reference(external, i)));
+    for (const i of [0, 1000, 65_536, 2 ** 31 - 1]) expect(codec.deriveDepositAddress(i)).toBe(reference(external, i));
+    expect(codec.deriveDepositAddresses(2 ** 31 - 3, 3)).toEqual([2 ** 31 - 3, 2 ** 31 - 2, 2 ** 31 - 1].map((i) => reference(external, i)));
+    expect(() => codec.deriveDepositAddresses(2 ** 31 - 1, 2)).toThrow(RangeError);
+  });
+
+  it('tronAddress (native double SHA-256) equals tronweb getBase58CheckAddress', () => {
+    const ids = [Buffer.alloc(20), Buffer.alloc(20, 0xff), ...Array.from({ length: 200 }, () => randomBytes(20))];
+    for (const id of ids) expect(tronAddress(id)).toBe(getBase58CheckAddress([0x41, ...id]));
+    expect(tronAddress(Buffer.from('a614f803b6fd780986a42c78ec9c7f77e6ded13c', 'hex'))).toBe(USDT);
   });
 });

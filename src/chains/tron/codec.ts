@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { HDKey } from '@scure/bip32';
-import { decode58, decode58Check, getBase58CheckAddress } from 'tronweb/utils';
+import { decode58, decode58Check, encode58 } from 'tronweb/utils';
 import { ValidationError } from '../../domain/errors';
 import { canonicalAmount } from '../amount';
-import { assertDerivationIndex, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
+import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
 import { UnsupportedOperationError } from '../errors';
-import { keccakAccountId, privateKeyHex, secp256k1AccountNode, secp256k1PrivateNode } from '../keys/bip32';
+import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChain, secp256k1PrivateNode } from '../keys/bip32';
+import type { Secp256k1PublicParent } from '../keys/secp256k1-children';
 
 /** Deposits: m/44'/195'/0'/0/i (TronLink / Ledger). An account xpub at this path suffices to watch. */
 export const TRON_DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'";
@@ -17,15 +17,22 @@ const HEX_FORM = /^41[0-9a-fA-F]{40}$/;
 
 export class TronCodec implements AddressCodec {
   readonly family = 'tron' as const;
-  private external: HDKey | undefined;
+  /** <account>/0, public material only; built on first use (a bad mnemonic/xpub throws there). */
+  private external: Secp256k1PublicParent | undefined;
   private hot: HotWalletKey | undefined;
 
   constructor(private readonly keys: KeyMaterial) {}
 
   deriveDepositAddress(index: number): string {
     assertDerivationIndex(index);
-    this.external ??= secp256k1AccountNode({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH }).deriveChild(0);
-    return tronAddress(keccakAccountId(this.external.deriveChild(index).publicKey!));
+    return this.deriveDepositAddresses(index, 1)[0]!;
+  }
+
+  /** <account>/0/from .. from+count-1 in one pass (one parent decompression, one field inversion). */
+  deriveDepositAddresses(from: number, count: number): string[] {
+    assertDerivationRange(from, count);
+    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH });
+    return this.external.children(from, count).map((key) => tronAddress(keccakAccountIdOfUncompressed(key)));
   }
 
   sharedDepositAddress(): string {
@@ -78,9 +85,15 @@ export class TronCodec implements AddressCodec {
   }
 }
 
-/** 20-byte account id -> base58check TRON address. */
+/**
+ * 20-byte account id -> base58check TRON address. tronweb's getBase58CheckAddress, with the double
+ * SHA-256 of the checksum in Node's native crypto (tronweb's JavaScript hashing was most of the cost
+ * of encoding a deposit address).
+ */
 export function tronAddress(accountId: Uint8Array): string {
-  return getBase58CheckAddress([TRON_PREFIX, ...accountId]);
+  const payload = Buffer.concat([Buffer.of(TRON_PREFIX), accountId]);
+  const check = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest();
+  return encode58(Buffer.concat([payload, check.subarray(0, 4)]));
 }
 
 /** base58 TRON address -> 41-prefixed hex (the form TRON RPCs and event logs use). */

@@ -9,8 +9,19 @@ export interface AllocatedAddress {
 
 export interface AddressDeriver {
   deriveDepositAddress(index: number): string;
+  /** Addresses number from .. from+count-1, in order; only where a range is cheaper (ChainAdapter.deriveDepositAddresses). */
+  readonly deriveDepositAddresses?: (from: number, count: number) => string[];
   normalizeAddress(address: string): string;
 }
+
+/**
+ * Addresses derived per step of a refill, between two calls of `pace`, where the deriver derives
+ * ranges (EVM, TRON: ~0.13 ms an address in ranges of 4 to 32 alike, ~0.17 ms alone; 0.33-0.55 ms
+ * one at a time before ranges): a step of 8 holds the event loop ~1 ms, little more than one address
+ * did before, which is what the p99 of requests served during a refill sees. A deriver without
+ * ranges (SOLANA, ~0.4 ms an address) steps one address at a time, as before.
+ */
+export const DERIVE_STEP = 8;
 
 // A due cooling address first (so cooled addresses are reused), else the lowest free one; each
 // pick is one step down the (network, state, derivation_index) index, whatever the pool's history.
@@ -95,7 +106,8 @@ export async function freeAddressCount(em: EntityManager, network: string): Prom
 /**
  * Derives the next `count` addresses into the pool. Safe with several daemons: a clash on the
  * (network, derivation_index) key is skipped. Returns the normalized addresses added. `pace` runs
- * after each derivation (the caller yields to waiting requests there).
+ * after each derivation step: up to DERIVE_STEP addresses where the deriver derives ranges, else
+ * one (the caller yields to waiting requests there).
  */
 export async function refillPool(em: EntityManager, network: string, deriver: AddressDeriver, count: number, now: Date, pace?: () => Promise<void>): Promise<string[]> {
   const rows = await em.execute<{ next: number | null }[]>(`select max(derivation_index) + 1 as next from deposit_addresses where network = ?`, [network]);
@@ -103,13 +115,16 @@ export async function refillPool(em: EntityManager, network: string, deriver: Ad
   const added: string[] = [];
   const values: unknown[] = [];
   const placeholders: string[] = [];
-  for (let i = start; i < start + count; i++) {
-    const address = deriver.deriveDepositAddress(i);
-    const normalized = deriver.normalizeAddress(address);
+  const step = deriver.deriveDepositAddresses ? DERIVE_STEP : 1;
+  for (let from = start; from < start + count; from += step) {
+    const addresses = deriver.deriveDepositAddresses?.(from, Math.min(step, start + count - from)) ?? [deriver.deriveDepositAddress(from)];
+    addresses.forEach((address, k) => {
+      const normalized = deriver.normalizeAddress(address);
+      placeholders.push(`(?, ?, ?, ?, 'free', ?)`);
+      values.push(network, from + k, address, normalized, now);
+      added.push(normalized);
+    });
     if (pace) await pace();
-    placeholders.push(`(?, ?, ?, ?, 'free', ?)`);
-    values.push(network, i, address, normalized, now);
-    added.push(normalized);
   }
   if (placeholders.length === 0) return [];
   await em.execute(
