@@ -11,7 +11,7 @@ import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { Invoice, type InvoicePayment } from '../../store/entities';
 import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
-import { insertInvoice, insertInvoiceOnReserved, loadInvoice } from '../../store/repos/invoice-rows';
+import { insertInvoice, insertInvoiceOnReserved, insertInvoicesOnReserved, loadInvoice, type ReservedInsert } from '../../store/repos/invoice-rows';
 import { isUniqueViolation, RawSql } from '../../store/raw-sql';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
@@ -19,6 +19,7 @@ import { OpenInvoiceReads } from './open-invoice-reads';
 import { AddressReserve } from './address-reserve';
 import { newMemo } from './memo';
 import { RequestLoad } from '../request-load';
+import { KeyedBatches, type BatchOutcome } from '../keyed-batches';
 
 export interface InvoiceDeps {
   readonly orm: MikroORM;
@@ -58,6 +59,14 @@ const POOL_RETRIES = 3;
 /** Addresses reserved per round trip for new invoices (address-reserve.ts). */
 const RESERVE_BATCH = 32;
 const ORDER_UNIQUE = 'invoices_merchant_order_unique';
+/** New invoices of one network inserted by one statement at most (KeyedBatches). */
+const INSERT_BATCH_MAX = 64;
+/**
+ * SQLSTATE classes of errors the database raised for a statement, after which an autocommit
+ * statement certainly wrote nothing: data exception, integrity constraint violation, transaction
+ * rollback. Decided by the code, never by the message.
+ */
+const REFUSED_CLASSES = new Set(['22', '23', '40']);
 const TERMS_TTL_MS = 5_000;
 const TERMS_CACHE_MAX = 10_000;
 
@@ -75,6 +84,8 @@ export class Invoices {
   private readonly reads: OpenInvoiceReads;
   private readonly reserve: AddressReserve;
   private readonly termsCache = new Map<string, { terms: MerchantTerms; until: number }>();
+  /** Group commit of new invoices on reserved addresses, per network: what arrives while a statement runs goes in the next one. */
+  private readonly reservedInserts = new KeyedBatches<ReservedInsert, boolean>((_network, inputs) => this.insertReserved(inputs), INSERT_BATCH_MAX);
 
   /** Creations in flight (deps.requestLoad, the daemon's; a private one when none is given). */
   private readonly requestLoad: RequestLoad;
@@ -254,7 +265,7 @@ export class Invoices {
       Object.assign(row, { network: network.code, address: reserved.address, memo: null, paymentUri });
       let inserted: boolean;
       try {
-        inserted = await insertInvoiceOnReserved(this.sql.query, row, { network: network.code, derivationIndex: reserved.derivationIndex }, now);
+        inserted = await this.reservedInserts.submit(network.code, { row, address: { network: network.code, derivationIndex: reserved.derivationIndex }, now });
       } catch (err) {
         // The statement failed as a whole: the address is still reserved (or, if the failure hid a
         // commit, allocated, and the next insert on it finds it not reserved and moves on).
@@ -264,6 +275,34 @@ export class Invoices {
       if (inserted) return;
       this.deps.logger.warn({ network: network.code, address: reserved.address }, 'reserved deposit address was taken meanwhile; using another');
     }
+  }
+
+  /**
+   * The rows of a batch in one statement (insertInvoicesOnReserved): one WAL flush and one round
+   * trip for all of them. Should the database refuse it (an order_id clash, also between two rows
+   * of the batch: nothing of it was written), each row is inserted by a statement of its own, so
+   * every caller gets the answer it would have got alone (the clash: its original invoice). Any
+   * other error (a connection lost: the outcome unknown) goes to every caller, as it would alone.
+   */
+  private async insertReserved(inputs: readonly ReservedInsert[]): Promise<BatchOutcome<boolean>[]> {
+    if (inputs.length > 1) {
+      try {
+        const inserted = await insertInvoicesOnReserved(this.sql.query, inputs);
+        return inputs.map((i) => ({ ok: true, value: inserted.has(i.row.uuid) }));
+      } catch (err) {
+        const code = (err as { code?: unknown } | null)?.code;
+        if (typeof code !== 'string' || !REFUSED_CLASSES.has(code.slice(0, 2))) return inputs.map(() => ({ ok: false, error: err }));
+      }
+    }
+    return Promise.all(
+      inputs.map(async (i): Promise<BatchOutcome<boolean>> => {
+        try {
+          return { ok: true, value: await insertInvoiceOnReserved(this.sql.query, i.row, i.address, i.now) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
   }
 
   private memoTarget(network: NetworkSettings, payAmount: string): DepositTarget {

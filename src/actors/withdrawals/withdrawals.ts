@@ -14,7 +14,7 @@ import { merchantBalance, postJournalsSql, type JournalInput } from '../../store
 import { announceOutboxEvents, withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
-import { KeyedBatches, type BatchOutcome } from './keyed-batches';
+import { KeyedBatches, type BatchOutcome } from '../keyed-batches';
 import { insertWithdrawals, lockMerchantCaps, readUnderLock } from './creation-sql';
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';

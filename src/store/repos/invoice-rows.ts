@@ -27,6 +27,35 @@ const INSERT_ON_RESERVED_SQL = `with a as (
      where network = $${INSERT_COLUMNS.length + 1} and derivation_index = $${INSERT_COLUMNS.length + 2} and state = 'reserved' returning 1)
   insert into invoices (${INSERT_COLUMNS.join(', ')}) select ${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} from a returning uuid`;
 
+/** The PostgreSQL type of each of INSERT_COLUMNS, for the arrays of a batch insert (unnest). */
+const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
+  uuid: 'uuid', merchant_id: 'uuid', order_id: 'text', status: 'text', title: 'text', amount: 'numeric', currency: 'text', platform_fee: 'numeric',
+  network_fee: 'numeric', pay_amount: 'numeric', merchant_net: 'numeric', fee_payer: 'text', network: 'text', address: 'text', memo: 'text',
+  received_amount: 'numeric', confirmations: 'int', required_confirmations: 'int', tx_hash: 'text', payment_uri: 'text', metadata_json: 'text',
+  webhook_url: 'text', return_url: 'text', cancel_url: 'text', expires_at: 'timestamptz', paid_at: 'timestamptz', paid_late: 'boolean',
+  booked_received: 'numeric', open: 'boolean', closed_at: 'timestamptz', actor_snapshot: 'text', created_at: 'timestamptz', updated_at: 'timestamptz',
+  version: 'int',
+};
+
+/**
+ * INSERT_ON_RESERVED_SQL for many rows in ONE autocommit statement (one WAL flush, one round
+ * trip): each row's reserved address becomes allocated to it and the row is inserted, or, for a
+ * row whose address is no longer reserved, neither (its uuid is missing from what comes back). Any
+ * error (an order_id clash, also between two rows of the batch) fails the whole statement, and
+ * nothing of it is written.
+ */
+const n = INSERT_COLUMNS.length;
+const BATCH_INSERT_ON_RESERVED_SQL = `with i as (
+    select * from unnest(${INSERT_COLUMNS.map((c, k) => `$${k + 1}::${COLUMN_TYPES[c]}[]`).join(', ')}, $${n + 1}::text[], $${n + 2}::int[], $${n + 3}::timestamptz[])
+      as t(${INSERT_COLUMNS.join(', ')}, address_network, derivation_index, allocated_at)),
+  a as (
+    update deposit_addresses d set state = 'allocated', invoice_uuid = i.uuid, allocated_at = i.allocated_at
+      from i where d.network = i.address_network and d.derivation_index = i.derivation_index and d.state = 'reserved'
+    returning d.invoice_uuid)
+  insert into invoices (${INSERT_COLUMNS.join(', ')})
+  select ${INSERT_COLUMNS.map((c) => (c === 'actor_snapshot' ? 'i.actor_snapshot::jsonb' : `i.${c}`)).join(', ')} from i join a on a.invoice_uuid = i.uuid
+  returning uuid`;
+
 /** Every column but the snapshot (the entity loads it lazily too), plus the payments in one round trip. */
 const SELECT_COLUMNS = INSERT_COLUMNS.filter((c) => c !== 'actor_snapshot').map((c) => `i.${c}`).join(', ');
 // Amounts and heights as text: a JSON number would lose precision.
@@ -52,6 +81,28 @@ function insertValues(row: Invoice): unknown[] {
 export async function insertInvoiceOnReserved(q: Query, row: Invoice, address: { network: string; derivationIndex: number }, now: Date): Promise<boolean> {
   const rows = await q(INSERT_ON_RESERVED_SQL, [...insertValues(row), address.network, address.derivationIndex, now], 'chainpay_insert_invoice_on_reserved');
   return rows.length === 1;
+}
+
+/** A new invoice row on its reserved deposit address (network, derivation index), allocated at `now`. */
+export interface ReservedInsert {
+  readonly row: Invoice;
+  readonly address: { readonly network: string; readonly derivationIndex: number };
+  readonly now: Date;
+}
+
+/** Inserts the rows on their reserved addresses in one statement; the uuids inserted (a row whose address was no longer reserved is not). */
+export async function insertInvoicesOnReserved(q: Query, inserts: readonly ReservedInsert[]): Promise<Set<string>> {
+  const columns: unknown[][] = INSERT_COLUMNS.map(() => []);
+  for (const { row } of inserts) {
+    const values = insertValues(row);
+    for (let k = 0; k < values.length; k++) {
+      const v = values[k];
+      columns[k]!.push(v instanceof Date ? v.toISOString() : v);
+    }
+  }
+  const params = [...columns, inserts.map((i) => i.address.network), inserts.map((i) => i.address.derivationIndex), inserts.map((i) => i.now.toISOString())];
+  const rows = await q<{ uuid: string }>(BATCH_INSERT_ON_RESERVED_SQL, params, 'chainpay_insert_invoices_on_reserved');
+  return new Set(rows.map((r) => r.uuid));
 }
 
 type Row = Record<string, unknown>;

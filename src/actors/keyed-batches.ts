@@ -15,7 +15,8 @@ interface Waiting<In, Out> {
  * goes in the next batch (up to `maxBatch`). For withdrawals the key is the merchant: the work of
  * one merchant is serialized anyway (its row lock), so a hot merchant's requests queue here, in
  * memory, instead of each holding a database connection while it waits for the lock, and they
- * commit together in one transaction instead of one after another.
+ * commit together in one transaction instead of one after another. For new invoices the key is
+ * the network: the rows created meanwhile are inserted by one statement.
  */
 export class KeyedBatches<In, Out> {
   private readonly waiting = new Map<string, Waiting<In, Out>[]>();
