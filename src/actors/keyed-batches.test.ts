@@ -24,6 +24,20 @@ describe('KeyedBatches', () => {
     expect(batches.activeKeys).toBe(0);
   });
 
+  it('inputs that arrive in the same event-loop turn, microtasks apart, make one batch', async () => {
+    const seen: number[][] = [];
+    const batches = new KeyedBatches(async (_key: string, inputs: readonly number[]): Promise<BatchOutcome<number>[]> => {
+      seen.push([...inputs]);
+      return inputs.map((i) => ({ ok: true, value: i }));
+    }, 10);
+    const later = async (i: number): Promise<number> => {
+      for (let k = 0; k < i; k++) await Promise.resolve(); // as after an awaited cache hit
+      return batches.submit('m', i);
+    };
+    expect(await Promise.all([1, 2, 3, 4, 5].map(later))).toEqual([1, 2, 3, 4, 5]);
+    expect(seen).toEqual([[1, 2, 3, 4, 5]]);
+  });
+
   it('gives each input its own outcome, and a failed batch fails only its own inputs', async () => {
     const runner = async (_key: string, inputs: readonly number[]): Promise<BatchOutcome<number>[]> => {
       if (inputs.includes(13)) throw new Error('batch failed');

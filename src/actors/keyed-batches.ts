@@ -44,6 +44,10 @@ export class KeyedBatches<In, Out> {
   }
 
   private async drain(key: string): Promise<void> {
+    // The first batch of a key waits one event-loop turn: requests that arrived together (one read
+    // of the relay stream carries many) reach here a few microtasks apart, and would otherwise be a
+    // batch of one followed by a batch of the rest.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // Invariant: while a key is in `waiting`, exactly one drain loop runs for it.
     for (;;) {
       const queue = this.waiting.get(key)!;
