@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { loadGatewayEnv } from '../../gateway/main';
@@ -34,11 +35,26 @@ describe('loadGatewayEnv', () => {
   });
 });
 
+const root = path.resolve(__dirname, '../..');
+/** What `npm run start:gateway` passes to tsx: Node flags, then the script (package.json). */
+function startGatewayArgs(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = pkg.scripts['start:gateway']!.split(/\s+/);
+  expect(words[0]).toBe('tsx');
+  return words.slice(1);
+}
+
 describe('gateway/main.ts process', () => {
-  it('starts from the environment and exits 0 on SIGTERM', async () => {
+  it('runs with the same Node flags under npm run start:gateway and in docker-compose.yml', () => {
+    const args = startGatewayArgs();
+    expect(args).toEqual(['--single-threaded-gc', 'gateway/main.ts']);
+    const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+    expect(compose).toContain(`command: ${JSON.stringify(['npx', 'tsx', ...args]).replace(/,/g, ', ')}`);
+  });
+
+  it('starts from the environment, as npm run start:gateway starts it, and exits 0 on SIGTERM', async () => {
     const daemon = await new FakeDaemon().start();
-    const root = path.resolve(__dirname, '../..');
-    const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'gateway/main.ts'], {
+    const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), ...startGatewayArgs()], {
       cwd: root,
       env: { ...process.env, HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', CHAINPAY_GRPC_ADDR: daemon.address, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

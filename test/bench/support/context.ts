@@ -4,6 +4,7 @@ import { startChild, type Child } from './ipc';
 import type { Started } from '../children/server';
 
 const CHILDREN = path.join(__dirname, '..', 'children');
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 /** What every scenario gets from the runner. */
 export interface BenchContext {
@@ -49,6 +50,19 @@ export interface ServerOptions {
  * The system under test (embedded PostgreSQL under `dataDir`) in one or two processes. `env` adds
  * to the bench's defaults; nothing else of the host environment leaks in.
  */
+/**
+ * The Node flags the gateway runs with in production: those of `npm run start:gateway` (package.json,
+ * `tsx <flags> gateway/main.ts`), so the bench cannot drift from it. BENCH_GATEWAY_FLAGS overrides
+ * them for experiments ("" for none).
+ */
+export function gatewayNodeFlags(): string[] {
+  const override = process.env.BENCH_GATEWAY_FLAGS;
+  if (override !== undefined) return override.split(' ').filter(Boolean);
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = (pkg.scripts['start:gateway'] ?? '').split(/\s+/);
+  return words.slice(words.indexOf('tsx') + 1).filter((w) => w.startsWith('--'));
+}
+
 export async function startServer(ctx: BenchContext, name: string, env: Record<string, string> = {}, options: ServerOptions = {}): Promise<Server> {
   const dataDir = options.dataDir ?? path.join(ctx.root, name);
   fs.mkdirSync(dataDir, { recursive: true });
@@ -61,7 +75,7 @@ export async function startServer(ctx: BenchContext, name: string, env: Record<s
     const extra = process.env.BENCH_SERVER_ENV ? (JSON.parse(process.env.BENCH_SERVER_ENV) as Record<string, string>) : {};
     let started = await child.call<Started>('start', { dataDir, env: { ...env, ...extra }, gateway: !split });
     if (split) {
-      gateway = startChild(path.join(CHILDREN, 'gateway.ts'), { logFile: path.join(ctx.root, `${name}-gateway.log`) });
+      gateway = startChild(path.join(CHILDREN, 'gateway.ts'), { logFile: path.join(ctx.root, `${name}-gateway.log`), nodeFlags: gatewayNodeFlags() });
       const { httpPort } = await gateway.call<{ httpPort: number }>('start', { grpcAddress: `127.0.0.1:${started.grpcPort}`, logLevel: extra.LOG_LEVEL });
       started = { ...started, httpPort };
     }
