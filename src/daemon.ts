@@ -144,7 +144,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // A run-time value kept from before may be below a live watcher's window: a reorg inside the gap
   // would reach credited payments and halt the watcher (never a silent loss), so say it loudly.
   for (const [code, adapter] of chains.adapters) {
-    const required = adapter.mode === 'live' ? (await networks.get(orm.em.fork(), code))?.requiredConfirmations : undefined;
+    const required = adapter.mode === 'live' ? (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations : undefined;
     if (required !== undefined && required < adapter.finalityDepth) logger.error({ network: code, requiredConfirmations: required, finalityDepth: adapter.finalityDepth }, 'required_confirmations is below the live finality depth: set it to at least the finality depth (chainpay networks set-fee --confirmations)');
   }
   const merchants = new MerchantsRepo(box);
@@ -228,7 +228,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       actors: invoiceActors,
       activity: watcherActivity,
       chainHead: chains.devnet.has(code) ? async () => chains.devnet.get(code)!.head().head : undefined,
-      requiredConfirmations: async () => (await networks.get(orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
+      requiredConfirmations: async () => (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
     });
     watchers.set(code, watcher);
     await pools.ensure(code);

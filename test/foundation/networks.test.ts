@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { startStack, rpc, type Stack } from '../support/stack';
 import type { Network } from '../../src/grpc/generated/chainpay/v1/networks';
+import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
 
 describe('GET /v1/networks and live fees', () => {
   let stack: Stack;
@@ -24,6 +25,26 @@ describe('GET /v1/networks and live fees', () => {
       expect(Number.isInteger(n.required_confirmations)).toBe(true);
       expect(n.deposit_mode).toBe(n.code === 'TON' ? 'master_memo' : 'address_pool');
     }
+  });
+
+  it('reads through an EntityManager factory only when its cached rows are stale', async () => {
+    const repo = new NetworkSettingsRepo(() => new Map(), 60_000);
+    let forks = 0;
+    const fork = () => {
+      forks++;
+      return stack.daemon.orm.em.fork();
+    };
+    const first = await repo.list(fork);
+    expect(first.map((n) => n.code)).toEqual(['TRC20', 'BEP20', 'TON', 'POLYGON', 'ARBITRUM', 'SOLANA']);
+    expect((await repo.get(fork, 'TON'))?.code).toBe('TON');
+    expect(await repo.list(fork)).toEqual(first);
+    expect(forks).toBe(1);
+    repo.forget();
+    expect(await repo.list(fork)).toEqual(first);
+    expect(forks).toBe(2);
+    // A plain EntityManager still works, as before.
+    repo.forget();
+    expect(await repo.list(stack.daemon.orm.em.fork())).toEqual(first);
   });
 
   it('a fee changed through gRPC shows up at once, without restart; the change is audited', async () => {

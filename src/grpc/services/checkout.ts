@@ -16,7 +16,7 @@ import type { ServiceContext } from '../context';
 export function checkoutService(ctx: ServiceContext, chainModeOf: (code: string) => string): { definition: typeof CheckoutServiceService; implementation: CheckoutServiceServer } {
   const view = async (loaded: LoadedInvoice): Promise<CheckoutView> => {
     const invoice = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
-    const networks = await ctx.networks.list(ctx.orm.em.fork());
+    const networks = await ctx.networks.list(() => ctx.orm.em.fork());
     return {
       invoice: { ...invoice, metadata_json: '{}', webhook_url: undefined, merchant_id: '', order_id: undefined },
       networks: networks.map((n) => toNetworkMessage(n, chainModeOf(n.code))),
@@ -27,7 +27,7 @@ export function checkoutService(ctx: ServiceContext, chainModeOf: (code: string)
     chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call) => {
       if (!call.request.network) throw new MalformedRequestError('network is required', 'network', 'missing_field');
       await ctx.invoices.get(call.request.uuid, null);
-      const network = parseNetwork(call.request.network, await ctx.networks.list(ctx.orm.em.fork()));
+      const network = parseNetwork(call.request.network, await ctx.networks.list(() => ctx.orm.em.fork()));
       return view(await ctx.invoices.setNetwork(call.request.uuid, null, network));
     }),
     watchCheckout: serverStream(ctx.logger, 'WatchCheckout', async (call) => {

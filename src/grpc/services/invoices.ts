@@ -13,7 +13,7 @@ import { serializeOnce } from '../serialize-once';
 type LoadedRows = { readonly row: Invoice; readonly payments: InvoicePayment[] };
 
 export function invoiceService(ctx: ServiceContext): { definition: typeof InvoiceServiceService; implementation: InvoiceServiceServer } {
-  const activeNetworks = () => ctx.networks.list(ctx.orm.em.fork());
+  const activeNetworks = () => ctx.networks.list(() => ctx.orm.em.fork());
   // An open invoice's loaded rows are one shared object between its commits (OpenInvoiceReads):
   // so is its message, and GetInvoice encodes that message once (serializeOnce below).
   const messages = new WeakMap<LoadedRows, InvoiceMessage>();

@@ -46,7 +46,7 @@ export function networkService(
 ): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
   const implementation: NetworkServiceServer = {
     listNetworks: unary(ctx.logger, 'ListNetworks', async (call) => {
-      const list = await ctx.networks.list(ctx.orm.em.fork(), { includeInactive: call.request.include_inactive });
+      const list = await ctx.networks.list(() => ctx.orm.em.fork(), { includeInactive: call.request.include_inactive });
       return { networks: list.map((s) => toNetworkMessage(s, chainModeOf(s.code))) };
     }),
     updateNetworkFees: unary(ctx.logger, 'UpdateNetworkFees', async (call) => {

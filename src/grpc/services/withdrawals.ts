@@ -13,7 +13,7 @@ import { operatorIdentity } from './operator-audit';
  * (operator or service token only: a leaked API key must not be able to add a payout address).
  */
 export function withdrawalService(ctx: ServiceContext): { definition: typeof WithdrawalServiceService; implementation: WithdrawalServiceServer } {
-  const activeNetworks = () => ctx.networks.list(ctx.orm.em.fork());
+  const activeNetworks = () => ctx.networks.list(() => ctx.orm.em.fork());
 
   /** The merchant a whitelist call is about: the token's x-merchant-id or the message's merchant_id. */
   const whitelistTarget = async (md: Metadata, requested: string, change: boolean): Promise<{ merchantId: string; actor: string }> => {
