@@ -5,7 +5,8 @@
  * scratch DATA_DIR, devnet chains, a real `hardhat node` for detection) and writes BENCHMARKS.md:
  * machine, date, each figure (median of the runs), its baseline measured in the same run, the
  * ratio, the target and pass/miss. Load goes only to 127.0.0.1. Nothing here asserts timings in the
- * unit tests; this is a separate program.
+ * unit tests; this is a separate program. BENCH_KEEP=1 keeps the scratch directory (the daemon's and
+ * the gateway's logs) after the run.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
   reports.sort((a, b) => a.id - b.id);
   const total = (performance.now() - started) / 1000;
   fs.writeFileSync(o.out, renderMarkdown(m, reports, layoutNotes(o.layout), total));
-  fs.rmSync(root, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) fs.rmSync(root, { recursive: true, force: true });
   ctx.log(`wrote ${o.out}`);
   for (const r of reports) for (const f of r.figures) ctx.log(`  ${r.id}. ${f.name}: ${f.value.toFixed(2)} ${f.unit}${f.pass === null ? '' : f.pass ? ' (pass)' : ' (miss)'}`);
   if (reports.some((r) => r.error)) process.exitCode = 1;
