@@ -1,3 +1,4 @@
+import { packBits, streamWords } from './qr-bits';
 /**
  * QR mask selection, the same rule and result as `qrcode`'s getBestMask (ISO 18004 §7.8.3:
  * try the 8 patterns with their format bits, keep the lowest penalty N1+N2+N3+N4, the first on a
@@ -82,45 +83,15 @@ export function setFormatBits(size: number, data: Uint8Array, bits: number): voi
 /** Words per line: 2 up to 64 modules (the two-word path, hi = 0 up to 32), else ceil(size / 32). */
 const wordsPerLine = (size: number) => (size <= 64 ? 2 : (size + 31) >>> 5);
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** Words of the bit stream of a size x size matrix: one spare word past the last, read by packRows. */
-const flatWords = (size: number) => ((size * size) >>> 5) + 3;
+/** Words of the bit stream of a size x size matrix (qr-bits.ts), read by packRows. */
+const flatWords = (size: number) => streamWords(size * size);
 
 /**
  * The rows of `d` (row-major bytes, 0 or 1 as `qrcode` writes them) into `rows`, `w` words per
- * row, through `flat`: first d as one bit stream (bit i = d[i]), 4 bytes at a time where they can
- * be read as a word (the multiply gathers bytes 0..3 of a little-endian word into bits 24..27: byte
- * k lands at 8k + 24 - 7k; the cross terms land elsewhere, on distinct bits, so nothing carries),
- * then each row cut out of the stream.
+ * row, through `flat`: first d as one bit stream (packBits), then each row cut out of the stream.
  */
 function packRows(size: number, w: number, d: Uint8Array, rows: Int32Array, valid: Int32Array, flat: Int32Array): void {
-  const len = size * size;
-  const full = len >>> 5;
-  if (LITTLE_ENDIAN && (d.byteOffset & 3) === 0) {
-    const q = new Int32Array(d.buffer, d.byteOffset, len >>> 2);
-    for (let k = 0, j = 0; k < full; k++, j += 8) {
-      flat[k] = (Math.imul(q[j]!, 0x01020408) >>> 24)
-        | ((Math.imul(q[j + 1]!, 0x01020408) >>> 24) << 4)
-        | ((Math.imul(q[j + 2]!, 0x01020408) >>> 24) << 8)
-        | ((Math.imul(q[j + 3]!, 0x01020408) >>> 24) << 12)
-        | ((Math.imul(q[j + 4]!, 0x01020408) >>> 24) << 16)
-        | ((Math.imul(q[j + 5]!, 0x01020408) >>> 24) << 20)
-        | ((Math.imul(q[j + 6]!, 0x01020408) >>> 24) << 24)
-        | ((Math.imul(q[j + 7]!, 0x01020408) >>> 24) << 28);
-    }
-  } else {
-    for (let k = 0, i = 0; k < full; k++) {
-      let word = 0;
-      for (let b = 0; b < 32; b++, i++) word |= d[i]! << b;
-      flat[k] = word;
-    }
-  }
-  let tail = 0;
-  for (let i = full * 32, b = 0; i < len; i++, b++) tail |= d[i]! << b;
-  flat[full] = tail;
-  flat[full + 1] = 0;
-  flat[full + 2] = 0;
+  packBits(d, size * size, flat);
   for (let r = 0; r < size; r++) {
     for (let k = 0; k < w; k++) {
       const at = r * size + 32 * k;

@@ -1,3 +1,5 @@
+import { packBits, streamWords } from './qr-bits';
+
 /**
  * The SVG of a module matrix, character for character what `qrcode`'s svg-tag renderer writes with
  * `{ margin: 2 }` and the default colours (dark #000000ff, light #ffffffff, both opaque, so no
@@ -10,6 +12,7 @@
  * re-parses the colours per call; here the runs are found a word at a time, the text is written
  * as bytes and the fixed parts are built once per size. ~5 us for a version 8 symbol against ~46.
  */
+
 
 const MARGIN = 2;
 
@@ -67,42 +70,9 @@ const M = 0x4d, m = 0x6d, h = 0x68, SPACE = 0x20, ZERO = 0x30, DOT = 0x2e, FIVE 
 /** Index of the lowest set bit of a non-zero word. */
 const lowestBit = (x: number): number => 31 - Math.clz32(x & -x);
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** Scratch, grown with the size: the matrix as one bit stream, and one row's words plus a zero word. */
+/** Scratch, grown with the size: the matrix as one bit stream (qr-bits.ts), and one row's words plus a zero word. */
 let stream = new Int32Array(128);
 let row = new Int32Array(8);
-
-/**
- * `data` (bytes 0 or 1) into `bits` as one stream, bit i of word i >> 5 = module i, light (0) past
- * the last module and one zero word after. Four bytes are read as a little-endian word where the
- * buffer allows: times 0x01020408, byte k (0 or 1) lands on bit 24 + k and the cross terms below
- * bit 24 or past bit 31, so the top byte is the 4 modules.
- */
-function pack(data: Uint8Array, len: number, bits: Int32Array): void {
-  const full = len >>> 5;
-  let i = 0;
-  if (LITTLE_ENDIAN && (data.byteOffset & 3) === 0) {
-    const q = new Int32Array(data.buffer, data.byteOffset, full * 8);
-    for (let k = 0, j = 0; k < full; k++, j += 8) {
-      bits[k] = (Math.imul(q[j]!, 0x01020408) >>> 24)
-        | ((Math.imul(q[j + 1]!, 0x01020408) >>> 24) << 4)
-        | ((Math.imul(q[j + 2]!, 0x01020408) >>> 24) << 8)
-        | ((Math.imul(q[j + 3]!, 0x01020408) >>> 24) << 12)
-        | ((Math.imul(q[j + 4]!, 0x01020408) >>> 24) << 16)
-        | ((Math.imul(q[j + 5]!, 0x01020408) >>> 24) << 20)
-        | ((Math.imul(q[j + 6]!, 0x01020408) >>> 24) << 24)
-        | ((Math.imul(q[j + 7]!, 0x01020408) >>> 24) << 28);
-    }
-    i = full * 32;
-  }
-  for (let k = i >>> 5; k * 32 < len; k++) {
-    let word = 0;
-    for (let b = 0; b < 32 && i < len; b++, i++) word |= data[i]! << b;
-    bits[k] = word;
-  }
-  bits[(len + 31) >>> 5] = 0;
-}
 
 /**
  * The SVG of `data` (row-major, size x size, 1 = dark).
@@ -119,12 +89,12 @@ export function svgOf(size: number, data: Uint8Array): string {
   const need = maxLength(size, frame);
   if (out.length < need) out = Buffer.alloc(need);
   const len = size * size;
-  if (stream.length < (len >>> 5) + 2) stream = new Int32Array((len >>> 5) + 2);
+  if (stream.length < streamWords(len)) stream = new Int32Array(streamWords(len));
   const words = (size + 31) >>> 5;
   if (row.length < words + 1) row = new Int32Array(words + 1);
   const bits = stream;
   const x = row;
-  pack(data, len, bits);
+  packBits(data, len, bits);
   const buf = out;
   buf.set(frame.head, 0);
   let at = frame.head.length;
