@@ -68,7 +68,8 @@ export async function startServer(ctx: BenchContext, name: string, env: Record<s
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(ctx.root, `${name}.log`);
   const split = options.layout === 'split';
-  const child = startChild(path.join(CHILDREN, 'server.ts'), { logFile, nodeFlags: options.nodeFlags });
+  // BENCH_DAEMON_FLAGS='--trace-gc': Node flags for the daemon's process, for experiments (a scenario's own flags win).
+  const child = startChild(path.join(CHILDREN, 'server.ts'), { logFile, nodeFlags: options.nodeFlags ?? process.env.BENCH_DAEMON_FLAGS?.split(' ').filter(Boolean) });
   let gateway: Child | null = null;
   try {
     // BENCH_SERVER_ENV='{"LOG_LEVEL":"warn"}': extra daemon settings for experiments (reported as given).
