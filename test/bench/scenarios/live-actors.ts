@@ -42,7 +42,7 @@ export async function liveActors(ctx: BenchContext): Promise<ScenarioReport> {
     let heapLimit = 0;
     for (let run = 1; run <= ctx.runs; run++) {
       server = await startServer(ctx, `actors-restart-${run}`, {}, { nodeFlags: HEAP_FLAGS, dataDir: `${ctx.root}/actors` });
-      const log = startupTimes(server.logFile);
+      const log = await startupTimes(server.logFile);
       restored = log.restored;
       restoreMs.push(log.restoreMs);
       readyMs.push(log.readyMs);
@@ -137,14 +137,23 @@ async function bulkInsert(server: Server, merchantId: string, n: number): Promis
   await server.child.call('sql', { text: 'analyze deposit_addresses' });
 }
 
-/** From the server's log: invoices rehydrated and how long it took; database ready -> all resumed. */
-function startupTimes(logFile: string): { restored: number; restoreMs: number; readyMs: number; phases: string } {
-  const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => { try { return JSON.parse(l) as { msg?: string; time?: number; ms?: number; restoredInvoices?: number }; } catch { return {}; } });
+type LogLine = { msg?: string; time?: number; ms?: number; restoredInvoices?: number };
+
+/**
+ * From the server's log: invoices rehydrated and how long it took; database ready -> all resumed.
+ * The daemon writes its log in batches (flushed at least every 100 ms, src/observability/logger.ts),
+ * so the start-up lines may reach the file a little after start-up returned: read again for up to 2 s.
+ */
+async function startupTimes(logFile: string): Promise<{ restored: number; restoreMs: number; readyMs: number; phases: string }> {
+  const read = () => fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l): LogLine => { try { return JSON.parse(l) as LogLine; } catch { return {}; } });
+  let lines = read();
   const last = (msg: string) => [...lines].reverse().find((l) => l.msg === msg);
+  const complete = () => last('database ready, migrations applied') && last('invoice actors rehydrated') && last('actors restored and watchers caught up');
+  for (const waitUntil = Date.now() + 2_000; !complete() && Date.now() < waitUntil; lines = read()) await new Promise((r) => setTimeout(r, 50));
   const ready = last('database ready, migrations applied');
   const rehydrated = last('invoice actors rehydrated');
   const resumed = last('actors restored and watchers caught up');
-  if (!ready || !rehydrated || !resumed) throw new Error(`start-up log lines missing in ${logFile}`);
+  if (!ready || !rehydrated || !resumed) throw new Error(`start-up log lines missing in ${logFile} (2 s after start-up)`);
   const phases = `watchers ${last('watchers started and caught up')?.ms ?? '?'} ms, resume ${last('invoice actors resumed')?.ms ?? '?'} ms`;
   return { restored: rehydrated.restoredInvoices ?? 0, restoreMs: rehydrated.ms ?? NaN, readyMs: (resumed.time ?? NaN) - (ready.time ?? NaN), phases };
 }
