@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/stack';
-import { WebhookDispatcher } from '../../src/webhooks/dispatcher';
-import { failUnaddressedEvents, NO_WEBHOOK_URL } from '../../src/webhooks/delivery';
-import { insertOutboxEventsSql } from '../../src/webhooks/outbox';
+import { COMMIT_WAKE_MS, WebhookDispatcher } from '../../src/webhooks/dispatcher';
+import { claimDueEvent, failUnaddressedEvents, NO_WEBHOOK_URL } from '../../src/webhooks/delivery';
+import { announceOutboxEvents, insertOutboxEventsSql } from '../../src/webhooks/outbox';
 import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { SecretBox } from '../../src/security/secret-box';
 import { loadDaemonKeys } from '../../src/security/key-files';
@@ -125,6 +125,59 @@ describe('webhook events without a URL', () => {
     expect((await failUnaddressedEvents(sql.query, now, 10)).map((e) => e.id)).toEqual([ids[0]]);
     const got = await rows(ids);
     expect(got.every((e) => e.status === 'failed' && e.attempts === 1 && e.log.length === 1)).toBe(true);
+  });
+
+  it('a claim passes over events without a target (left to the bulk statement) and takes the first one with a target', async () => {
+    // Due before what the tests above left pending (an hour ahead), after what the daemon's own dispatcher sees.
+    const at = new Date(stack.daemon.clock.now().getTime() + 1_800_000);
+    const now = new Date(at.getTime() + 1_000);
+    const events = [
+      event(noUrl, 'withdrawal', randomUUID(), at),
+      event(noUrl, 'invoice', randomUUID(), at),
+      event(withUrl, 'withdrawal', randomUUID(), at), // the merchant's URL
+      event(noUrl, 'invoice', randomUUID(), at, 'https://hooks.example.test/own'),
+    ];
+    await sql.transaction((q) => insertOutboxEventsSql(q, events));
+    const claimed = await sql.transaction(async (q) => {
+      const first = await claimDueEvent(q, now);
+      // Still locked by this transaction: the next claim takes the one after it.
+      const second = await sql.transaction((q2) => claimDueEvent(q2, now));
+      return [first, second];
+    });
+    expect(claimed.map((e) => [e?.id, e?.target])).toEqual([
+      [events[2]!.id, 'https://hooks.example.test/in'],
+      [events[3]!.id, 'https://hooks.example.test/own'],
+    ]);
+    // The two without a target are still pending for failUnaddressedEvents, which fails exactly them.
+    const failed = await failUnaddressedEvents(sql.query, now, 100);
+    expect(failed.map((e) => e.id).filter((id) => events.some((e) => e.id === id)).sort()).toEqual([events[0]!.id, events[1]!.id].sort());
+  });
+
+  it('wakes once for the commits announced within COMMIT_WAKE_MS, not once per commit', async () => {
+    const keys = loadDaemonKeys(stack.dataDir, {});
+    const dispatcher = new WebhookDispatcher({
+      orm: stack.daemon.orm,
+      logger: createLogger('silent'),
+      clock: stack.daemon.clock,
+      merchants: new MerchantsRepo(new SecretBox(keys.masterKey)),
+      allowPrivateTargets: true,
+      pollMs: 60_000,
+    });
+    const kicks = jest.spyOn(dispatcher, 'kick');
+    dispatcher.start();
+    try {
+      const startKicks = kicks.mock.calls.length; // start() looks once at once
+      const one = [event(noUrl, 'withdrawal', randomUUID(), new Date())];
+      for (let i = 0; i < 100; i++) announceOutboxEvents(stack.daemon.orm, one);
+      expect(kicks.mock.calls.length - startKicks).toBe(0);
+      await new Promise((r) => setTimeout(r, COMMIT_WAKE_MS + 30));
+      expect(kicks.mock.calls.length - startKicks).toBe(1);
+      announceOutboxEvents(stack.daemon.orm, one);
+      await new Promise((r) => setTimeout(r, COMMIT_WAKE_MS + 30));
+      expect(kicks.mock.calls.length - startKicks).toBe(2);
+    } finally {
+      await dispatcher.stop();
+    }
   });
 
   it('two dispatchers fail each of many events exactly once, in order per aggregate', async () => {

@@ -42,7 +42,13 @@ export class WebhookAttempt {
 export const OutboxEventSchema = new EntitySchema<OutboxEvent>({
   class: OutboxEvent,
   tableName: 'outbox_events',
-  indexes: [{ properties: ['status', 'nextAttemptAt'] }, { properties: ['aggregateId', 'seq'] }, { properties: ['merchantId', 'seq'] }],
+  indexes: [
+    { properties: ['status', 'nextAttemptAt'] },
+    { properties: ['aggregateId', 'seq'] },
+    { properties: ['merchantId', 'seq'] },
+    // The oldest pending event per aggregate (migration 20261125000000-outbox-pending-order).
+    { name: 'outbox_events_pending_aggregate_seq_index', expression: `create index "outbox_events_pending_aggregate_seq_index" on "outbox_events" ("aggregate_id", "seq") where "status" = 'pending'` },
+  ],
   properties: {
     id: { type: 'string', length: 40, primary: true },
     seq: { type: new BigIntType('number'), autoincrement: true, unique: true, columnType: 'bigserial' } as never,
