@@ -4,6 +4,7 @@ import { getEncodedBits } from 'qrcode/lib/core/format-info';
 import { bestMasked } from './qr-mask';
 import { linkSegments, qrSvg, renderQrSvg } from './qr';
 import { bestVersion, EC_BLOCKS_M, EC_CODEWORDS_M, type LinkSegment, TOTAL_CODEWORDS } from './qr-codewords';
+import { seededRandom } from '../../../test/support/seeded-random';
 
 /**
  * qrSvg's encoder (qr-codewords.ts, qr-matrix.ts, qr-svg.ts) against the `qrcode` package: the
@@ -45,17 +46,7 @@ const ECLevel = require('qrcode/lib/core/error-correction-level') as { M: unknow
 const Version = require('qrcode/lib/core/version') as { getBestVersionForData(segments: unknown, level: unknown): number | undefined };
 const Segments = require('qrcode/lib/core/segments') as { fromArray(segments: LinkSegment[]): unknown };
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const BASE58 = '123456789ABCDEFGHJKMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const HEX = '0123456789abcdefABCDEF';

@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import { getEncodedBits } from 'qrcode/lib/core/format-info';
 import { applyMask, bestMasked, type ModuleMatrix, penalty, setFormatBits } from './qr-mask';
 import { linkSegments } from './qr';
+import { seededRandom } from '../../../test/support/seeded-random';
 
 /** `qrcode`'s own penalty functions (lib/core/mask-pattern.js), over anything with size, data and get. */
 interface LibMatrix { size: number; data: Uint8Array; get(row: number, col: number): number }
@@ -61,17 +62,7 @@ function scalarBestMasked(m: ModuleMatrix, formatBits: (pattern: number) => numb
   return best;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 /** A copy of `d` at an odd byte offset (not readable as 32-bit words). */
 function unaligned(d: Uint8Array): Uint8Array {
