@@ -26,6 +26,7 @@ import { InvoiceActors } from './actors/invoices/invoice-actors';
 import { Invoices } from './actors/invoices/invoices';
 import { NetworkWatcher } from './actors/watchers/network-watcher';
 import { PoolKeeper } from './actors/watchers/pool-keeper';
+import { DerivationThread } from './chains/derivation/derivation-thread';
 import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
@@ -124,10 +125,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const enabled = NETWORK_CODES.filter((c) => config.networks[c].enabled);
   // Metrics exist only once the actors do; RPC timings before that are dropped.
   let rpcSink: RpcObserver = () => undefined;
+  const depositKeys = { mnemonic: keys.mnemonic, xpub: config.EVM_DEPOSIT_XPUB, tronXpub: config.TRON_DEPOSIT_XPUB };
+  // The pools' refills derive on a thread of their own, with the same codecs and key material.
+  const derivation = new DerivationThread(depositKeys);
   const chains = createChainAdapters({
     networks: enabled,
     mode: config.CHAIN_MODE,
-    keys: { mnemonic: keys.mnemonic, xpub: config.EVM_DEPOSIT_XPUB, tronXpub: config.TRON_DEPOSIT_XPUB },
+    keys: depositKeys,
     clock,
     devnet: {
       storageDir: path.join(config.dataDir, 'devnet'),
@@ -152,7 +156,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN });
   // Per adapter, not CHAIN_MODE: a network with <CODE>_RPC_URL is live on a devnet daemon too.
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logPrivateTargets(logger, enabled.filter((c) => chains.adapters.get(c)?.mode === 'live'));
-  const webhooks = new WebhookDispatcher({ orm, logger: logger.child({ component: 'webhooks' }), clock, merchants, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ...options.webhooks });
+  // Invoice and withdrawal creation in flight: payout steps and webhook bookkeeping yield to them (RequestLoad).
+  const requestLoad = new RequestLoad();
+  const webhooks = new WebhookDispatcher({ orm, logger: logger.child({ component: 'webhooks' }), clock, merchants, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, requestLoad, ...options.webhooks });
 
   const watchers = new Map<NetworkCode, NetworkWatcher>();
   const invoiceActors = new InvoiceActors({
@@ -172,12 +178,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
     onAdded: (network, added) => watchers.get(network)?.addWatched(added),
+    deriveElsewhere: (network, from, count) => derivation.derive(network, from, count),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
   const unreserved = await releaseReservations(orm.em.fork());
   if (unreserved > 0) logger.info({ addresses: unreserved }, 'deposit address reservations of the previous engine released');
-  // Invoice and withdrawal creation in flight: payout steps yield to them (RequestLoad).
-  const requestLoad = new RequestLoad();
   const invoices = new Invoices({
     requestLoad,
     orm,
@@ -335,6 +340,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         await invoiceActors.stop();
         await withdrawalActors.stop();
         for (const a of chains.adapters.values()) await a.close();
+        await derivation.close();
         await orm.close(true);
         await engineLock.release();
         if (embedded) await embedded.stop();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/stack';
 import { COMMIT_WAKE_MS, WebhookDispatcher } from '../../src/webhooks/dispatcher';
+import { RequestLoad } from '../../src/actors/request-load';
 import { claimDueEvent, failUnaddressedEvents, NO_WEBHOOK_URL } from '../../src/webhooks/delivery';
 import { announceOutboxEvents, insertOutboxEventsSql } from '../../src/webhooks/outbox';
 import { MerchantsRepo } from '../../src/store/repos/merchants';
@@ -31,6 +32,20 @@ describe('webhook events without a URL', () => {
   afterAll(async () => {
     await stack?.stop();
   });
+
+  /** A dispatcher of its own on the stack's database (the stack's own polls once a minute). */
+  function dispatcherWith(options: Partial<ConstructorParameters<typeof WebhookDispatcher>[0]>): WebhookDispatcher {
+    const keys = loadDaemonKeys(stack.dataDir, {});
+    return new WebhookDispatcher({
+      orm: stack.daemon.orm,
+      logger: createLogger('silent'),
+      clock: stack.daemon.clock,
+      merchants: new MerchantsRepo(new SecretBox(keys.masterKey)),
+      allowPrivateTargets: true,
+      pollMs: 60_000,
+      ...options,
+    });
+  }
 
   let n = 0;
   function event(shop: Shop, aggregateType: 'invoice' | 'withdrawal', aggregateId: string, at: Date, targetUrl: string | null = null): OutboxEvent {
@@ -154,15 +169,7 @@ describe('webhook events without a URL', () => {
   });
 
   it('wakes once for the commits announced within COMMIT_WAKE_MS, not once per commit', async () => {
-    const keys = loadDaemonKeys(stack.dataDir, {});
-    const dispatcher = new WebhookDispatcher({
-      orm: stack.daemon.orm,
-      logger: createLogger('silent'),
-      clock: stack.daemon.clock,
-      merchants: new MerchantsRepo(new SecretBox(keys.masterKey)),
-      allowPrivateTargets: true,
-      pollMs: 60_000,
-    });
+    const dispatcher = dispatcherWith({});
     const kicks = jest.spyOn(dispatcher, 'kick');
     dispatcher.start();
     try {
@@ -180,19 +187,47 @@ describe('webhook events without a URL', () => {
     }
   });
 
+  it('while writing requests are in flight, fails events without a URL at most once per interval; at once when none is', async () => {
+    const requestLoad = new RequestLoad();
+    const dispatcher = dispatcherWith({ requestLoad, unaddressedBusyIntervalMs: 2_000 });
+    const shop = await createShop(stack);
+    const statusOf = async (e: OutboxEvent): Promise<string> => (await rows([e.id]))[0]!.status;
+    const add = async (): Promise<OutboxEvent> => {
+      const e = event(shop, 'withdrawal', randomUUID(), stack.daemon.clock.now());
+      await sql.transaction((q) => insertOutboxEventsSql(q, [e]));
+      return e;
+    };
+    let release: () => void = () => undefined;
+    const inFlight = requestLoad.around(() => new Promise<void>((r) => (release = r)));
+    const first = await add();
+    try {
+      // Busy: the first search (start() searches at once) fails what is due...
+      dispatcher.start();
+      await eventually(async () => ((await statusOf(first)) === 'failed' ? true : undefined), 5_000, 'first event failed');
+      // ...the next searches within the interval leave the new one pending...
+      const second = await add();
+      dispatcher.kick();
+      await new Promise((r) => setTimeout(r, 50));
+      dispatcher.kick();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await statusOf(second)).toBe('pending');
+      // ...and a search after the interval takes it, still busy: never paused outright.
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(requestLoad.busy).toBe(true);
+      dispatcher.kick();
+      await eventually(async () => ((await statusOf(second)) === 'failed' ? true : undefined), 5_000, 'second event failed while busy');
+      // Idle: the last request's end wakes the dispatcher, which fails at once.
+      const third = await add();
+      release();
+      await inFlight;
+      await eventually(async () => ((await statusOf(third)) === 'failed' ? true : undefined), 2_000, 'third event failed once idle');
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
   it('two dispatchers fail each of many events exactly once, in order per aggregate', async () => {
-    const keys = loadDaemonKeys(stack.dataDir, {});
-    const dispatchers = [0, 1].map(
-      () =>
-        new WebhookDispatcher({
-          orm: stack.daemon.orm,
-          logger: createLogger('silent'),
-          clock: stack.daemon.clock,
-          merchants: new MerchantsRepo(new SecretBox(keys.masterKey)),
-          allowPrivateTargets: true,
-          pollMs: 10,
-        }),
-    );
+    const dispatchers = [0, 1].map(() => dispatcherWith({ pollMs: 10 }));
     const shop = await createShop(stack);
     const at = stack.daemon.clock.now();
     const aggregates = Array.from({ length: 40 }, () => randomUUID());

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
-import { freeAddressCount, refillPool } from '../../store/repos/address-pool';
+import { freeAddressCount, refillPool, type AddressDeriver } from '../../store/repos/address-pool';
 import { RefillPace } from './refill-pace';
 
 /**
@@ -45,6 +45,8 @@ export class PoolKeeper {
       minFree: number;
       batch: number;
       onAdded: (network: NetworkCode, normalized: string[]) => void;
+      /** Derives ranges off the event loop (DerivationThread); without it, refills derive here, paced. */
+      deriveElsewhere?: (network: NetworkCode, from: number, count: number) => Promise<string[]>;
     },
   ) {}
 
@@ -88,8 +90,22 @@ export class PoolKeeper {
     if (free < this.deps.minFree / 2) this.urgent.add(network);
     // Derivation is CPU work: paced per derivation step (RefillPace), so requests keep being served meanwhile.
     const pace = new RefillPace(() => this.urgent.has(network));
+    const elsewhere = this.deps.deriveElsewhere;
+    const deriver: AddressDeriver = elsewhere
+      ? {
+          deriveDepositAddress: (index) => adapter.deriveDepositAddress(index),
+          normalizeAddress: (address) => adapter.normalizeAddress(address),
+          // The thread is a speed-up, never a dependency: if it fails (it could not start, it
+          // died), this chunk is derived here, as without it, and the pool still fills.
+          deriveDepositAddressesElsewhere: (from, n) =>
+            elsewhere(network, from, n).catch((err: unknown) => {
+              this.deps.logger.warn({ err, network, from, count: n }, 'address derivation thread failed; deriving on the daemon thread');
+              return adapter.deriveDepositAddresses?.(from, n) ?? Array.from({ length: n }, (_, k) => adapter.deriveDepositAddress(from + k));
+            }),
+        }
+      : adapter;
     for (let done = 0; done < count; done += REFILL_CHUNK) {
-      const chunk = await refillPool(em, network, adapter, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now(), pace.afterAddress);
+      const chunk = await refillPool(em, network, deriver, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now(), pace.afterAddress);
       this.deps.onAdded(network, chunk);
       added.push(...chunk);
     }

@@ -5,7 +5,8 @@ import { EvmCodec } from '../../chains/evm/codec';
 import { SolanaCodec } from '../../chains/solana/codec';
 import { TronCodec } from '../../chains/tron/codec';
 import { openDatabase } from '../orm';
-import { allPoolAddresses, DERIVE_STEP, refillPool, type AddressDeriver } from './address-pool';
+import { DerivationThread } from '../../chains/derivation/derivation-thread';
+import { allPoolAddresses, DERIVE_STEP, DerivedAddressMismatchError, refillPool, type AddressDeriver } from './address-pool';
 
 const JUNK = 'test test test test test test test test test test test junk';
 
@@ -79,6 +80,47 @@ describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, 
     const added = await refillPool(orm.em.fork(), 'SOLANA', deriver, 3, now, pace);
     expect(log).toEqual(['derive 0', 'pace', 'derive 1', 'pace', 'derive 2', 'pace']);
     expect(added).toEqual([0, 1, 2].map((i) => codec.normalizeAddress(codec.deriveDepositAddress(i))));
+  });
+
+  it('derived elsewhere (the derivation thread): one call per chunk, no pacing, the same rows', async () => {
+    const codec = new TronCodec({ mnemonic: JUNK });
+    const thread = new DerivationThread({ mnemonic: JUNK });
+    const log: string[] = [];
+    try {
+      const deriver: AddressDeriver = {
+        deriveDepositAddress: (index) => codec.deriveDepositAddress(index),
+        normalizeAddress: (address) => codec.normalizeAddress(address),
+        deriveDepositAddressesElsewhere: (from, count) => {
+          log.push(`elsewhere ${from}+${count}`);
+          return thread.derive('TRC20', from, count);
+        },
+      };
+      const em = orm.em.fork();
+      // Continues after the rows of the TRC20 test above (0..50).
+      const added = await refillPool(em, 'TRC20', deriver, 30, now, async () => void log.push('pace'));
+      expect(log).toEqual(['elsewhere 51+30']);
+      const rows = await em.execute<{ derivation_index: number; address: string }[]>(
+        `select derivation_index, address from deposit_addresses where network = 'TRC20' and derivation_index >= 51 order by derivation_index`,
+      );
+      expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 30 }, (_, k) => 51 + k));
+      for (const r of rows) expect(r.address).toBe(codec.deriveDepositAddress(r.derivation_index));
+      expect(added).toEqual(rows.map((r) => codec.normalizeAddress(r.address)));
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('addresses derived elsewhere that differ from this thread\'s (other keys) are refused: nothing is inserted', async () => {
+    const codec = new EvmCodec({ mnemonic: JUNK });
+    const other = new EvmCodec({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' });
+    const deriver: AddressDeriver = {
+      deriveDepositAddress: (index) => codec.deriveDepositAddress(index),
+      normalizeAddress: (address) => codec.normalizeAddress(address),
+      deriveDepositAddressesElsewhere: async (from, count) => other.deriveDepositAddresses(from, count),
+    };
+    const em = orm.em.fork();
+    await expect(refillPool(em, 'ARBITRUM', deriver, 10, now)).rejects.toBeInstanceOf(DerivedAddressMismatchError);
+    expect(await allPoolAddresses(em, 'ARBITRUM')).toEqual([]);
   });
 
   it('a refill of nothing derives and inserts nothing', async () => {

@@ -11,7 +11,24 @@ export interface AddressDeriver {
   deriveDepositAddress(index: number): string;
   /** Addresses number from .. from+count-1, in order; only where a range is cheaper (ChainAdapter.deriveDepositAddresses). */
   readonly deriveDepositAddresses?: (from: number, count: number) => string[];
+  /**
+   * The same range derived off the event loop (a worker thread: DerivationThread). Where given, a
+   * refill derives each chunk with one call and no pacing; each result must equal
+   * deriveDepositAddress(i), which refillPool checks on the chunk's last address.
+   */
+  readonly deriveDepositAddressesElsewhere?: (from: number, count: number) => Promise<string[]>;
   normalizeAddress(address: string): string;
+}
+
+/** An address derived elsewhere is not the one this thread derives for its index: never handed out. */
+export class DerivedAddressMismatchError extends Error {
+  override readonly name = 'DerivedAddressMismatchError';
+  constructor(
+    readonly network: string,
+    readonly derivationIndex: number,
+  ) {
+    super(`the address derived elsewhere for ${network} index ${derivationIndex} differs from this thread's`);
+  }
 }
 
 /**
@@ -115,16 +132,27 @@ export async function refillPool(em: EntityManager, network: string, deriver: Ad
   const added: string[] = [];
   const values: unknown[] = [];
   const placeholders: string[] = [];
-  const step = deriver.deriveDepositAddresses ? DERIVE_STEP : 1;
-  for (let from = start; from < start + count; from += step) {
-    const addresses = deriver.deriveDepositAddresses?.(from, Math.min(step, start + count - from)) ?? [deriver.deriveDepositAddress(from)];
+  const take = (from: number, addresses: readonly string[]): void => {
     addresses.forEach((address, k) => {
       const normalized = deriver.normalizeAddress(address);
       placeholders.push(`(?, ?, ?, ?, 'free', ?)`);
       values.push(network, from + k, address, normalized, now);
       added.push(normalized);
     });
-    if (pace) await pace();
+  };
+  if (deriver.deriveDepositAddressesElsewhere && count > 0) {
+    const addresses = await deriver.deriveDepositAddressesElsewhere(start, count);
+    // One address per chunk derived here too (~1/50 of the work): keys or code that differ between
+    // the two threads would hand buyers addresses nobody watches for; refuse the chunk instead.
+    const last = start + count - 1;
+    if (addresses.length !== count || addresses[count - 1] !== deriver.deriveDepositAddress(last)) throw new DerivedAddressMismatchError(network, last);
+    take(start, addresses);
+  } else {
+    const step = deriver.deriveDepositAddresses ? DERIVE_STEP : 1;
+    for (let from = start; from < start + count; from += step) {
+      take(from, deriver.deriveDepositAddresses?.(from, Math.min(step, start + count - from)) ?? [deriver.deriveDepositAddress(from)]);
+      if (pace) await pace();
+    }
   }
   if (placeholders.length === 0) return [];
   await em.execute(

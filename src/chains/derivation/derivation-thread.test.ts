@@ -1,0 +1,75 @@
+import type { Worker } from 'node:worker_threads';
+import { HDKey } from '@scure/bip32';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import { createAddressCodec } from '../codecs';
+import { EVM_DEPOSIT_ACCOUNT_PATH } from '../evm/codec';
+import { TRON_DEPOSIT_ACCOUNT_PATH } from '../tron/codec';
+import type { NetworkCode } from '../../domain/networks';
+import { DerivationThread, DerivationThreadError } from './derivation-thread';
+
+const JUNK = 'test test test test test test test test test test test junk';
+/** Watch-only key material: the account xpubs of the same mnemonic (what an operator without the seed configures). */
+const seed = HDKey.fromMasterSeed(mnemonicToSeedSync(JUNK));
+const WATCH_ONLY = { xpub: seed.derive(EVM_DEPOSIT_ACCOUNT_PATH).publicExtendedKey, tronXpub: seed.derive(TRON_DEPOSIT_ACCOUNT_PATH).publicExtendedKey };
+
+const threadWorker = (thread: DerivationThread): Worker | null => (thread as unknown as { worker: Worker | null }).worker;
+
+describe('DerivationThread: deposit addresses derived on a worker thread are the codecs\' own', () => {
+  const thread = new DerivationThread({ mnemonic: JUNK });
+  afterAll(() => thread.close());
+
+  it.each<NetworkCode>(['POLYGON', 'BEP20', 'ARBITRUM', 'TRC20', 'SOLANA'])('%s: every address equals deriveDepositAddress(i) of the same codec', async (network) => {
+    const codec = createAddressCodec(network, { mnemonic: JUNK });
+    const from = 37;
+    const addresses = await thread.derive(network, from, 20);
+    expect(addresses).toEqual(Array.from({ length: 20 }, (_, k) => codec.deriveDepositAddress(from + k)));
+  });
+
+  it('watch-only key material (xpubs, no mnemonic) derives the same addresses as the mnemonic', async () => {
+    const watchOnly = new DerivationThread(WATCH_ONLY);
+    try {
+      for (const network of ['POLYGON', 'TRC20'] as const) {
+        expect(await watchOnly.derive(network, 0, 5)).toEqual(await thread.derive(network, 0, 5));
+      }
+    } finally {
+      await watchOnly.close();
+    }
+  });
+
+  it('jobs asked at once are all answered, each with its own range', async () => {
+    const ranges = [0, 8, 16, 24].map((from) => thread.derive('TRC20', from, 8));
+    const codec = createAddressCodec('TRC20', { mnemonic: JUNK });
+    expect((await Promise.all(ranges)).flat()).toEqual(Array.from({ length: 32 }, (_, i) => codec.deriveDepositAddress(i)));
+  });
+
+  it('a codec that refuses fails that job only, with the codec\'s reason', async () => {
+    const refused = thread.derive('TON', 0, 1);
+    await expect(refused).rejects.toBeInstanceOf(DerivationThreadError);
+    await expect(refused).rejects.toMatchObject({ details: { network: 'TON', from: 0, count: 1, cause: expect.stringContaining('UnsupportedOperationError') } });
+    await expect(thread.derive('POLYGON', 0, 1)).resolves.toHaveLength(1);
+  });
+
+  it('a thread that dies fails its running jobs; the next job starts a new thread', async () => {
+    const crashing = new DerivationThread({ mnemonic: JUNK });
+    try {
+      await crashing.derive('POLYGON', 0, 1);
+      const first = threadWorker(crashing)!;
+      const running = crashing.derive('SOLANA', 0, 200);
+      await first.terminate();
+      await expect(running).rejects.toBeInstanceOf(DerivationThreadError);
+      const again = await crashing.derive('POLYGON', 3, 2);
+      expect(threadWorker(crashing)).not.toBe(first);
+      expect(again).toEqual([3, 4].map((i) => createAddressCodec('POLYGON', { mnemonic: JUNK }).deriveDepositAddress(i)));
+    } finally {
+      await crashing.close();
+    }
+  });
+
+  it('after close, jobs are refused and no thread is left', async () => {
+    const closing = new DerivationThread({ mnemonic: JUNK });
+    await closing.derive('POLYGON', 0, 1);
+    await closing.close();
+    expect(threadWorker(closing)).toBeNull();
+    await expect(closing.derive('POLYGON', 0, 1)).rejects.toThrow('closed');
+  });
+});

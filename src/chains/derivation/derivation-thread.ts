@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { NetworkCode } from '../../domain/networks';
+import type { KeyMaterial } from '../codec';
+import type { DerivationAnswer, DerivationJob, DerivationWorkerData } from './messages';
+
+/** A range could not be derived on the derivation thread: the codec refused, or the thread died. */
+export class DerivationThreadError extends Error {
+  override readonly name = 'DerivationThreadError';
+  constructor(
+    message: string,
+    readonly details: { readonly network: NetworkCode; readonly from: number; readonly count: number; readonly cause?: string },
+  ) {
+    super(message);
+  }
+}
+
+interface Pending {
+  readonly job: DerivationJob;
+  readonly resolve: (addresses: string[]) => void;
+  readonly reject: (err: DerivationThreadError) => void;
+}
+
+const WORKER_ENTRY = path.join(__dirname, 'worker.js');
+
+/**
+ * Deposit addresses derived on a worker thread of their own. Deriving is pure-JS elliptic-curve
+ * work (~0.1 ms an EVM/TRON address, ~0.4 ms a SOLANA one) that refills the address pools while
+ * invoices are created: on the daemon's event loop it was ~15% of the CPU of each new invoice, the
+ * one thread every request goes through, while the other core had room. The thread runs the same
+ * codecs with the same key material (worker-main.ts), started on first use and again after it
+ * dies; jobs run one after another, in the order they were asked.
+ */
+export class DerivationThread {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly keys: KeyMaterial) {}
+
+  /** Addresses from .. from+count-1 of `network`, each as its codec's deriveDepositAddress gives it. */
+  derive(network: NetworkCode, from: number, count: number): Promise<string[]> {
+    if (this.closed) return Promise.reject(new DerivationThreadError('the derivation thread is closed', { network, from, count }));
+    const job: DerivationJob = { id: this.nextId++, network, from, count };
+    return new Promise<string[]>((resolve, reject) => {
+      this.pending.set(job.id, { job, resolve, reject });
+      const worker = this.started();
+      worker.ref();
+      worker.postMessage(job);
+    });
+  }
+
+  /** Stops the thread; jobs still running fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+    this.failAll('the derivation thread was closed');
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const workerData: DerivationWorkerData = { keys: this.keys };
+    const worker = new Worker(WORKER_ENTRY, { workerData, name: 'address-derivation' });
+    worker.on('message', (answer: DerivationAnswer) => this.settle(answer));
+    // A thread that failed is dropped; the next job starts a new one.
+    worker.on('error', (err) => {
+      if (this.worker === worker) this.worker = null;
+      this.failAll(`the derivation thread failed: ${err.message}`);
+    });
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = null;
+      this.failAll(`the derivation thread exited (code ${code})`);
+    });
+    // Idle, it must not keep the process alive; derive() refs it while jobs run.
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(answer: DerivationAnswer): void {
+    const pending = this.pending.get(answer.id);
+    if (!pending) return;
+    this.pending.delete(answer.id);
+    if (this.pending.size === 0) this.worker?.unref();
+    const { network, from, count } = pending.job;
+    if (!answer.ok) {
+      pending.reject(new DerivationThreadError(`deriving ${network} addresses ${from}..${from + count - 1} failed`, { network, from, count, cause: `${answer.name}: ${answer.message}` }));
+      return;
+    }
+    if (answer.addresses.length !== count) {
+      pending.reject(new DerivationThreadError(`the derivation thread answered ${answer.addresses.length} addresses for ${count}`, { network, from, count }));
+      return;
+    }
+    pending.resolve([...answer.addresses]);
+  }
+
+  private failAll(message: string): void {
+    for (const [id, { job, reject }] of this.pending) {
+      this.pending.delete(id);
+      reject(new DerivationThreadError(message, { network: job.network, from: job.from, count: job.count }));
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { KeyMaterial } from '../codec';
+import type { NetworkCode } from '../../domain/networks';
+
+/** What the derivation thread is started with (worker_threads workerData). */
+export interface DerivationWorkerData {
+  readonly keys: KeyMaterial;
+}
+
+/** One range of deposit addresses to derive: from .. from+count-1 of `network`'s deposit chain. */
+export interface DerivationJob {
+  readonly id: number;
+  readonly network: NetworkCode;
+  readonly from: number;
+  readonly count: number;
+}
+
+/** The answer to a job: the addresses in order (each as the codec's deriveDepositAddress gives it), or why not. */
+export type DerivationAnswer =
+  | { readonly id: number; readonly ok: true; readonly addresses: readonly string[] }
+  | { readonly id: number; readonly ok: false; readonly name: string; readonly message: string };
