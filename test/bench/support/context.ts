@@ -51,16 +51,20 @@ export interface ServerOptions {
  * to the bench's defaults; nothing else of the host environment leaks in.
  */
 /**
- * The Node flags the gateway runs with in production: those of `npm run start:gateway` (package.json,
- * `tsx <flags> gateway/main.ts`), so the bench cannot drift from it. BENCH_GATEWAY_FLAGS overrides
- * them for experiments ("" for none).
+ * The Node flags a process runs with in production: those of its npm script (package.json,
+ * `tsx <flags> <entry>`: `start:gateway` for the gateway, `start:daemon` for the daemon alone,
+ * `start` for both in one process), so the bench cannot drift from them. `override` (the
+ * BENCH_GATEWAY_FLAGS or BENCH_DAEMON_FLAGS variable) replaces them for experiments ("" for none).
  */
-export function gatewayNodeFlags(): string[] {
-  const override = process.env.BENCH_GATEWAY_FLAGS;
+export function scriptNodeFlags(script: 'start' | 'start:daemon' | 'start:gateway', override?: string): string[] {
   if (override !== undefined) return override.split(' ').filter(Boolean);
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = (pkg.scripts['start:gateway'] ?? '').split(/\s+/);
+  const words = (pkg.scripts[script] ?? '').split(/\s+/);
   return words.slice(words.indexOf('tsx') + 1).filter((w) => w.startsWith('--'));
+}
+
+export function gatewayNodeFlags(): string[] {
+  return scriptNodeFlags('start:gateway', process.env.BENCH_GATEWAY_FLAGS);
 }
 
 export async function startServer(ctx: BenchContext, name: string, env: Record<string, string> = {}, options: ServerOptions = {}): Promise<Server> {
@@ -68,8 +72,11 @@ export async function startServer(ctx: BenchContext, name: string, env: Record<s
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(ctx.root, `${name}.log`);
   const split = options.layout === 'split';
-  // BENCH_DAEMON_FLAGS='--trace-gc': Node flags for the daemon's process, for experiments (a scenario's own flags win).
-  const child = startChild(path.join(CHILDREN, 'server.ts'), { logFile, nodeFlags: options.nodeFlags ?? process.env.BENCH_DAEMON_FLAGS?.split(' ').filter(Boolean) });
+  // The daemon's production flags (start:daemon; start when the gateway shares its process), then
+  // the scenario's own (they win where both set one). BENCH_DAEMON_FLAGS='--trace-gc' replaces the
+  // production flags for experiments.
+  const production = scriptNodeFlags(split ? 'start:daemon' : 'start', process.env.BENCH_DAEMON_FLAGS);
+  const child = startChild(path.join(CHILDREN, 'server.ts'), { logFile, nodeFlags: [...production, ...(options.nodeFlags ?? [])] });
   let gateway: Child | null = null;
   try {
     // BENCH_SERVER_ENV='{"LOG_LEVEL":"warn"}': extra daemon settings for experiments (reported as given).

@@ -197,6 +197,8 @@ export interface BurstResult {
   /** Body of every response, in request order (the caller checks what was refused and why). */
   readonly bodies: readonly string[];
   readonly firstSocketError: string | null;
+  /** CPU this load process spent in the burst (user + system), ms. */
+  readonly clientCpuMs: number;
 }
 
 /** `count` requests in flight at the same moment: the contention case (each answered once). */
@@ -209,6 +211,7 @@ export async function burst(o: Burst): Promise<BurstResult> {
   const latencies: number[] = [];
   let firstSocketError: string | null = null;
   const start = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     conns.map(async (conn, i) => {
       try {
@@ -223,6 +226,7 @@ export async function burst(o: Burst): Promise<BurstResult> {
     }),
   );
   const elapsedMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
   for (const c of conns) c.close();
-  return { elapsedMs, throughput: o.count / (elapsedMs / 1000), statuses, latency: summarize(latencies), bodies, firstSocketError };
+  return { elapsedMs, throughput: o.count / (elapsedMs / 1000), statuses, latency: summarize(latencies), bodies, firstSocketError, clientCpuMs: (cpu.user + cpu.system) / 1000 };
 }

@@ -102,6 +102,8 @@ export interface SqlBurstResult {
   readonly changed: number;
   readonly errors: number;
   readonly firstError: string | null;
+  /** CPU this load process spent in the burst (user + system), ms. */
+  readonly clientCpuMs: number;
 }
 
 export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
@@ -116,6 +118,7 @@ export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
     let errors = 0;
     let firstError: string | null = null;
     const start = performance.now();
+    const cpu0 = process.cpuUsage();
     await Promise.all(
       o.params.map(async (values) => {
         try {
@@ -128,7 +131,8 @@ export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
       }),
     );
     const elapsedMs = performance.now() - start;
-    return { elapsedMs, throughput: o.params.length / (elapsedMs / 1000), changed, errors, firstError };
+    const cpu = process.cpuUsage(cpu0);
+    return { elapsedMs, throughput: o.params.length / (elapsedMs / 1000), changed, errors, firstError, clientCpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await pool.end();
   }
