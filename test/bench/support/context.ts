@@ -128,7 +128,9 @@ export async function profiled<T>(ctx: BenchContext, server: Server, name: strin
   try {
     return await fn();
   } finally {
-    await server.child.call('profileStop', { file: path.join(ctx.profileDir, `${name}.cpuprofile`) });
-    if (server.gateway) await server.gateway.call('profileStop', { file: path.join(ctx.profileDir, `${name}-gateway.cpuprofile`) });
+    // BENCH_PROFILE=heap: sampled allocation profiles (test/bench/support/profiler.ts).
+    const ext = process.env.BENCH_PROFILE === 'heap' ? 'heapprofile' : 'cpuprofile';
+    await server.child.call('profileStop', { file: path.join(ctx.profileDir, `${name}.${ext}`) });
+    if (server.gateway) await server.gateway.call('profileStop', { file: path.join(ctx.profileDir, `${name}-gateway.${ext}`) });
   }
 }

@@ -3,8 +3,8 @@ import { Session } from 'node:inspector';
 
 /**
  * `npm run bench -- --profile`: CPU profiles of a bench child's measured windows only. With
- * BENCH_PROFILE=heap, sampled allocation profiles instead (`.heapprofile` content under the same
- * names: what was allocated where, every 16 KiB on average, collected or not).
+ * BENCH_PROFILE=heap, sampled allocation profiles instead (`.heapprofile` files: what was
+ * allocated where, every 16 KiB on average, collected or not).
  */
 export class Profiler {
   private session: Session | null = null;
