@@ -1,27 +1,18 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { useMigratedDatabase } from '../../../test/support/database';
 import type { Clock } from '../../domain/clock';
-import { openDatabase } from '../../store/orm';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { AddressReserve } from './address-reserve';
 
 /** AddressReserve against a real PostgreSQL: reservations ahead of need, never an address twice. */
 describe('AddressReserve', () => {
-  let db: TestDatabase;
-  let orm: MikroORM;
+  const database = useMigratedDatabase('cp_address_reserve');
   let sql: RawSql;
   const clock: Clock = { now: () => new Date('2026-11-25T10:00:00.000Z'), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) };
 
   beforeAll(async () => {
-    db = await createTestDatabase('cp_address_reserve');
-    orm = await openDatabase({ clientUrl: db.url });
-    sql = new RawSql(orm);
+    sql = new RawSql(database.orm);
     const rows = Array.from({ length: 40 }, (_, i) => `('POLYGON', ${i}, '0x${i.toString(16).padStart(40, '0')}', '0x${i.toString(16).padStart(40, '0')}', 'free', now())`);
     await sql.query(`insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${rows.join(', ')}`);
-  });
-  afterAll(async () => {
-    await orm.close();
-    await db.drop();
   });
 
   /** The real query, counting reservation statements and able to hold them until released. */

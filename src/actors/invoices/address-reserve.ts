@@ -28,7 +28,9 @@ export class AddressReserve {
       if (next) {
         // Below half a batch, the next batch is reserved ahead, in the background: waiting until the
         // list is empty stalled every new invoice for a reservation round trip (its commit's WAL
-        // flush included) once per batch, which showed as idle CPU at full load.
+        // flush included) once per batch, which showed as idle CPU at full load. Its failure is
+        // dropped here: nobody waits for it, and the take that finds the list empty fills again
+        // and meets the error itself.
         if (list!.length < this.deps.batch / 2 && !this.filling.has(network)) this.fill(network).catch(() => undefined);
         return next;
       }

@@ -1,9 +1,10 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
-import { freeAddressCount, refillPool, type AddressDeriver } from '../../store/repos/address-pool';
+import { DerivationThreadError } from '../../chains/derivation/derivation-thread';
+import { DerivedAddressMismatchError, freeAddressCount, refillPool, type AddressDeriver } from '../../store/repos/address-pool';
 import { RefillPace } from './refill-pace';
 
 /**
@@ -45,10 +46,13 @@ export class PoolKeeper {
       minFree: number;
       batch: number;
       onAdded: (network: NetworkCode, normalized: string[]) => void;
-      /** Derives ranges off the event loop (DerivationThread); without it, refills derive here, paced. */
+      /** Derives ranges off the event loop (DerivationThread; fails with DerivationThreadError); without it, refills derive here, paced. */
       deriveElsewhere?: (network: NetworkCode, from: number, count: number) => Promise<string[]>;
     },
   ) {}
+
+  /** Networks whose thread-derived addresses once differed from the daemon thread's: never threaded again. */
+  private readonly threadRefused = new Set<NetworkCode>();
 
   /**
    * Refill when below the mark. Concurrent callers share the running refill (a burst of invoices
@@ -76,6 +80,29 @@ export class PoolKeeper {
     this.ensure(network).catch((err: unknown) => this.deps.logger.error({ err, network }, 'address pool refill failed'));
   }
 
+  /**
+   * One chunk through the derivation thread; null when it is to be derived here instead. The
+   * thread is a speed-up, never a dependency: a chunk it fails to derive (it could not start, it
+   * died) is derived here, paced, as without it. A chunk whose addresses differ from this thread's
+   * (refillPool checks) stores nothing, and that network is derived here from then on.
+   */
+  private async refillThreaded(em: EntityManager, network: NetworkCode, threaded: AddressDeriver, count: number): Promise<string[] | null> {
+    try {
+      return await refillPool(em, network, threaded, count, this.deps.clock.now());
+    } catch (err) {
+      if (err instanceof DerivedAddressMismatchError) {
+        this.threadRefused.add(network);
+        this.deps.logger.error({ err, network }, 'the derivation thread derived other addresses than the daemon thread; deriving this network on the daemon thread from now on');
+        return null;
+      }
+      if (err instanceof DerivationThreadError) {
+        this.deps.logger.warn({ err, network }, 'address derivation thread failed; deriving on the daemon thread');
+        return null;
+      }
+      throw err;
+    }
+  }
+
   private async refill(network: NetworkCode): Promise<void> {
     const adapter = this.deps.adapters.get(network);
     if (!adapter) return;
@@ -91,21 +118,18 @@ export class PoolKeeper {
     // Derivation is CPU work: paced per derivation step (RefillPace), so requests keep being served meanwhile.
     const pace = new RefillPace(() => this.urgent.has(network));
     const elsewhere = this.deps.deriveElsewhere;
-    const deriver: AddressDeriver = elsewhere
+    const threaded: AddressDeriver | null = elsewhere
       ? {
           deriveDepositAddress: (index) => adapter.deriveDepositAddress(index),
           normalizeAddress: (address) => adapter.normalizeAddress(address),
-          // The thread is a speed-up, never a dependency: if it fails (it could not start, it
-          // died), this chunk is derived here, as without it, and the pool still fills.
-          deriveDepositAddressesElsewhere: (from, n) =>
-            elsewhere(network, from, n).catch((err: unknown) => {
-              this.deps.logger.warn({ err, network, from, count: n }, 'address derivation thread failed; deriving on the daemon thread');
-              return adapter.deriveDepositAddresses?.(from, n) ?? Array.from({ length: n }, (_, k) => adapter.deriveDepositAddress(from + k));
-            }),
+          deriveDepositAddressesElsewhere: (from, n) => elsewhere(network, from, n),
         }
-      : adapter;
+      : null;
     for (let done = 0; done < count; done += REFILL_CHUNK) {
-      const chunk = await refillPool(em, network, deriver, Math.min(REFILL_CHUNK, count - done), this.deps.clock.now(), pace.afterAddress);
+      const n = Math.min(REFILL_CHUNK, count - done);
+      let chunk: string[] | null = null;
+      if (threaded && !this.threadRefused.has(network)) chunk = await this.refillThreaded(em, network, threaded, n);
+      chunk ??= await refillPool(em, network, adapter, n, this.deps.clock.now(), pace.afterAddress);
       this.deps.onAdded(network, chunk);
       added.push(...chunk);
     }

@@ -72,4 +72,19 @@ describe('DerivationThread: deposit addresses derived on a worker thread are the
     expect(threadWorker(closing)).toBeNull();
     await expect(closing.derive('POLYGON', 0, 1)).rejects.toThrow('closed');
   });
+
+  it('a thread that cannot be created fails the job with DerivationThreadError and leaves nothing pending', async () => {
+    // Key material the worker cannot be given (a function does not survive structured cloning):
+    // new Worker throws at once.
+    const unstartable = new DerivationThread({ mnemonic: JUNK, extra: () => 1 } as unknown as { mnemonic: string });
+    try {
+      const failed = unstartable.derive('POLYGON', 0, 1);
+      await expect(failed).rejects.toBeInstanceOf(DerivationThreadError);
+      await expect(failed).rejects.toThrow('could not start');
+      expect((unstartable as unknown as { pending: Map<number, unknown> }).pending.size).toBe(0);
+      expect(threadWorker(unstartable)).toBeNull();
+    } finally {
+      await unstartable.close();
+    }
+  });
 });

@@ -45,9 +45,15 @@ export class DerivationThread {
     const job: DerivationJob = { id: this.nextId++, network, from, count };
     return new Promise<string[]>((resolve, reject) => {
       this.pending.set(job.id, { job, resolve, reject });
-      const worker = this.started();
-      worker.ref();
-      worker.postMessage(job);
+      try {
+        const worker = this.started();
+        worker.ref();
+        worker.postMessage(job);
+      } catch (err) {
+        // A thread that cannot be created fails this job as a thread failure, and nothing stays pending.
+        this.pending.delete(job.id);
+        reject(new DerivationThreadError(`the derivation thread could not start: ${(err as Error).message}`, { network, from, count }));
+      }
     });
   }
 

@@ -1,10 +1,8 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database';
+import { useMigratedDatabase } from '../../../test/support/database';
 import type { AddressCodec } from '../../chains/codec';
 import { EvmCodec } from '../../chains/evm/codec';
 import { SolanaCodec } from '../../chains/solana/codec';
 import { TronCodec } from '../../chains/tron/codec';
-import { openDatabase } from '../orm';
 import { DerivationThread } from '../../chains/derivation/derivation-thread';
 import { allPoolAddresses, DERIVE_STEP, DerivedAddressMismatchError, refillPool, type AddressDeriver } from './address-pool';
 
@@ -34,24 +32,14 @@ function recording(codec: AddressCodec): { deriver: AddressDeriver; log: string[
 }
 
 describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, paced between steps', () => {
-  let db: TestDatabase;
-  let orm: MikroORM;
+  const database = useMigratedDatabase('cp_address_pool');
   const now = new Date('2026-11-23T10:00:00.000Z');
-
-  beforeAll(async () => {
-    db = await createTestDatabase('cp_address_pool');
-    orm = await openDatabase({ clientUrl: db.url });
-  });
-  afterAll(async () => {
-    await orm.close();
-    await db.drop();
-  });
 
   it.each([
     ['BEP20', new EvmCodec({ mnemonic: JUNK })],
     ['TRC20', new TronCodec({ mnemonic: JUNK })],
   ])('%s: the rows hold exactly deriveDepositAddress(i) at index i, continuing after the last index', async (network, codec) => {
-    const em = orm.em.fork();
+    const em = database.orm.em.fork();
     const first = recording(codec);
     const added = await refillPool(em, network, first.deriver, 40, now, first.pace);
     expect(DERIVE_STEP).toBe(8);
@@ -77,7 +65,7 @@ describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, 
   it('a codec without ranges (SOLANA) is derived and paced one address at a time, as before', async () => {
     const codec = new SolanaCodec({ mnemonic: JUNK });
     const { deriver, log, pace } = recording(codec);
-    const added = await refillPool(orm.em.fork(), 'SOLANA', deriver, 3, now, pace);
+    const added = await refillPool(database.orm.em.fork(), 'SOLANA', deriver, 3, now, pace);
     expect(log).toEqual(['derive 0', 'pace', 'derive 1', 'pace', 'derive 2', 'pace']);
     expect(added).toEqual([0, 1, 2].map((i) => codec.normalizeAddress(codec.deriveDepositAddress(i))));
   });
@@ -95,7 +83,7 @@ describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, 
           return thread.derive('TRC20', from, count);
         },
       };
-      const em = orm.em.fork();
+      const em = database.orm.em.fork();
       // Continues after the rows of the TRC20 test above (0..50).
       const added = await refillPool(em, 'TRC20', deriver, 30, now, async () => void log.push('pace'));
       expect(log).toEqual(['elsewhere 51+30']);
@@ -118,14 +106,14 @@ describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, 
       normalizeAddress: (address) => codec.normalizeAddress(address),
       deriveDepositAddressesElsewhere: async (from, count) => other.deriveDepositAddresses(from, count),
     };
-    const em = orm.em.fork();
+    const em = database.orm.em.fork();
     await expect(refillPool(em, 'ARBITRUM', deriver, 10, now)).rejects.toBeInstanceOf(DerivedAddressMismatchError);
     expect(await allPoolAddresses(em, 'ARBITRUM')).toEqual([]);
   });
 
   it('a refill of nothing derives and inserts nothing', async () => {
     const { deriver, log, pace } = recording(new EvmCodec({ mnemonic: JUNK }));
-    await expect(refillPool(orm.em.fork(), 'POLYGON', deriver, 0, now, pace)).resolves.toEqual([]);
+    await expect(refillPool(database.orm.em.fork(), 'POLYGON', deriver, 0, now, pace)).resolves.toEqual([]);
     expect(log).toEqual([]);
   });
 });
