@@ -4,7 +4,8 @@ export type BatchOutcome<Out> = { readonly ok: true; readonly value: Out } | { r
 /** Runs one batch of inputs that share a key; answers one outcome per input, in order. */
 export type BatchRunner<In, Out> = (key: string, inputs: readonly In[]) => Promise<readonly BatchOutcome<Out>[]>;
 
-interface Waiting<In, Out> {
+/** An input waiting for its batch, and how to answer its caller. */
+export interface Waiting<In, Out> {
   readonly input: In;
   readonly resolve: (value: Out) => void;
   readonly reject: (error: unknown) => void;

@@ -342,6 +342,32 @@ describe('creating withdrawals on raw SQL', () => {
     await expectLedgerExact(orm);
   });
 
+  it('requests of several merchants that arrive together commit in one transaction; rolled back as a whole (23514 on one merchant), each merchant is created alone', async () => {
+    const [a, b, c] = [await newMerchant('group a', '100'), await newMerchant('group b', '100'), await newMerchant('group c', '100')];
+    clock.advance(DAY_S * 1000);
+    const runs: string[][] = [];
+    hook = async (_tx, rows) => {
+      runs.push(rows.map((r) => `${r.merchantId === a ? 'a' : r.merchantId === b ? 'b' : 'c'}${r.amount}`));
+      if (runs.length === 1) await debitElsewhere(b, '95'); // b keeps 5: the run's 10 for b would overdraw
+    };
+    const create = (merchantId: string, amount: string) =>
+      withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount }, [network]).then(
+        (v) => v.row.amount,
+        (e: unknown) => (e as ValidationError).code,
+      );
+    const outcomes = await Promise.all([create(a, '10'), create(b, '10'), create(c, '10'), create(a, '20')]);
+    expect(outcomes).toEqual(['10', 'insufficient_balance', '10', '20']);
+    // One run of three merchants (each merchant's inputs in order), refused; then each merchant
+    // alone: b's request is judged against its balance now and refused before any insert.
+    expect(runs[0]).toEqual(['a10', 'a20', 'b10', 'c10']);
+    expect(runs.slice(1).map((r) => r.join(' ')).sort()).toEqual(['a10 a20', 'c10']);
+    expect(await merchantBalance(orm.em.fork(), a)).toEqual({ available: '70', held: '30' });
+    expect(await merchantBalance(orm.em.fork(), b)).toEqual({ available: '5', held: '0' });
+    expect(await merchantBalance(orm.em.fork(), c)).toEqual({ available: '90', held: '10' });
+    expect(await q('select 1 from withdrawals where merchant_id = ?', [b])).toEqual([]);
+    await expectLedgerExact(orm);
+  });
+
   it('a single creation refused by the database: 23514 answers insufficient_balance with the balance now, 23505 on its reference answers with the original (200)', async () => {
     const merchantId = await newMerchant('single races', '100');
     clock.advance(DAY_S * 1000);

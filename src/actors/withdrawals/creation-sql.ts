@@ -7,25 +7,31 @@ import type { UsableRow } from './whitelist';
 /**
  * The statements of the creating transaction (Withdrawals.createLocked), on a raw connection:
  * prepared once per connection, with constant texts whatever the batch size (arrays unnested
- * server-side). In order: the merchant's lock, one read of everything judged under it, one insert
- * of the rows and their outbox events, then the holds (postJournalsSql, two statements).
+ * server-side). In order: the merchants' locks, one read of everything judged under them, one
+ * insert of the rows and their outbox events, then the holds (postJournalsSql).
  */
 
 const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 export type WhitelistRows = readonly (UsableRow & { readonly network: string })[];
 
-const WHITELIST_ROWS = `(select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
-               from withdrawal_whitelist where merchant_id = $1 and removed_at is null)`;
+export interface MerchantCaps {
+  readonly perWithdrawal: string;
+  readonly daily: string;
+}
 
-/** Serializes creations per merchant (the row lock, until commit) and reads its caps; null for an unknown merchant. */
-export async function lockMerchantCaps(q: Query, merchantId: string): Promise<{ perWithdrawal: string; daily: string } | null> {
-  const rows = await q<{ per: string; daily: string }>(
-    'select cap_per_withdrawal::text as per, cap_daily::text as daily from merchants where id = $1 for update',
-    [merchantId],
-    'chainpay_wd_lock_merchant',
+/**
+ * Serializes creations per merchant (the row locks, until commit) and reads their caps, keyed by
+ * the merchant id in lower case; an unknown merchant has no entry. The rows are locked in id order,
+ * so two transactions that lock several of the same merchants (another daemon's) cannot deadlock.
+ */
+export async function lockMerchantsCaps(q: Query, merchantIds: readonly string[]): Promise<Map<string, MerchantCaps>> {
+  const rows = await q<{ id: string; per: string; daily: string }>(
+    'select id::text as id, cap_per_withdrawal::text as per, cap_daily::text as daily from merchants where id = any($1::uuid[]) order by id for update',
+    [merchantIds],
+    'chainpay_wd_lock_merchants',
   );
-  return rows[0] ? { perWithdrawal: canonicalDecimal(rows[0].per), daily: canonicalDecimal(rows[0].daily) } : null;
+  return new Map(rows.map((r) => [r.id, { perWithdrawal: canonicalDecimal(r.per), daily: canonicalDecimal(r.daily) }]));
 }
 
 export interface UnderLock {
@@ -34,33 +40,39 @@ export interface UnderLock {
   readonly available: string;
   /** The merchant's active whitelist rows, every network. */
   readonly whitelist: WhitelistRows;
-  /** reference -> uuid of the merchant's withdrawals with one of `references`. */
+  /** reference -> uuid of the merchant's withdrawals with one of the references asked about. */
   readonly known: ReadonlyMap<string, string>;
 }
 
-/**
- * Must be its own statement, after the lock: a statement's snapshot is taken when it starts, so
- * only a read issued once the lock is granted sees every withdrawal and balance change committed
- * by the lock's previous holder (a SELECT … FOR UPDATE that also read these would read them as of
- * before its wait).
- */
-export async function readUnderLock(q: Query, merchantId: string, since: Date, references: readonly string[]): Promise<UnderLock> {
-  const [row] = await q<{ used: string; available: string | null; whitelist: unknown; known: unknown }>(
-    `select (select coalesce(sum(amount), 0) from withdrawals where merchant_id = $1 and created_at > $2::timestamptz and status not in ('rejected', 'failed'))::text as used,
-            (select available from merchant_balances where merchant_id = $1)::text as available,
-            ${WHITELIST_ROWS} as whitelist,
+const UNDER_LOCK = `select m.id::text as merchant_id,
+            (select coalesce(sum(amount), 0) from withdrawals where merchant_id = m.id and created_at > $2::timestamptz and status not in ('rejected', 'failed'))::text as used,
+            (select available from merchant_balances where merchant_id = m.id)::text as available,
+            (select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
+               from withdrawal_whitelist where merchant_id = m.id and removed_at is null) as whitelist,
             (select coalesce(json_agg(json_build_object('reference', reference, 'uuid', uuid)), '[]')
-               from withdrawals where merchant_id = $1 and reference = any($3::text[])) as known`,
-    [merchantId, since.toISOString(), references],
-    'chainpay_wd_under_lock',
-  );
-  const known = parseJson<{ reference: string; uuid: string }[]>(row!.known);
-  return {
-    used: canonicalDecimal(row!.used),
-    available: canonicalDecimal(row!.available ?? '0'),
-    whitelist: parseJson<WhitelistRows>(row!.whitelist),
-    known: new Map(known.map((k) => [k.reference, k.uuid])),
-  };
+               from withdrawals where merchant_id = m.id and reference = any($3::text[])) as known
+       from unnest($1::uuid[]) as m(id)`;
+
+/**
+ * Everything judged under the locks, for each merchant (keyed by its id in lower case). Must be its
+ * own statement, after the lock: a statement's snapshot is taken when it starts, so only a read
+ * issued once the locks are granted sees every withdrawal and balance change committed by their
+ * previous holders (a SELECT … FOR UPDATE that also read these would read them as of before its
+ * wait). `references` may mix merchants: each merchant's `known` holds only its own withdrawals.
+ */
+export async function readUnderLock(q: Query, merchantIds: readonly string[], since: Date, references: readonly string[]): Promise<Map<string, UnderLock>> {
+  const rows = await q<{ merchant_id: string; used: string; available: string | null; whitelist: unknown; known: unknown }>(UNDER_LOCK, [merchantIds, since.toISOString(), references], 'chainpay_wd_under_locks');
+  const states = new Map<string, UnderLock>();
+  for (const row of rows) {
+    const known = parseJson<{ reference: string; uuid: string }[]>(row.known);
+    states.set(row.merchant_id, {
+      used: canonicalDecimal(row.used),
+      available: canonicalDecimal(row.available ?? '0'),
+      whitelist: parseJson<WhitelistRows>(row.whitelist),
+      known: new Map(known.map((k) => [k.reference, k.uuid])),
+    });
+  }
+  return states;
 }
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());

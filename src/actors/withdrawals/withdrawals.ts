@@ -14,8 +14,9 @@ import { merchantBalance, postJournalsSql, type JournalInput } from '../../store
 import { announceOutboxEvents, withdrawalEvents } from '../../webhooks/outbox';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
-import { KeyedBatches, type BatchOutcome } from '../keyed-batches';
-import { insertWithdrawals, lockMerchantCaps, readUnderLock } from './creation-sql';
+import type { BatchOutcome } from '../keyed-batches';
+import { GroupedBatches, type KeyGroup } from '../grouped-batches';
+import { insertWithdrawals, lockMerchantsCaps, readUnderLock, type MerchantCaps, type UnderLock } from './creation-sql';
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
@@ -76,21 +77,21 @@ function insufficient(amount: string, available: string): ValidationError {
   return new ValidationError('insufficient_balance', `the available balance (${available}) does not cover ${amount}`, 'amount', { available });
 }
 
-/** Withdrawals of one merchant committed together at most (bounded statement size). */
+/** Withdrawals committed together at most, all merchants of a run together (bounded statement size). */
 export const WITHDRAWAL_BATCH_MAX = 200;
 
 type Created = { row: Withdrawal; created: boolean; snapshot: unknown };
 /** Inside the creating transaction: created, or a reference already stored (`stored`: its uuid, loaded after COMMIT). */
 type LockedOutcome = BatchOutcome<Created | { stored: string }>;
-/** What the creating transaction did: one outcome per input, and the outbox events it wrote. */
-type LockedBatch = { outcomes: LockedOutcome[]; events: OutboxEvent[] };
+/** What the creating transaction did: per merchant group, one outcome per input; and the outbox events it wrote. */
+type LockedBatch = { outcomes: LockedOutcome[][]; events: OutboxEvent[] };
+type MerchantGroup = KeyGroup<CreateWithdrawalInput>;
 
 const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
 
-/** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
 export class Withdrawals {
-  private readonly batches = new KeyedBatches<CreateWithdrawalInput, Created>((merchantId, inputs) => this.createBatch(merchantId, inputs), WITHDRAWAL_BATCH_MAX);
+  private readonly batches = new GroupedBatches<CreateWithdrawalInput, Created>((groups) => this.createGroups(groups), WITHDRAWAL_BATCH_MAX);
   private readonly sql: RawSql;
   private readonly createdLog: Logger;
   private readonly addresses: AddressForms;
@@ -111,9 +112,10 @@ export class Withdrawals {
   /**
    * Every refusal happens before or inside the creating transaction, so a refused request leaves
    * nothing stored and nothing held. Per merchant, creations are serialized: in memory (a merchant's
-   * concurrent requests are committed together, in arrival order, see KeyedBatches) and in the
-   * database by a row lock on the merchant, under which the rolling daily sum and the balance are
-   * read and the holds are booked. Counted as a request in flight while it runs: payout steps
+   * concurrent requests are committed together, in arrival order, and with those of the other
+   * merchants that arrived in the same turn: see GroupedBatches) and in the database by a row lock
+   * on the merchant, under which the rolling daily sum and the balance are read and the holds are
+   * booked. Counted as a request in flight while it runs: payout steps
    * yield to it (RequestLoad).
    */
   create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
@@ -146,42 +148,47 @@ export class Withdrawals {
   }
 
   /**
-   * One transaction for the whole batch. Should it fail as a whole with an error that proves it was
-   * rolled back (a race with another daemon on a reference, the balance check, a serialization
-   * failure: see rolledBack), each input is retried in a transaction of its own, so every caller
-   * gets the answer it would have got alone. Any other error (a connection lost during COMMIT, say)
-   * leaves it unknown whether the batch committed: re-creating its inputs could hold and pay them
-   * twice, so every caller gets that error (internal) and nothing is retried.
+   * One transaction for the whole run: every merchant's inputs, each merchant locked (in id order).
+   * Should it fail as a whole with an error that proves it was rolled back (a race with another
+   * daemon on a reference, the balance check, a serialization failure or deadlock: see rolledBack),
+   * each merchant is retried in a transaction of its own, and within a merchant each input, so
+   * every caller gets the answer it would have got alone. Any other error (a connection lost
+   * during COMMIT, say) leaves it unknown whether the run committed: re-creating its inputs could
+   * hold and pay them twice, so every caller gets that error (internal) and nothing is retried.
    */
-  private async createBatch(merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<BatchOutcome<Created>[]> {
-    if (inputs.length > 1) {
+  private async createGroups(groups: readonly MerchantGroup[]): Promise<BatchOutcome<Created>[][]> {
+    if (groups.length > 1 || groups[0]!.inputs.length > 1) {
       let locked: LockedBatch | undefined;
+      const size = groups.reduce((n, g) => n + g.inputs.length, 0);
       try {
-        locked = await this.sql.transaction((q) => this.createLocked(q, merchantId, inputs));
+        locked = await this.sql.transaction((q) => this.createLocked(q, groups));
       } catch (err) {
         if (!rolledBack(err)) {
-          this.deps.logger.error({ err, merchantId, size: inputs.length }, 'withdrawal batch failed and may have committed; not retried');
-          return inputs.map(() => ({ ok: false, error: err }));
+          this.deps.logger.error({ err, merchants: groups.length, size }, 'withdrawal batch failed and may have committed; not retried');
+          return groups.map((g) => g.inputs.map(() => ({ ok: false, error: err })));
         }
-        this.deps.logger.warn({ err, merchantId, size: inputs.length }, 'withdrawal batch rolled back; creating one by one');
+        this.deps.logger.warn({ err, merchants: groups.length, size }, 'withdrawal batch rolled back; creating per merchant, then one by one');
       }
-      if (locked) return this.committed(merchantId, locked);
+      if (locked) return this.committed(groups, locked);
+      if (groups.length > 1) return Promise.all(groups.map(async (g) => (await this.createGroups([g]))[0]!));
     }
+    const group = groups[0]!;
     const outcomes: BatchOutcome<Created>[] = [];
-    for (const input of inputs) {
+    for (const input of group.inputs) {
       try {
-        outcomes.push({ ok: true, value: await this.createOne(merchantId, input) });
+        outcomes.push({ ok: true, value: await this.createOne(group.key, input) });
       } catch (error) {
         outcomes.push({ ok: false, error });
       }
     }
-    return outcomes;
+    return [outcomes];
   }
 
   private async createOne(merchantId: string, input: CreateWithdrawalInput): Promise<Created> {
+    const groups = [{ key: merchantId, inputs: [input] }];
     let locked: LockedBatch;
     try {
-      locked = await this.sql.transaction((q) => this.createLocked(q, merchantId, [input]));
+      locked = await this.sql.transaction((q) => this.createLocked(q, groups));
     } catch (err) {
       if (sqlState(err) === CHECK_VIOLATION) {
         const b = await merchantBalance(this.deps.orm.em.fork(), merchantId);
@@ -194,7 +201,7 @@ export class Withdrawals {
       }
       throw err;
     }
-    const [outcome] = (await this.committed(merchantId, locked)) as [BatchOutcome<Created>];
+    const [[outcome]] = (await this.committed(groups, locked)) as [[BatchOutcome<Created>]];
     if (!outcome.ok) throw outcome.error;
     return outcome.value;
   }
@@ -204,47 +211,72 @@ export class Withdrawals {
    * reference found already stored answers with that withdrawal as stored now (loaded only for
    * such repeats; a failure to load it fails that caller alone).
    */
-  private async committed(merchantId: string, locked: LockedBatch): Promise<BatchOutcome<Created>[]> {
-    for (const o of locked.outcomes) if (o.ok && 'row' in o.value && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
+  private async committed(groups: readonly MerchantGroup[], locked: LockedBatch): Promise<BatchOutcome<Created>[][]> {
+    for (const outcomes of locked.outcomes) for (const o of outcomes) if (o.ok && 'row' in o.value && o.value.created) this.deps.actors.adopt(o.value.row.uuid, o.value.snapshot);
     announceOutboxEvents(this.deps.orm, locked.events);
     return Promise.all(
-      locked.outcomes.map(async (o): Promise<BatchOutcome<Created>> => {
-        if (!o.ok || 'row' in o.value) return o as BatchOutcome<Created>;
-        try {
-          return { ok: true, value: { row: await this.get(o.value.stored, merchantId), created: false, snapshot: null } };
-        } catch (error) {
-          return { ok: false, error };
-        }
-      }),
+      locked.outcomes.map((outcomes, k) =>
+        Promise.all(
+          outcomes.map(async (o): Promise<BatchOutcome<Created>> => {
+            if (!o.ok || 'row' in o.value) return o as BatchOutcome<Created>;
+            try {
+              return { ok: true, value: { row: await this.get(o.value.stored, groups[k]!.key), created: false, snapshot: null } };
+            } catch (error) {
+              return { ok: false, error };
+            }
+          }),
+        ),
+      ),
     );
   }
 
   /**
-   * Under the merchant's lock, the inputs in order: a known reference answers with its withdrawal,
-   * one the balance left by the earlier inputs cannot cover is refused (and books nothing), the rest
-   * are created with their holds. The check constraint still guards the final balance. Raw SQL on
-   * one connection (creation-sql.ts): lock, one read, one insert of rows and events, the holds.
+   * Under the merchants' locks, one read of what is judged for all of them, then each merchant's
+   * inputs in order (judge); the rows of every merchant are inserted by one statement and their
+   * holds booked by one more. The check constraint still guards each final balance. Raw SQL on one
+   * connection (creation-sql.ts).
    */
-  private async createLocked(q: Query, merchantId: string, inputs: readonly CreateWithdrawalInput[]): Promise<LockedBatch> {
-    const caps = await lockMerchantCaps(q, merchantId);
-    // An unknown merchant has no whitelist: each input is refused as not whitelisted (422), as the
-    // whitelist check answers it (the only check that can judge it before its row is needed).
-    if (!caps) return { outcomes: inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], this.deps.clock.now())(input.network, input.address) })), events: [] };
-    const references = inputs.map((i) => i.reference).filter((r): r is string => r !== null);
+  private async createLocked(q: Query, groups: readonly MerchantGroup[]): Promise<LockedBatch> {
+    const caps = await lockMerchantsCaps(q, groups.map((g) => g.key));
+    const locked = groups.filter((g) => caps.has(g.key.toLowerCase())).map((g) => g.key);
     const now = this.deps.clock.now();
-    // Read after the lock was granted: this statement sees every withdrawal, balance change and
+    const references = groups.flatMap((g) => g.inputs.map((i) => i.reference).filter((r): r is string => r !== null));
+    // Read after the locks were granted: this statement sees every withdrawal, balance change and
     // whitelist change (add/remove take the same lock) committed before it.
-    const state = await readUnderLock(q, merchantId, new Date(now.getTime() - CAP_WINDOW_MS), references);
+    const states = locked.length === 0 ? new Map<string, UnderLock>() : await readUnderLock(q, locked, new Date(now.getTime() - CAP_WINDOW_MS), references);
+    const rows: Withdrawal[] = [];
+    const snapshots: string[] = [];
+    const holds: JournalInput[] = [];
+    const outcomes = groups.map((g) => {
+      const id = g.key.toLowerCase();
+      return this.judge(g, caps.get(id), states.get(id), now, { rows, snapshots, holds });
+    });
+    if (rows.length === 0) return { outcomes, events: [] };
+    await this.deps.beforeInsert?.(q, rows);
+    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now));
+    await insertWithdrawals(q, rows, snapshots, events);
+    // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
+    await postJournalsSql(q, holds, now);
+    return { outcomes, events };
+  }
+
+  /**
+   * One merchant's inputs in order, against what was read under its lock: a known reference
+   * answers with its withdrawal, one the balance left by the earlier inputs cannot cover is refused
+   * (and books nothing), the rest become rows (appended to `into`) with their holds. An unknown
+   * merchant (no caps: no row to lock) has no whitelist: each input is refused as not whitelisted
+   * (422), as the whitelist check answers it.
+   */
+  private judge(group: MerchantGroup, caps: MerchantCaps | undefined, state: UnderLock | undefined, now: Date, into: { rows: Withdrawal[]; snapshots: string[]; holds: JournalInput[] }): LockedOutcome[] {
+    if (!caps || !state) return group.inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], now)(input.network, input.address) }));
+    const merchantId = group.key;
     const whitelistRefusal = this.deps.whitelist.judge(state.whitelist, now);
     const known = new Map<string, { stored: string } | Withdrawal>();
     for (const [reference, uuid] of state.known) known.set(reference, { stored: uuid });
     let used = toDecimal(state.used);
     let available = toDecimal(state.available);
     const outcomes: LockedOutcome[] = [];
-    const holds: JournalInput[] = [];
-    const rows: Withdrawal[] = [];
-    const snapshots: string[] = [];
-    for (const input of inputs) {
+    for (const input of group.inputs) {
       const existing = input.reference === null ? undefined : known.get(input.reference);
       if (existing) {
         outcomes.push({ ok: true, value: existing instanceof Withdrawal ? { row: existing, created: false, snapshot: null } : existing });
@@ -264,19 +296,13 @@ export class Withdrawals {
       available = available.minus(amount);
       used = used.plus(amount);
       const { row, snapshot, snapshotJson } = this.newWithdrawal(merchantId, input, review, now);
-      rows.push(row);
-      snapshots.push(snapshotJson);
+      into.rows.push(row);
+      into.snapshots.push(snapshotJson);
       if (input.reference !== null) known.set(input.reference, row);
-      holds.push({ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(merchantId, input.amount) });
+      into.holds.push({ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(merchantId, input.amount) });
       outcomes.push({ ok: true, value: { row, created: true, snapshot } });
     }
-    if (rows.length === 0) return { outcomes, events: [] };
-    await this.deps.beforeInsert?.(q, rows);
-    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now));
-    await insertWithdrawals(q, rows, snapshots, events);
-    // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
-    await postJournalsSql(q, holds, now);
-    return { outcomes, events };
+    return outcomes;
   }
 
   private newWithdrawal(merchantId: string, input: CreateWithdrawalInput, review: boolean, now: Date): { row: Withdrawal; snapshot: unknown; snapshotJson: string } {
