@@ -368,6 +368,62 @@ describe('creating withdrawals on raw SQL', () => {
     await expectLedgerExact(orm);
   });
 
+  it('two daemons creating for the same merchants, listed in opposite orders, at the same moments: no deadlock, nothing rolled back, every request created once', async () => {
+    const caps = { per: '0.5', daily: '5000' }; // above the cap: they wait in review, nothing pays out
+    const merchants: string[] = [];
+    for (let i = 0; i < 8; i++) merchants.push(await newMerchant(`two daemons ${i}`, '20', caps));
+    clock.advance(DAY_S * 1000);
+    const logged: string[] = [];
+    const daemons = await Promise.all(
+      [0, 1].map(async () => {
+        const own = await openDatabase({ clientUrl: db.url });
+        const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
+        const ownActors = new WithdrawalActors({ orm: own, logger, clock, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]) });
+        const runs: number[] = [];
+        // Holds each run's locks a while, so the two daemons' runs overlap.
+        const beforeInsert = async (_q: Query, rows: readonly Withdrawal[]) => {
+          runs.push(new Set(rows.map((r) => r.merchantId)).size);
+          await new Promise((r) => setTimeout(r, 20));
+        };
+        const host = new Withdrawals({ orm: own, logger, clock, actors: ownActors, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]), whitelist, beforeInsert, pollIntervalMs: 50 });
+        return { own, ownActors, host, runs };
+      }),
+    );
+    try {
+      const round = (d: (typeof daemons)[number], order: readonly string[], r: number) =>
+        Promise.all(order.map((m, i) => d.host.create(m, { network: 'TRC20', address: payee, amount: '2', reference: `two-${d === daemons[0] ? 'a' : 'b'}-${r}-${i}` }, [network])));
+      // The first round meets a merchant in the middle locked elsewhere (as `whitelist add` would
+      // hold it): each daemon locks what comes before it in its order, then waits. Locking in the
+      // order of arrival, the two would hold each other's next merchant once it is released.
+      const byId = [...merchants].sort();
+      const blocker = orm.em.fork();
+      await blocker.begin();
+      await blocker.execute('select id from merchants where id = ? for update', [byId[4]]);
+      const pending = Promise.all(
+        daemons.map(async (d, k) => {
+          const order = k === 0 ? byId : [...byId].reverse();
+          const out = [];
+          for (let r = 0; r < 4; r++) out.push(...(await round(d, order, r)));
+          return out;
+        }),
+      );
+      const waiting = async () => (await q<{ n: number }>('select count(distinct pid)::int as n from pg_locks where not granted'))[0]!.n;
+      await eventually(async () => ((await waiting()) === 2 ? true : undefined), 10_000, 'both daemons waiting for a lock');
+      await blocker.commit();
+      const results = await pending;
+      expect(results.flat().filter((x) => x.created && x.row.status === 'review')).toHaveLength(2 * 4 * merchants.length);
+      expect(logged).toEqual([]); // no run rolled back (a deadlock would be 40P01, logged as a warning)
+      for (const d of daemons) expect(d.runs).toEqual([merchants.length, merchants.length, merchants.length, merchants.length]);
+      for (const m of merchants) expect(await merchantBalance(orm.em.fork(), m)).toEqual({ available: '4', held: '16' });
+      await expectLedgerExact(orm);
+    } finally {
+      for (const d of daemons) {
+        await d.ownActors.stop();
+        await d.own.close();
+      }
+    }
+  });
+
   it('a single creation refused by the database: 23514 answers insufficient_balance with the balance now, 23505 on its reference answers with the original (200)', async () => {
     const merchantId = await newMerchant('single races', '100');
     clock.advance(DAY_S * 1000);
