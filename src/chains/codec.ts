@@ -50,6 +50,12 @@ export interface AddressCodec {
   isValidAddress(address: string): boolean;
   /** Canonical key for watched-address sets; throws a ValidationError (invalid_address) on garbage. */
   normalizeAddress(address: string): string;
+  /**
+   * normalizeAddress for an address this codec derived (valid by construction), skipping the
+   * validation of outside input. Only where that validation costs (EVM: the EIP-55 checksum is a
+   * keccak); elsewhere absent, and callers use normalizeAddress.
+   */
+  normalizeDerivedAddress?(address: string): string;
   /** The wallet link of an invoice QR code (DESIGN.md, QR codes and payment links). */
   paymentLink(input: CodecLinkInput): string;
   /** Hot-wallet signing key for payouts, derived at an account path apart from the deposits. */

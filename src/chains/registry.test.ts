@@ -31,6 +31,9 @@ describe('createChainAdapters', () => {
       expect(adapters.get('POLYGON')!.deriveDepositAddresses?.(0, 2)).toEqual([0, 1].map((i) => adapters.get('POLYGON')!.deriveDepositAddress(i)));
       expect(adapters.get('TRC20')!.deriveDepositAddresses?.(0, 1)).toEqual(['TWer2Ygk5TEheHp3TPuYeqxmB6SsGZmaL6']);
       expect(adapters.get('SOLANA')!.deriveDepositAddresses).toBeUndefined();
+      // Normalizing their own derivations without re-validating: where validation costs (EVM: a keccak).
+      expect(adapters.get('POLYGON')!.normalizeDerivedAddress?.('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
+      expect(adapters.get('TRC20')!.normalizeDerivedAddress).toBeUndefined();
       expect(adapters.get('TON')!.isValidAddress(adapters.get('TON')!.sharedDepositAddress())).toBe(true);
       expect(adapters.get('SOLANA')!.tokenContract).toBe('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p');
       expect(adapters.get('BEP20')!.tokenDecimals).toBe(18);

@@ -185,6 +185,8 @@ export interface ChainAdapter {
   isValidAddress(address: string): boolean;
   /** Canonical form used as the key of watched-address sets (e.g. lowercase hex on EVM). */
   normalizeAddress(address: string): string;
+  /** normalizeAddress for this adapter's own derived addresses, without re-validating them (AddressCodec.normalizeDerivedAddress); absent: use normalizeAddress. */
+  readonly normalizeDerivedAddress?: (address: string) => string;
   /** The wallet link encoded in an invoice's QR code (DESIGN.md, QR codes and payment links). */
   paymentLink(input: PaymentLinkInput): string;
 

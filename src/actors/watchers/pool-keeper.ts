@@ -117,23 +117,32 @@ export class PoolKeeper {
     if (free < this.deps.minFree / 2) this.urgent.add(network);
     // Derivation is CPU work: paced per derivation step (RefillPace), so requests keep being served meanwhile.
     const pace = new RefillPace(() => this.urgent.has(network));
+    const here = ownDeriver(adapter);
     const elsewhere = this.deps.deriveElsewhere;
-    const threaded: AddressDeriver | null = elsewhere
-      ? {
-          deriveDepositAddress: (index) => adapter.deriveDepositAddress(index),
-          normalizeAddress: (address) => adapter.normalizeAddress(address),
-          deriveDepositAddressesElsewhere: (from, n) => elsewhere(network, from, n),
-        }
-      : null;
+    const threaded: AddressDeriver | null = elsewhere ? { ...here, deriveDepositAddressesElsewhere: (from, n) => elsewhere(network, from, n) } : null;
     for (let done = 0; done < count; done += REFILL_CHUNK) {
       const n = Math.min(REFILL_CHUNK, count - done);
       let chunk: string[] | null = null;
       if (threaded && !this.threadRefused.has(network)) chunk = await this.refillThreaded(em, network, threaded, n);
-      chunk ??= await refillPool(em, network, adapter, n, this.deps.clock.now(), pace.afterAddress);
+      chunk ??= await refillPool(em, network, here, n, this.deps.clock.now(), pace.afterAddress);
       this.deps.onAdded(network, chunk);
       added.push(...chunk);
     }
     this.untilCount.set(network, Math.floor((free + added.length - this.deps.minFree) / 2));
     this.deps.logger.info({ network, added: added.length, freeBefore: free }, 'address pool refilled');
   }
+}
+
+/**
+ * The adapter as the deriver of its own pool: every address it yields comes from the adapter's
+ * codec (here or on the derivation thread, whose chunks refillPool checks against this thread's),
+ * so it is normalized without validating it again (ChainAdapter.normalizeDerivedAddress: on EVM
+ * that skips a keccak per address).
+ */
+function ownDeriver(adapter: ChainAdapter): AddressDeriver {
+  return {
+    deriveDepositAddress: (index) => adapter.deriveDepositAddress(index),
+    ...(adapter.deriveDepositAddresses ? { deriveDepositAddresses: adapter.deriveDepositAddresses } : {}),
+    normalizeAddress: adapter.normalizeDerivedAddress ?? ((address) => adapter.normalizeAddress(address)),
+  };
 }

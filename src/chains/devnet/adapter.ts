@@ -39,6 +39,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   readonly tokenContract: string;
   /** ChainAdapter.deriveDepositAddresses: the codec's range derivation, where it has one. */
   readonly deriveDepositAddresses?: (from: number, count: number) => string[];
+  /** ChainAdapter.normalizeDerivedAddress: the codec's, where it has one. */
+  readonly normalizeDerivedAddress?: (address: string) => string;
   readonly tokenDecimals: number;
   readonly finalityDepth: number;
   private readonly facts: NetworkFacts;
@@ -60,6 +62,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     // A look-alike token: a valid contract id of the same format that is not USDT.
     this.fakeContract = options.codec.sampleAddress(`chainpay-devnet:${this.network}:fake-usdt`);
     this.deriveDepositAddresses = options.codec.deriveDepositAddresses?.bind(options.codec);
+    this.normalizeDerivedAddress = options.codec.normalizeDerivedAddress?.bind(options.codec);
     const opened = options.storageDir ? DevnetJournal.open(options.storageDir, options.network) : undefined;
     this.journal = opened?.journal;
     this.chain = new DevnetChain({

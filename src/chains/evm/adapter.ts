@@ -23,6 +23,8 @@ export class EvmAdapter implements ChainAdapter {
   readonly tokenContract: string;
   /** ChainAdapter.deriveDepositAddresses: the codec's range derivation, where it has one. */
   readonly deriveDepositAddresses?: (from: number, count: number) => string[];
+  /** ChainAdapter.normalizeDerivedAddress: the codec's, where it has one. */
+  readonly normalizeDerivedAddress?: (address: string) => string;
   private readonly config: ResolvedEvmConfig;
   private readonly client: PublicClient;
   private decimals: number;
@@ -39,6 +41,7 @@ export class EvmAdapter implements ChainAdapter {
     const onRpc = this.config.onRpc;
     this.client = createEvmClient(this.config.rpcUrl, this.config.rpcTimeoutMs, onRpc ? (method, ms, ok) => onRpc({ network: this.config.network, method, ms, ok }) : undefined);
     this.deriveDepositAddresses = this.config.codec.deriveDepositAddresses?.bind(this.config.codec);
+    this.normalizeDerivedAddress = this.config.codec.normalizeDerivedAddress?.bind(this.config.codec);
   }
 
   get tokenDecimals(): number {

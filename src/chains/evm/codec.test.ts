@@ -110,6 +110,15 @@ describe('EvmCodec range derivation', () => {
     expect(adapter.deriveDepositAddresses?.(5, 3)).toEqual([5, 6, 7].map((i) => codec.deriveDepositAddress(i)));
   });
 
+  it('normalizes its own derivations as normalizeAddress does, without the checksum check; the adapters expose it', () => {
+    const codec = new EvmCodec({ mnemonic: JUNK });
+    const derived = codec.deriveDepositAddresses(0, 64);
+    expect(derived.map((a) => codec.normalizeDerivedAddress(a))).toEqual(derived.map((a) => codec.normalizeAddress(a)));
+    expect(() => codec.normalizeDerivedAddress('0x123')).toThrow(expect.objectContaining({ code: 'invalid_address' }));
+    const adapter = new EvmAdapter({ network: 'POLYGON', rpcUrl: 'http://127.0.0.1:9', codec, confirmations: 1 });
+    expect(adapter.normalizeDerivedAddress?.(derived[3]!)).toBe(derived[3]!.toLowerCase());
+  });
+
   it('refuses ranges outside [0, 2^31); an empty range is empty', () => {
     const codec = new EvmCodec({ mnemonic: JUNK });
     expect(codec.deriveDepositAddresses(10, 0)).toEqual([]);

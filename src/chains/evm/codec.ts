@@ -53,6 +53,12 @@ export class EvmCodec implements AddressCodec {
     return address.toLowerCase();
   }
 
+  /** Our own derivations come out of getAddress (EIP-55): only the shape is checked, not the checksum again (a keccak). */
+  normalizeDerivedAddress(address: string): string {
+    if (!HEX_ADDRESS.test(address)) throw new ValidationError('invalid_address', `not an EVM address: ${address}`, 'address');
+    return address.toLowerCase();
+  }
+
   /** EIP-681 token transfer: ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<base units>. */
   paymentLink(input: CodecLinkInput): string {
     if (input.chainId === undefined) throw new RangeError('an EVM payment link needs the chain id');
