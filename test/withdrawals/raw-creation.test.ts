@@ -368,6 +368,22 @@ describe('creating withdrawals on raw SQL', () => {
     await expectLedgerExact(orm);
   });
 
+  it('a merchant id in upper case (a service token\'s x-merchant-id) is the same merchant: its balance holds the amount, concurrent requests in both cases cannot overdraw', async () => {
+    const merchantId = await newMerchant('upper case', '10');
+    clock.advance(DAY_S * 1000);
+    const upper = merchantId.toUpperCase();
+    const outcomes = await Promise.allSettled(
+      [upper, merchantId, upper, merchantId].map((id, i) => withdrawals.create(id, { network: 'TRC20', address: payee, amount: '3', reference: `case-${i}` }, [network])),
+    );
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.row.merchantId : (o.reason as ValidationError).code))).toEqual([merchantId, merchantId, merchantId, 'insufficient_balance']);
+    expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '1', held: '9' });
+    expect(await q('select account from ledger_entries where account like ?', [`merchant:${upper}%`])).toEqual([]);
+    // A repeat in the other case answers with the original (200).
+    const repeat = await withdrawals.create(upper, { network: 'TRC20', address: payee, amount: '3', reference: 'case-1' }, [network]);
+    expect(repeat.created).toBe(false);
+    await expectLedgerExact(orm);
+  });
+
   it('two daemons creating for the same merchants, listed in opposite orders, at the same moments: no deadlock, nothing rolled back, every request created once', async () => {
     const caps = { per: '0.5', daily: '5000' }; // above the cap: they wait in review, nothing pays out
     const merchants: string[] = [];
@@ -407,7 +423,9 @@ describe('creating withdrawals on raw SQL', () => {
           return out;
         }),
       );
-      const waiting = async () => (await q<{ n: number }>('select count(distinct pid)::int as n from pg_locks where not granted'))[0]!.n;
+      // Lock waits of this test's database only (other test files share the server).
+      const waiting = async () =>
+        (await q<{ n: number }>('select count(distinct l.pid)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()'))[0]!.n;
       await eventually(async () => ((await waiting()) === 2 ? true : undefined), 10_000, 'both daemons waiting for a lock');
       await blocker.commit();
       const results = await pending;

@@ -22,7 +22,7 @@ export interface MerchantCaps {
 
 /**
  * Serializes creations per merchant (the row locks, until commit) and reads their caps, keyed by
- * the merchant id in lower case; an unknown merchant has no entry. The rows are locked in id order,
+ * the merchant id as PostgreSQL writes a uuid (lower case); an unknown merchant has no entry. The rows are locked in id order,
  * so two transactions that lock several of the same merchants (another daemon's) cannot deadlock.
  */
 export async function lockMerchantsCaps(q: Query, merchantIds: readonly string[]): Promise<Map<string, MerchantCaps>> {

@@ -90,6 +90,7 @@ type MerchantGroup = KeyGroup<CreateWithdrawalInput>;
 const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
 
+/** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
 export class Withdrawals {
   private readonly batches = new GroupedBatches<CreateWithdrawalInput, Created>((groups) => this.createGroups(groups), WITHDRAWAL_BATCH_MAX);
   private readonly sql: RawSql;
@@ -122,8 +123,12 @@ export class Withdrawals {
     return this.requestLoad.around(() => this.createCounted(merchantId, body, active));
   }
 
-  private async createCounted(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
-    if (!UUID.test(merchantId)) throw new NotFoundError('merchant', merchantId);
+  private async createCounted(requestedMerchant: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
+    if (!UUID.test(requestedMerchant)) throw new NotFoundError('merchant', requestedMerchant);
+    // One spelling per merchant (a service token's x-merchant-id may come in upper case): the batch
+    // key, the rows and the ledger accounts (merchant:<id>:available, whose balance the hold moves)
+    // all use PostgreSQL's text form of the uuid.
+    const merchantId = requestedMerchant.toLowerCase();
     const reference = parseReference(body);
     let input: CreateWithdrawalInput;
     try {
@@ -238,7 +243,7 @@ export class Withdrawals {
    */
   private async createLocked(q: Query, groups: readonly MerchantGroup[]): Promise<LockedBatch> {
     const caps = await lockMerchantsCaps(q, groups.map((g) => g.key));
-    const locked = groups.filter((g) => caps.has(g.key.toLowerCase())).map((g) => g.key);
+    const locked = groups.filter((g) => caps.has(g.key)).map((g) => g.key);
     const now = this.deps.clock.now();
     const references = groups.flatMap((g) => g.inputs.map((i) => i.reference).filter((r): r is string => r !== null));
     // Read after the locks were granted: this statement sees every withdrawal, balance change and
@@ -247,10 +252,7 @@ export class Withdrawals {
     const rows: Withdrawal[] = [];
     const snapshots: string[] = [];
     const holds: JournalInput[] = [];
-    const outcomes = groups.map((g) => {
-      const id = g.key.toLowerCase();
-      return this.judge(g, caps.get(id), states.get(id), now, { rows, snapshots, holds });
-    });
+    const outcomes = groups.map((g) => this.judge(g, caps.get(g.key), states.get(g.key), now, { rows, snapshots, holds }));
     if (rows.length === 0) return { outcomes, events: [] };
     await this.deps.beforeInsert?.(q, rows);
     const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now));
