@@ -59,7 +59,9 @@ export class Authenticator {
       return { merchantId: found.merchantId, signedBody: body, via: 'signature' };
     }
     const token = bearer(md);
-    const merchantId = first(md, 'x-merchant-id');
+    // A merchant id is a uuid: one spelling (PostgreSQL's text form, lower case) from here on, so an
+    // id sent in upper case names the same invoices, balance and ledger accounts as the stored one.
+    const merchantId = first(md, 'x-merchant-id')?.toLowerCase();
     if (token && this.tokens.service && safeEqual(token, this.tokens.service)) {
       if (!merchantId) throw new UnauthenticatedError('missing_merchant_id', 'x-merchant-id metadata is required with a service token');
       return { merchantId, signedBody: null, via: 'service_token' };

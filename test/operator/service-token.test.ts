@@ -63,4 +63,20 @@ describe('the service token (SERVICE_TOKEN + x-merchant-id)', () => {
     // The operator token still works beside it.
     expect((await rpc<{ watchers: unknown[] }>((cb) => stack.clients.operator.listWatchers({}, stack.operator, cb))).watchers).toHaveLength(6);
   });
+
+  it('names the same merchant whatever the case of x-merchant-id (a uuid): its invoices and its balance', async () => {
+    const upper = token(SERVICE_TOKEN, a.merchantId.toUpperCase());
+    const created = await rpc<CreateInvoiceResponse>((cb) => stack.clients.invoices.createInvoice({ amount: '3', network: 'TON', order_id: 'svc-case' }, upper, cb));
+    expect(created.invoice).toMatchObject({ merchant_id: a.merchantId, order_id: 'svc-case' });
+    const uuid = created.invoice!.uuid;
+    // Its own invoice, read in either case; the repeat of its order_id answers with the original.
+    for (const md of [upper, token(SERVICE_TOKEN, a.merchantId)]) {
+      expect(await rpc<Invoice>((cb) => stack.clients.invoices.getInvoice({ uuid }, md, cb))).toMatchObject({ uuid, merchant_id: a.merchantId });
+      const again = await rpc<CreateInvoiceResponse>((cb) => stack.clients.invoices.createInvoice({ amount: '3', network: 'TON', order_id: 'svc-case' }, md, cb));
+      expect(again).toMatchObject({ created: false, invoice: { uuid } });
+    }
+    expect(await rpc<Balance>((cb) => stack.clients.merchants.getBalance({ merchant_id: '' }, upper, cb))).toMatchObject({ merchant_id: a.merchantId, available: '0' });
+    const [{ n }] = await stack.daemon.orm.em.fork().getConnection().execute<{ n: string }[]>(`select count(*) as n from invoices where order_id = 'svc-case' and merchant_id = ?`, [a.merchantId]);
+    expect(Number(n)).toBe(1);
+  });
 });
