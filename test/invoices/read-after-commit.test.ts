@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { InvoiceUpdate } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { createMerchant, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 import { createInvoice, getInvoice, mine, pay, watchInvoice } from './helpers';
+import { qrSvgCached, renderQrSvg } from '../../src/actors/invoices/qr';
 
 jest.setTimeout(60_000);
 
@@ -23,6 +24,17 @@ describe('GET /v1/invoices/{uuid} while the invoice changes', () => {
   afterAll(async () => {
     await sql.end();
     await stack.stop();
+  });
+
+  it("a new invoice's QR code is cached by its first read, not by its creation (the same SVG both times)", async () => {
+    const inv = await createInvoice(stack, m, { amount: '7', network: 'POLYGON' });
+    const { rows } = await sql.query<{ payment_uri: string }>('select payment_uri from invoices where uuid = $1', [inv.uuid]);
+    const link = rows[0]!.payment_uri;
+    expect(link).toMatch(/^ethereum:/);
+    expect(inv.qr_svg).toBe(renderQrSvg(link));
+    expect(qrSvgCached(link)).toBe(false);
+    expect((await getInvoice(stack, m, inv.uuid)).qr_svg).toBe(inv.qr_svg);
+    expect(qrSvgCached(link)).toBe(true);
   });
 
   it('after each commit the next GET shows it: confirming, every confirmation, then paid', async () => {

@@ -10,7 +10,8 @@ import { qrSvg } from './qr';
  */
 export type InvoiceView = ReturnType<typeof invoiceView>;
 
-export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string) {
+/** `keepQr: false`: the QR code's SVG is not cached for later reads (qrSvg; a creation's response). */
+export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string, options: { keepQr?: boolean } = {}) {
   return {
     uuid: row.uuid,
     status: row.status,
@@ -27,7 +28,7 @@ export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], p
     address: row.address ?? undefined,
     memo: row.memo ?? undefined,
     checkout_url: `${publicUrl}/pay/${row.uuid}`,
-    qr_svg: row.paymentUri ? qrSvg(row.paymentUri) : '',
+    qr_svg: row.paymentUri ? qrSvg(row.paymentUri, { keep: options.keepQr }) : '',
     received_amount: canonicalDecimal(row.receivedAmount),
     confirmations: row.confirmations,
     required_confirmations: row.requiredConfirmations,

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import SvgRenderer from 'qrcode/lib/renderer/svg-tag';
 import { getEncodedBits } from 'qrcode/lib/core/format-info';
 import { bestMasked } from './qr-mask';
-import { linkSegments, qrSvg, renderQrSvg } from './qr';
+import { linkSegments, qrSvg, qrSvgCached, renderQrSvg } from './qr';
 import { bestVersion, EC_BLOCKS_M, EC_CODEWORDS_M, type LinkSegment, TOTAL_CODEWORDS } from './qr-codewords';
 import { seededRandom } from '../../../test/support/seeded-random';
 
@@ -204,7 +204,18 @@ describe('qrSvg encoder', () => {
 
   it('caches: qrSvg gives the uncached rendering, again from the cache', () => {
     const link = generators(rng(3)).evm();
+    expect(qrSvgCached(link)).toBe(false);
     expect(qrSvg(link)).toBe(referenceSvg(link).svg);
+    expect(qrSvgCached(link)).toBe(true);
     expect(qrSvg(link)).toBe(renderQrSvg(link));
+  });
+
+  it('keep: false renders the same SVG without caching it, and still answers from the cache', () => {
+    const link = generators(rng(4)).evm();
+    expect(qrSvg(link, { keep: false })).toBe(referenceSvg(link).svg);
+    expect(qrSvgCached(link)).toBe(false);
+    expect(qrSvg(link)).toBe(referenceSvg(link).svg); // a read keeps it
+    expect(qrSvgCached(link)).toBe(true);
+    expect(qrSvg(link, { keep: false })).toBe(referenceSvg(link).svg);
   });
 });

@@ -45,7 +45,9 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const input = parseCreateInvoice(body, active);
       const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
       const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
-      return { invoice: message(loaded), created };
+      // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
+      // cached either (qrSvg keep: false) until something reads it.
+      return { invoice: messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false }), created };
     }),
     getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);

@@ -6,7 +6,7 @@ import { invoiceView } from '../../actors/invoices/invoice-view';
  * The row (the truth) as the control plane shows it. The plain view is the message's shape; the
  * annotation makes the type-check fail here when the generated message gains or changes a field.
  */
-export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string): InvoiceMessage {
-  const message: InvoiceMessage = invoiceView(row, payments, publicUrl);
+export function toInvoiceMessage(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string, options: { keepQr?: boolean } = {}): InvoiceMessage {
+  const message: InvoiceMessage = invoiceView(row, payments, publicUrl, options);
   return message;
 }
