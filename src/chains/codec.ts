@@ -15,6 +15,11 @@ export interface KeyMaterial {
 
 export interface CodecLinkInput {
   readonly address: string;
+  /**
+   * The address exactly as this codec derived it (a pool row's `address`): already in its display
+   * form, so it is used as it is (on EVM: not checksummed again, a keccak per invoice).
+   */
+  readonly derived?: boolean;
   /** Decimal string in token units; more decimals than the token has are refused. */
   readonly amount: string;
   readonly memo: string | null;

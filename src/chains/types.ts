@@ -144,6 +144,8 @@ export type PayoutStatus =
 
 export interface PaymentLinkInput {
   readonly address: string;
+  /** The address as the adapter's codec derived it (CodecLinkInput.derived). */
+  readonly derived?: boolean;
   /** Decimal string in token units. */
   readonly amount: string;
   readonly memo: string | null;

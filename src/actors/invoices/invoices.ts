@@ -266,7 +266,7 @@ export class Invoices {
     for (;;) {
       const reserved = await this.reserve.take(network.code);
       if (!reserved) throw new PoolEmptyError(network.code);
-      const paymentUri = adapter.paymentLink({ address: reserved.address, amount: payAmount, memo: null });
+      const paymentUri = adapter.paymentLink({ address: reserved.address, derived: true, amount: payAmount, memo: null });
       Object.assign(row, { network: network.code, address: reserved.address, memo: null, paymentUri });
       let inserted: boolean;
       try {
@@ -327,6 +327,6 @@ export class Invoices {
     if (network.depositMode === 'master_memo') return this.memoTarget(network, payAmount);
     const allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
     if (!allocated) throw new PoolEmptyError(network.code);
-    return { address: allocated.address, memo: null, paymentUri: this.adapter(network).paymentLink({ address: allocated.address, amount: payAmount, memo: null }) };
+    return { address: allocated.address, memo: null, paymentUri: this.adapter(network).paymentLink({ address: allocated.address, derived: true, amount: payAmount, memo: null }) };
   }
 }

@@ -78,6 +78,20 @@ describe('EvmCodec', () => {
     expect(() => codec.paymentLink({ address: codec.deriveDepositAddress(0), amount: '1.0000001', memo: null, tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', tokenDecimals: 6, chainId: 137 })).toThrow(expect.objectContaining({ code: 'amount_precision' }));
   });
 
+  it('uses a derived address in the link as it is (EIP-55 already), and checksums one without checksum information', () => {
+    const base = { amount: '10.5', memo: null, tokenContract: '0xc2132d05d31c914a87c6611c10748aeb04b58e8f', tokenDecimals: 6, chainId: 137 } as const;
+    for (let i = 0; i < 5; i++) {
+      const derived = codec.deriveDepositAddress(i);
+      expect(derived).not.toBe(derived.toLowerCase()); // mixed case: EIP-55
+      const link = codec.paymentLink({ ...base, address: derived, derived: true });
+      expect(link).toBe(codec.paymentLink({ ...base, address: derived.toLowerCase() }));
+      expect(link).toBe(`ethereum:0xc2132D05D31c914a87C6611C10748AEb04B58e8F@137/transfer?address=${derived}&uint256=10500000`);
+      // A pool row holding the lower-case form still gets the checksummed one.
+      expect(codec.paymentLink({ ...base, address: derived.toLowerCase(), derived: true })).toBe(link);
+    }
+    expect(() => codec.paymentLink({ ...base, address: '0x123', derived: true })).toThrow(expect.objectContaining({ code: 'invalid_address' }));
+  });
+
   it('has no shared deposit address; sample addresses are valid', () => {
     expect(() => codec.sharedDepositAddress()).toThrow(UnsupportedOperationError);
     expect(codec.isValidAddress(codec.sampleAddress('buyer'))).toBe(true);

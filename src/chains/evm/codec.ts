@@ -63,7 +63,18 @@ export class EvmCodec implements AddressCodec {
   paymentLink(input: CodecLinkInput): string {
     if (input.chainId === undefined) throw new RangeError('an EVM payment link needs the chain id');
     const units = toBaseUnits(input.amount, input.tokenDecimals);
-    return `ethereum:${checksum(input.tokenContract)}@${input.chainId}/transfer?address=${checksum(input.address)}&uint256=${units}`;
+    return `ethereum:${this.tokenChecksum(input.tokenContract)}@${input.chainId}/transfer?address=${input.derived ? asDerived(input.address) : checksum(input.address)}&uint256=${units}`;
+  }
+
+  /** The network's token contract, checksummed once (it is the same in every link). */
+  private readonly tokenChecksums = new Map<string, string>();
+  private tokenChecksum(contract: string): string {
+    let found = this.tokenChecksums.get(contract);
+    if (found === undefined) {
+      found = checksum(contract);
+      if (this.tokenChecksums.size < 16) this.tokenChecksums.set(contract, found);
+    }
+    return found;
   }
 
   hotWallet(): HotWalletKey {
@@ -81,6 +92,17 @@ export class EvmCodec implements AddressCodec {
 
 function addressOf(node: HDKey): string {
   return getAddress(bytesToHex(keccakAccountId(node.publicKey!)));
+}
+
+/**
+ * An address as this codec derived it: getAddress's EIP-55 form, used as it is. One without
+ * checksum information (all lower or upper case hex, as a pool row written by other code could
+ * hold) is checksummed, so a link always carries the EIP-55 form.
+ */
+function asDerived(address: string): string {
+  if (!HEX_ADDRESS.test(address)) throw new ValidationError('invalid_address', `not an EVM address: ${address}`, 'address');
+  const body = address.slice(2);
+  return body === body.toLowerCase() || body === body.toUpperCase() ? getAddress(address.toLowerCase()) : address;
 }
 
 function checksum(address: string): string {
