@@ -129,7 +129,7 @@ export async function profiled<T>(ctx: BenchContext, server: Server, name: strin
     return await fn();
   } finally {
     // BENCH_PROFILE=heap: sampled allocation profiles (test/bench/support/profiler.ts).
-    const ext = process.env.BENCH_PROFILE === 'heap' ? 'heapprofile' : 'cpuprofile';
+    const ext = process.env.BENCH_PROFILE?.startsWith('heap') ? 'heapprofile' : 'cpuprofile';
     await server.child.call('profileStop', { file: path.join(ctx.profileDir, `${name}.${ext}`) });
     if (server.gateway) await server.gateway.call('profileStop', { file: path.join(ctx.profileDir, `${name}-gateway.${ext}`) });
   }
