@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
+import { flatUuid } from '../flat-uuid';
 import { ConflictError, NotFoundError, UnavailableError } from '../../domain/errors';
 import { computeInvoiceAmounts } from '../../domain/fees';
 import { createInvoiceContext, type DepositTarget as MachineTarget } from '../../domain/invoice-context';
@@ -114,7 +114,7 @@ export class Invoices {
 
   private async createCounted(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
     const merchant = await this.terms(merchantId);
-    const uuid = randomUUID();
+    const uuid = flatUuid();
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + input.lifetimeMinutes * 60_000);
     const amounts = computeInvoiceAmounts({

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
+import { flatUuid } from '../flat-uuid';
 import { formatAmount, toDecimal } from '../../domain/decimal';
 import { ConflictError, DomainError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
@@ -308,7 +308,7 @@ export class Withdrawals {
   }
 
   private newWithdrawal(merchantId: string, input: CreateWithdrawalInput, review: boolean, now: Date): { row: Withdrawal; snapshot: unknown; snapshotJson: string } {
-    const uuid = randomUUID();
+    const uuid = flatUuid();
     const network = input.network;
     const context = createWithdrawalContext({
       uuid,
