@@ -52,6 +52,7 @@ import { operatorAudit } from './grpc/services/operator-audit';
 import { DaemonMetrics } from './observability/metrics';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
+import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
 import { RequestLoad } from './actors/request-load';
 import { releaseReservations } from './store/repos/address-pool';
@@ -308,6 +309,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   });
   healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity, watcherUnhealthyAfterMs: config.WATCHER_UNHEALTHY_AFTER_MS, watcherMaxLagSeconds: config.WATCHER_MAX_LAG_SECONDS });
   await healthMonitor.start();
+  // Full GCs while idle (needs node --expose-gc, as the start scripts run it): src/observability/idle-gc.ts.
+  const idleGc = idleCollector(logger.child({ component: 'idle-gc' }));
+  idleGc?.start();
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);
   let metricsServer: MetricsServer | null = null;
@@ -329,6 +333,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     stop: () =>
       (stopping ??= (async () => {
         engineLock.stopping();
+        idleGc?.stop();
         await healthMonitor?.stop();
         grpc.health.setStatus('', 'NOT_SERVING');
         operatorStreams.abort();
