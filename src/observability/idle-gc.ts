@@ -64,7 +64,7 @@ export class IdleCollector {
     this.timer = null;
   }
 
-  /** How many collections it ran (metrics, tests). */
+  /** How many collections it ran (tests; each one is also logged). */
   get count(): number {
     return this.collections;
   }
@@ -104,8 +104,10 @@ export class IdleCollector {
   }
 }
 
+type Tuning = Pick<IdleCollectorDeps, 'intervalMs' | 'idleUtilization' | 'idlePeriods' | 'growthBytes' | 'maxPauseMs'>;
+
 /** The collector for this process, or null when V8's `gc` is not exposed (node --expose-gc). */
-export function idleCollector(logger: Logger): IdleCollector | null {
+export function idleCollector(logger: Logger, tuning: Tuning = {}): IdleCollector | null {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc !== 'function') return null;
   let last = performance.eventLoopUtilization();
@@ -119,5 +121,6 @@ export function idleCollector(logger: Logger): IdleCollector | null {
       return since.utilization;
     },
     logger,
+    ...tuning,
   });
 }

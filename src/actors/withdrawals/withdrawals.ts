@@ -125,9 +125,10 @@ export class Withdrawals {
 
   private async createCounted(requestedMerchant: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
     if (!UUID.test(requestedMerchant)) throw new NotFoundError('merchant', requestedMerchant);
-    // One spelling per merchant (a service token's x-merchant-id may come in upper case): the batch
-    // key, the rows and the ledger accounts (merchant:<id>:available, whose balance the hold moves)
-    // all use PostgreSQL's text form of the uuid.
+    // One spelling per merchant: the batch key, the rows and the ledger accounts
+    // (merchant:<id>:available, whose balance the hold moves) all use PostgreSQL's text form of the
+    // uuid. gRPC auth lower-cases x-merchant-id already; this guards every other caller, since a
+    // hold booked on an account the balance update does not recognize could overdraw.
     const merchantId = requestedMerchant.toLowerCase();
     const reference = parseReference(body);
     let input: CreateWithdrawalInput;

@@ -43,9 +43,7 @@ export class EvmCodec implements AddressCodec {
   /** EIP-55: a mixed-case address must carry a valid checksum; all-lower/all-upper hex carries none. */
   isValidAddress(address: string): boolean {
     if (typeof address !== 'string' || !HEX_ADDRESS.test(address)) return false;
-    const body = address.slice(2);
-    if (body === body.toLowerCase() || body === body.toUpperCase()) return true;
-    return getAddress(address) === address;
+    return carriesNoChecksum(address) || getAddress(address) === address;
   }
 
   normalizeAddress(address: string): string {
@@ -101,8 +99,13 @@ function addressOf(node: HDKey): string {
  */
 function asDerived(address: string): string {
   if (!HEX_ADDRESS.test(address)) throw new ValidationError('invalid_address', `not an EVM address: ${address}`, 'address');
+  return carriesNoChecksum(address) ? getAddress(address.toLowerCase()) : address;
+}
+
+/** EIP-55: hex in one case only (all lower or all upper) carries no checksum. */
+function carriesNoChecksum(address: string): boolean {
   const body = address.slice(2);
-  return body === body.toLowerCase() || body === body.toUpperCase() ? getAddress(address.toLowerCase()) : address;
+  return body === body.toLowerCase() || body === body.toUpperCase();
 }
 
 function checksum(address: string): string {
