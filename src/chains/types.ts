@@ -58,6 +58,11 @@ export interface WatchedAddresses {
    * has(address.toLowerCase()), but a miss, the usual case, may be answered without allocating.
    */
   hasHex?(address: string): boolean;
+  /**
+   * Optional, for an EVM log topic (0x and 32 bytes, the address in the low 20 bytes, any letter
+   * case): the same answer as has(wordAddress(word)), a miss answered without allocating.
+   */
+  hasAddressWord?(word: string): boolean;
   size(): number;
   values(): Iterable<string>;
 }

@@ -29,3 +29,22 @@ describe('WatchedSet', () => {
     expect(set.size()).toBe(2);
   });
 });
+
+describe('WatchedSet.hasAddressWord', () => {
+  it('answers like has(lowercase address in the low 20 bytes) for log topics in any case', () => {
+    const watched = Array.from({ length: 5000 }, (_, i) => hex(`watched ${i}`));
+    const set = new WatchedSet();
+    set.addAll(watched);
+    const word = (address: string, high = '0'.repeat(24)) => `0x${high}${address.slice(2)}`;
+    const probes = [
+      ...watched.slice(0, 500).map((a) => word(a)),
+      ...watched.slice(0, 500).map((a) => word(getAddress(a))), // mixed case, as some nodes send
+      ...watched.slice(0, 500).map((a) => word(a, 'ab'.repeat(12))), // upper bytes are not the address
+      ...Array.from({ length: 5000 }, (_, i) => word(hex(`other ${i}`))),
+      // Same last six digits as a watched address: the bitmap says maybe, the set says no.
+      ...watched.slice(0, 500).map((a) => word(`0x${'f'.repeat(34)}${a.slice(-6)}`)),
+    ];
+    for (const p of probes) expect(set.hasAddressWord(p)).toBe(set.has(`0x${p.slice(26)}`.toLowerCase()));
+    expect(probes.filter((p) => set.hasAddressWord(p))).toHaveLength(1500);
+  });
+});

@@ -3,6 +3,8 @@ import type { WatchedAddresses } from '../../chains/types';
 /** Bits of the bitmap over the addresses' last hex digits (2^24 bits = 2 MiB). */
 const TAIL_BITS = 24;
 const TAIL_DIGITS = TAIL_BITS / 4;
+/** An EVM log topic: '0x' and 64 hex digits. */
+const WORD_LENGTH = 66;
 
 /**
  * A key from the last 6 characters, letters folded to lower case, read with charCodeAt (no
@@ -33,6 +35,14 @@ export class WatchedSet implements WatchedAddresses {
     const key = tailKey(address);
     if ((this.tails[key >>> 5]! & (1 << (key & 31))) === 0) return false;
     return this.set.has(address.toLowerCase());
+  }
+
+  hasAddressWord(word: string): boolean {
+    // The word's last digits are the address's: the bitmap is read on the word as it came.
+    if (word.length !== WORD_LENGTH) return this.set.has(`0x${word.slice(WORD_LENGTH - 40)}`.toLowerCase());
+    const key = tailKey(word);
+    if ((this.tails[key >>> 5]! & (1 << (key & 31))) === 0) return false;
+    return this.set.has(`0x${word.slice(WORD_LENGTH - 40)}`.toLowerCase());
   }
 
   size(): number {

@@ -1,6 +1,7 @@
-import { formatLog, parseEventLogs, toEventSelector, type RpcLog } from 'viem';
+import { toEventSelector, type RpcLog } from 'viem';
 import type { UnstampedTransfer, WatchedAddresses } from '../types';
 import { TRANSFER_EVENT } from './abi';
+import { decodeTransferLog, wordAddress } from './decode-transfer-log';
 import { toTransferObservations, type LogFilter, type TransferLog } from './transfer-logs';
 
 /** topics[0] of every ERC-20 Transfer log. */
@@ -19,8 +20,8 @@ export function watchedRawLogs(logs: readonly RpcLog[], watched: WatchedAddresse
     const log = logs[i]!;
     const topics = log.topics;
     if (topics.length !== 3 || topics[0] !== TRANSFER_TOPIC) continue;
-    const to = `0x${topics[2]!.slice(26)}`;
-    if (watched.hasHex ? watched.hasHex(to) : watched.has(to.toLowerCase())) out.push(log);
+    // A miss (nearly every log) is answered from the word itself, without building the address.
+    if (watched.hasAddressWord ? watched.hasAddressWord(topics[2]!) : watched.has(wordAddress(topics[2]!))) out.push(log);
   }
   return out;
 }
@@ -29,6 +30,10 @@ export function watchedRawLogs(logs: readonly RpcLog[], watched: WatchedAddresse
 export function transfersFromRawLogs(logs: readonly RpcLog[], filter: LogFilter): UnstampedTransfer[] {
   const matched = watchedRawLogs(logs, filter.watched);
   if (matched.length === 0) return [];
-  const decoded = parseEventLogs({ abi: [TRANSFER_EVENT], logs: matched.map((l) => formatLog(l)), strict: true }) as unknown as TransferLog[];
+  const decoded: TransferLog[] = [];
+  for (const log of matched) {
+    const transfer = decodeTransferLog(log);
+    if (transfer !== null) decoded.push(transfer);
+  }
   return toTransferObservations(decoded, filter);
 }
