@@ -20,6 +20,8 @@ const COLD_FUND = '10';
 /** The daemon's database pool (src/store/orm.ts): the baseline gets as many connections. */
 const POOL = 20;
 const BASELINE_BURSTS = 5;
+/** Measured bursts per run: the run's figures are their medians, as the baseline's are of its bursts. */
+const BURSTS_PER_RUN = 3;
 
 type Merchant = { merchantId: string; apiKey: string; apiSecret: string };
 type Body = { error?: { code?: string }; status?: string; uuid?: string };
@@ -64,45 +66,53 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
     const problems: string[] = [];
     let checks = 0;
 
-    // Runs 1 - WARM_UP_BURSTS .. 0 warm the daemon and the gateway up (JIT, prepared statements on
-    // the pool, caches), as the other scenarios' warm-up windows do: checked like the others, not
-    // measured.
+    // WARM_UP_BURSTS bursts warm the daemon and the gateway up (JIT, prepared statements on the
+    // pool, caches), as the other scenarios' warm-up windows do: checked like the others, not
+    // measured. Then each run is BURSTS_PER_RUN bursts (its figures: their medians) and the baseline.
     const pg = embeddedPostgresPid(server.dataDir);
     const nodeUs: number[] = [];
     const pgUs: number[] = [];
-    for (let run = 1 - WARM_UP_BURSTS; run <= ctx.runs; run++) {
-      const warmUp = run <= 0;
+    let burstsDone = 0;
+    /** One burst of REQUESTS at once, checked, then every payout it started settled. */
+    const oneBurst = async (tag: string, label: string): Promise<{ throughput: number; p50: number; p99: number; serverUs: number; postgresUs: number }> => {
       const t0 = Date.now();
       await setup.fund([hot.merchantId], HOT_FUND);
       await setup.fund(cold.map((m) => m.merchantId), COLD_FUND);
-      ctx.log(`  withdrawals run ${run}: ${all.length} merchants funded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      ctx.log(`  withdrawals ${label}: ${all.length} merchants funded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       const posts = Array.from({ length: REQUESTS }, (_, i) => {
         const m = owner(i);
-        return { path: '/v1/withdrawals', apiKey: m.apiKey, apiSecret: m.apiSecret, body: JSON.stringify({ network: NETWORK, address: address.get(m.merchantId), amount: AMOUNT, reference: `r${run}-${i}` }) };
+        return { path: '/v1/withdrawals', apiKey: m.apiKey, apiSecret: m.apiSecret, body: JSON.stringify({ network: NETWORK, address: address.get(m.merchantId), amount: AMOUNT, reference: `${tag}-${i}` }) };
       });
       const cpu0 = await server.cpu();
       const gw0 = server.gateway ? await server.gateway.call<number>('cpu') : 0;
       const pg0 = pg ? treeCpuMs(pg) : 0;
-      const res = await profiled(ctx, server, `withdrawals-${run}`, () => load.call<BurstResult>('burst', { mode: 'burst', port: server.started.httpPort, count: REQUESTS, request: { kind: 'posts', posts } }));
+      const res = await profiled(ctx, server, `withdrawals-${tag}`, () => load.call<BurstResult>('burst', { mode: 'burst', port: server.started.httpPort, count: REQUESTS, request: { kind: 'posts', posts } }));
       // CPU from the first request to the last answer (payouts the burst started included).
       const serverUs = (((await server.cpu()) - cpu0) * 1000) / REQUESTS;
       const gatewayUs = server.gateway ? (((await server.gateway.call<number>('cpu')) - gw0) * 1000) / REQUESTS : 0;
       const postgresUs = (((pg ? treeCpuMs(pg) : 0) - pg0) * 1000) / REQUESTS;
-      if (!warmUp) {
-        throughput.push(res.throughput);
-        p50.push(res.latency.p50);
-        p99.push(res.latency.p99);
-        nodeUs.push(serverUs);
-        pgUs.push(postgresUs);
-      }
-      checks += await verify(server, res, run, hot, cold, owner, problems);
-      ctx.log(`  withdrawals run ${run}${warmUp ? ' (warm-up)' : ''}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}; CPU per request: server ${serverUs.toFixed(0)} µs (gateway ${gatewayUs.toFixed(0)}), PostgreSQL ${postgresUs.toFixed(0)} µs, load generator ${((res.clientCpuMs * 1000) / REQUESTS).toFixed(0)} µs`);
-      // Steady state before the next run (and the baseline): every payout of this burst completes.
+      checks += await verify(server, res, tag, hot, cold, owner, problems);
+      burstsDone++;
+      ctx.log(`  withdrawals ${label}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}; CPU per request: server ${serverUs.toFixed(0)} µs (gateway ${gatewayUs.toFixed(0)}), PostgreSQL ${postgresUs.toFixed(0)} µs, load generator ${((res.clientCpuMs * 1000) / REQUESTS).toFixed(0)} µs`);
+      // Steady state before the next burst (and the baseline): every payout of this burst completes.
       const t1 = Date.now();
       await setup.settlePayouts(async () => Number((await server.child.call<{ n: string }[]>('sql', { text: 'select count(*)::text as n from withdrawals where open' }))[0]!.n));
-      ctx.log(`  withdrawals run ${run}: all payouts completed ${((Date.now() - t1) / 1000).toFixed(1)} s after the burst`);
+      ctx.log(`  withdrawals ${label}: all payouts completed ${((Date.now() - t1) / 1000).toFixed(1)} s after the burst`);
+      return { throughput: res.throughput, p50: res.latency.p50, p99: res.latency.p99, serverUs, postgresUs };
+    };
+    const burstsPerRun = ctx.quick ? 1 : BURSTS_PER_RUN;
+    for (let w = 1; w <= WARM_UP_BURSTS; w++) await oneBurst(`w${w}`, `warm-up burst ${w}`);
+    for (let run = 1; run <= ctx.runs; run++) {
+      const measured: Awaited<ReturnType<typeof oneBurst>>[] = [];
+      for (let k = 1; k <= burstsPerRun; k++) measured.push(await oneBurst(`r${run}b${k}`, `run ${run} burst ${k}`));
+      const mid = (pick: (m: (typeof measured)[number]) => number) => median(measured.map(pick));
+      throughput.push(mid((m) => m.throughput));
+      p50.push(mid((m) => m.p50));
+      p99.push(mid((m) => m.p99));
+      nodeUs.push(mid((m) => m.serverUs));
+      pgUs.push(mid((m) => m.postgresUs));
+      ctx.log(`  withdrawals run ${run}: median of ${burstsPerRun} bursts ${mid((m) => m.throughput).toFixed(0)}/s (${measured.map((m) => m.throughput.toFixed(0)).join(', ')})`);
 
-      if (warmUp) continue;
       const bursts: number[] = [];
       const baseCpu: number[] = [];
       const basePg0 = pg ? treeCpuMs(pg) : 0;
@@ -151,7 +161,7 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
       notes: [
         `Between runs every payout of the burst is mined to completion (so each burst starts from the same steady state: no withdrawal open). Each run funds the hot merchant with ${HOT_FUND} USDT and each of the ${MERCHANTS} others with ${COLD_FUND} USDT (devnet invoices paid in full), then sends ${REQUESTS} signed POST /v1/withdrawals of ${AMOUNT} USDT (${NETWORK}, each with its own reference) at the same moment, each on its own keep-alive connection: ${REQUESTS / HOT_SHARE} from the hot merchant (its balance covers 400), 5 from each other merchant (exactly their balance).`,
         `${WARM_UP_BURSTS} warm-up bursts (the same load, checked like the others) come before the measured runs, as the other scenarios have warm-up windows: the first burst after start ran at about half the speed of the next ones (JIT, statements prepared on each pooled connection, caches). Until stop 18 there was one, until stop 20 two; the first measured burst after it was then the slowest of every run (591-915/s against 1,100-1,590/s for the next two), and --trace-opt showed why: the daemon's optimizing compiler (its background thread shares the two cores) compiled ~1,550 functions up to the end of the first burst, ~620 more up to the end of the second, ~360 in the third and ~30 after (the payouts, the funding and the second burst still met code not yet optimized).`,
-        `After each burst ${checks / (ctx.runs + 1)} facts are checked: 900 answered 201 and 100 answered 422 insufficient_balance, all refused ones are the hot merchant's, every merchant's available balance is 0, no balance is negative, every journal sums to zero and every balance equals the sum of its ledger entries, one withdrawal row per 201.`,
+        `After each burst (${burstsDone} in this scenario) ${checks / burstsDone} facts are checked: 900 answered 201 and 100 answered 422 insufficient_balance, all refused ones are the hot merchant's, every merchant's available balance is 0, no balance is negative, every journal sums to zero and every balance equals the sum of its ledger entries, one withdrawal row per 201.`,
         `Baseline: the same ${REQUESTS} debits in the same order as autocommit UPDATE statements on a two-column balances table, all issued at once over a pool of ${POOL} connections (the daemon's pool size), median of ${BASELINE_BURSTS} bursts per run; it must grant exactly ${REQUESTS - 100}.`,
         'A withdrawal does far more than the baseline: HMAC check at the gateway, the merchant row locked FOR UPDATE (per-merchant serialization, so the rolling daily cap and the balance are read consistently), the reference lookup, the cap-window sum, the row insert with the actor snapshot, a journal with two entries, two balance updates under the check constraint, an outbox event, the commit, then the actor starts paying out on devnet (signing, broadcasting, polling every 5 s: PAYOUT_POLL_INTERVAL_MS=5000, the live default; at most PAYOUT_CONCURRENCY=8 payout steps at once). The hot merchant\'s requests are serialized by its row lock for that whole transaction, while the baseline holds the row only for one statement.',
         'What limits it (CPU profiles of the burst, 2026-11-23). The request path was rewritten this stop: the creating transaction runs on raw SQL on one connection (the merchant\'s lock; one read under it of the cap-window sum, the balance, the whitelist and the references already used; one insert of the rows and their outbox events from arrays; the holds in one statement), the first actor snapshot comes from a template per context shape instead of a throw-away actor, payout signing and the actors\' commits are raw SQL too, the signing-secret lookup is one plain statement, and the call comes over the gateway\'s relay stream instead of a unary gRPC call. Daemon CPU over the burst fell to about a third (8.3 s -> 2.9 s busy in the profile window) and throughput rose from ~260/s to ~480–780/s (it keeps rising over the first bursts: JIT, statements prepared on each pooled connection; hence the warm-up burst). What is left: ~1.4–2.7 ms of server CPU and ~0.8–1.0 ms of PostgreSQL CPU per request over the burst, which includes the work the burst itself starts: 900 payouts signed and broadcast (at most PAYOUT_CONCURRENCY=8 steps at once) and 900 withdrawal.processing events for the webhook dispatcher. Stop 14 (2026-11-23) moved the dispatcher to raw SQL (src/webhooks/delivery.ts: per event BEGIN, one claiming statement that also reads the target and the merchant\'s sealed secrets, one statement for the attempt row and the event\'s next state, COMMIT; ~3 ms less CPU per event than the unit of work; test/bench/webhook-throughput.ts), and the hot fixed-field log lines skip pino\'s redaction pass; the events are now handled during the burst rather than after it, so that work still counts here. Runs of this stop: 511–670/s against a baseline of 1,627–1,655/s (0.31–0.41). The baseline\'s UPDATE is one statement that mostly waits for its WAL flush; on two shared cores a ratio of 0.5 would need the whole request (HTTP, relay, HMAC, the locked transaction of five statements, an actor, an outbox event, a journal of two entries) to cost about as much CPU as that one statement.',
@@ -163,6 +173,7 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
         'Stop 20 (2026-11-25). The load generator and the baseline now report their own CPU (log lines): per burst request the load generator spends ~50 µs, per baseline UPDATE ~70-80 µs of client and ~240-310 µs of PostgreSQL, so the baseline is CPU-bound on the two cores like the service (~0.39 ms per UPDATE against ~0.7-0.9 ms per withdrawal request). Kept: both processes run with a larger young generation (package.json start scripts, docker-compose.yml: --min-semi-space-size=16, --max-semi-space-size=32 for the gateway and 64 for the daemon). --trace-gc over a burst showed the gateway promoting its 1,000 requests in flight to the old generation (scavenges keeping 9-12 MB) and starting an incremental mark of ~30 ms per burst; the daemon allocated ~145 KB per request (sampled allocation profile, BENCH_PROFILE=heap: pg\'s array parameters ~14%, the withdrawal actors\' start ~11%, promise hooks ~6%), 9 scavenges of 3-6 ms per burst. Batches of 3 measured bursts, alternating: gateway CPU per request 183/176/160 and 176/180/363 µs by default, 147/130/133 and 131/126/121 µs with the flags (medians 2,109 and 2,135/s against 2,436 and 2,650/s); adding the daemon\'s flags: 2,384 and 2,585/s without, 2,870 and 2,663/s with. Also from these logs: the third burst after start is still warming (1,806-2,196/s in six batches, against 2,350-2,900/s for the fourth to sixth), so the warm-up is now three bursts. Tried and not kept: sending BEGIN with the lock and the read under it, and the insert with the holds, pipelined (node-postgres pipeline mode: 3 round trips per creating transaction instead of 6; 2,626 and 2,907/s before, 2,864 and 2,526/s after, within the noise); dropping three outbox and withdrawal indexes no query of the burst needs (within the noise).',
         'Stop 21 (2026-11-25): one creating transaction now takes the requests of every merchant that arrived in the same event-loop turn, not one merchant\'s (src/actors/grouped-batches.ts; src/actors/withdrawals/withdrawals.ts). Each merchant is still in at most one transaction at a time, and its requests are judged in arrival order. The merchants\' rows are locked by one statement, in id order, so two daemons cannot deadlock (test/withdrawals/raw-creation.test.ts fails with 40P01 when they are locked in arrival order). What they are judged on (the rolling cap sum, the balance, the whitelist, the references already used) is read for all of them by one statement; their rows and outbox events are inserted by one, their holds booked by one. A transaction rolled back as a whole is created again, each merchant alone, then one request at a time. Until now the 100 cold merchants\' five requests took about two transactions each (~200 per burst). Alternating runs of 3 measured bursts on this session\'s (slower) machine: before 1,634 / 1,509 / 1,543/s against baselines of 3,816 / 4,097 / 4,366 UPDATE/s (ratios 0.43 / 0.37 / 0.35); after 2,336 / 2,340 / 2,028/s against 4,108 / 3,711 / 3,979 (0.57 / 0.63 / 0.51). CPU per request in those measured bursts: daemon and gateway 606-739 µs before, 466-641 µs after (one burst 796 µs); PostgreSQL 360-490 µs before, 210-290 µs after (about half the statements and commits).',
       'Stop 22 (2026-11-25): runs of this scenario on the same machine varied from 0.46 to 0.65 with the same code. A full run with the idle GC (src/observability/idle-gc.ts) gave 0.46. Alternating batches with and without it (BENCH_DAEMON_FLAGS without --expose-gc): with 0.54 and 0.63, without 0.59 and 0.56. The daemon\'s CPU per request varied from ~160 to ~460 µs between bursts of the same batch.',
+        `Stop 23 (2026-11-25): each run is now the median of ${BURSTS_PER_RUN} measured bursts, as the baseline of each run is the median of ${BASELINE_BURSTS} bursts; until now a run was one burst. Single bursts of the same daemon swing widely: 925 to 2,328/s in one batch of five on this session's machine (daemon CPU per request ~270 to ~1,080 µs), while the baseline's run medians stayed within 3,400-4,300 UPDATE/s. Also measured: the gateway without --single-threaded-gc spent 470-930 µs per request against 165-390 µs with it (parallel GC helpers on two busy cores), so the flag stays; the daemon with --single-threaded-gc was no better (1,494 and 1,710/s against 1,867 and 2,126/s; not kept). An strace of the daemon over a measured burst counted ~25-31 creating transactions (6 statements each), 27-37 payouts signed during it (PAYOUT_CONCURRENCY narrowed to one while creations are in flight), 7-12 webhook claims and 4-5 bulk failings of unaddressed events, 101 signing-secret lookups (one per merchant: the cache lives for a burst), and one write to the relay stream per answer.`,
         ...problems.map((p) => `Problem: ${p}`),
       ],
     };
@@ -173,7 +184,7 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
 }
 
 /** The burst's answers and the books afterwards; returns how many facts were checked. */
-async function verify(server: Server, res: BurstResult, run: number, hot: Merchant, cold: readonly Merchant[], owner: (i: number) => Merchant, problems: string[]): Promise<number> {
+async function verify(server: Server, res: BurstResult, run: string, hot: Merchant, cold: readonly Merchant[], owner: (i: number) => Merchant, problems: string[]): Promise<number> {
   const bodies = res.bodies.map((b) => (b ? (JSON.parse(b) as Body) : {}));
   const created = bodies.filter((b) => b.uuid && b.status).length;
   const refused = bodies.map((b, i) => ({ b, i })).filter(({ b }) => b.error !== undefined);
@@ -195,7 +206,7 @@ async function verify(server: Server, res: BurstResult, run: number, hot: Mercha
          or b.held <> coalesce((select sum(amount) from ledger_entries e where e.account = 'merchant:' || b.merchant_id || ':held'), 0)`,
   );
   if (mismatched.length) problems.push(`run ${run}: ${mismatched.length} balances differ from their ledger entries`);
-  const rows = await sql<{ n: string }>('select count(*)::text as n from withdrawals where reference like ?', [`r${run}-%`]);
+  const rows = await sql<{ n: string }>('select count(*)::text as n from withdrawals where reference like ?', [`${run}-%`]);
   if (Number(rows[0]!.n) !== REQUESTS - 100) problems.push(`run ${run}: ${rows[0]!.n} withdrawal rows for ${REQUESTS - 100} granted`);
   return 9;
 }
