@@ -3,8 +3,8 @@ import type { WatchedAddresses } from '../../chains/types';
 /** Bits of the bitmap over the addresses' last hex digits (2^24 bits = 2 MiB). */
 const TAIL_BITS = 24;
 const TAIL_DIGITS = TAIL_BITS / 4;
-/** An EVM log topic: '0x' and 64 hex digits. */
-const WORD_LENGTH = 66;
+/** Where the address starts in an EVM log topic: '0x', then 24 zero digits, then its 40. */
+const ADDRESS_START = 26;
 
 /**
  * A key from the last 6 characters, letters folded to lower case, read with charCodeAt (no
@@ -31,18 +31,21 @@ export class WatchedSet implements WatchedAddresses {
   }
 
   hasHex(address: string): boolean {
-    if (address.length < TAIL_DIGITS) return this.set.has(address.toLowerCase());
-    const key = tailKey(address);
-    if ((this.tails[key >>> 5]! & (1 << (key & 31))) === 0) return false;
+    if (!this.tailMaybeWatched(address)) return false;
     return this.set.has(address.toLowerCase());
   }
 
   hasAddressWord(word: string): boolean {
-    // The word's last digits are the address's: the bitmap is read on the word as it came.
-    if (word.length !== WORD_LENGTH) return this.set.has(`0x${word.slice(WORD_LENGTH - 40)}`.toLowerCase());
-    const key = tailKey(word);
-    if ((this.tails[key >>> 5]! & (1 << (key & 31))) === 0) return false;
-    return this.set.has(`0x${word.slice(WORD_LENGTH - 40)}`.toLowerCase());
+    // The address is the word's tail: the bitmap is read on the word itself, so a miss allocates nothing.
+    if (word.length >= ADDRESS_START + TAIL_DIGITS && !this.tailMaybeWatched(word)) return false;
+    return this.set.has(`0x${word.slice(ADDRESS_START)}`.toLowerCase());
+  }
+
+  /** False proves that no watched address ends as `s` does (any letter case); a string shorter than the tail is always a maybe. */
+  private tailMaybeWatched(s: string): boolean {
+    if (s.length < TAIL_DIGITS) return true;
+    const key = tailKey(s);
+    return (this.tails[key >>> 5]! & (1 << (key & 31))) !== 0;
   }
 
   size(): number {

@@ -34,10 +34,15 @@ describe('decodeTransferLog', () => {
     ['data longer than one word (the first word counts)', log(5, addressWord('k'), addressWord('l'), `${value(11n)}${'00'.repeat(32)}` as Hex)],
     ['empty data', log(6, addressWord('m'), addressWord('n'), '0x')],
     ['data shorter than a word', log(7, addressWord('o'), addressWord('p'), '0x0102')],
+    ['a topic that is not hex', log(8, `0x${'zz'.repeat(32)}` as Hex, addressWord('q'), value(5n))],
   ];
 
   it.each(cases)('decodes %s as viem strict decoding does', (_name, raw) => {
     expect(decodeTransferLog(raw)).toEqual(viaViem(raw));
+  });
+
+  it('refuses exactly the malformed ones of those', () => {
+    expect(cases.filter(([, raw]) => decodeTransferLog(raw) === null).map(([name]) => name)).toEqual(['empty data', 'data shorter than a word', 'a topic that is not hex']);
   });
 
   it('refuses what viem refuses and accepts the rest, over random logs', () => {

@@ -1,4 +1,4 @@
-import { decodeAbiParameters, formatLog, type Address, type RpcLog } from 'viem';
+import { decodeAbiParameters, formatLog, isHex, type Address, type RpcLog } from 'viem';
 import { TRANSFER_EVENT } from './abi';
 import type { TransferLog } from './transfer-logs';
 
@@ -23,7 +23,8 @@ export function wordAddress(word: string): Address {
  */
 export function decodeTransferLog(log: RpcLog): TransferLog | null {
   const [, from, to] = log.topics;
-  if (from === undefined || to === undefined || from.length !== WORD_LENGTH || to.length !== WORD_LENGTH) return null;
+  // viem's decoder refuses a topic that is not hex; one that is not 32 bytes no node can send.
+  if (from === undefined || to === undefined || from.length !== WORD_LENGTH || to.length !== WORD_LENGTH || !isHex(from) || !isHex(to)) return null;
   let value: bigint;
   try {
     [value] = decodeAbiParameters(VALUE_PARAMS, log.data);
