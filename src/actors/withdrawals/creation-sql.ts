@@ -44,8 +44,23 @@ export interface UnderLock {
   readonly known: ReadonlyMap<string, string>;
 }
 
+/**
+ * The cap window's sum, exact, in bounded reads (withdrawal_cap_hours; migration
+ * 20261126000000-withdrawal-cap-hours). With E the UTC hour that holds the window's start `since`:
+ * the hourly gross sums of the hours after E, minus the rejected and failed withdrawals of those
+ * hours (a partial index of only them), plus the withdrawals of hour E itself created after
+ * `since` and neither rejected nor failed. The same rows as summing every withdrawal created after
+ * `since` that is not rejected or failed; at most 25 hour rows and one hour of withdrawals read.
+ */
+const CAP_WINDOW_USED = `(select coalesce(sum(used), 0) from withdrawal_cap_hours where merchant_id = m.id and hour > date_trunc('hour', $2::timestamptz, 'UTC'))
+            - (select coalesce(sum(amount), 0) from withdrawals
+                where merchant_id = m.id and status in ('rejected', 'failed') and created_at >= date_trunc('hour', $2::timestamptz, 'UTC') + interval '1 hour')
+            + (select coalesce(sum(amount), 0) from withdrawals
+                where merchant_id = m.id and created_at > $2::timestamptz and created_at < date_trunc('hour', $2::timestamptz, 'UTC') + interval '1 hour'
+                  and status not in ('rejected', 'failed'))`;
+
 const UNDER_LOCK = `select m.id::text as merchant_id,
-            (select coalesce(sum(amount), 0) from withdrawals where merchant_id = m.id and created_at > $2::timestamptz and status not in ('rejected', 'failed'))::text as used,
+            (${CAP_WINDOW_USED})::text as used,
             (select available from merchant_balances where merchant_id = m.id)::text as available,
             (select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
                from withdrawal_whitelist where merchant_id = m.id and removed_at is null) as whitelist,

@@ -9,6 +9,7 @@ export * from './watcher-cursor';
 export * from './outbox-event';
 export * from './audit-entry';
 export * from './withdrawal';
+export * from './withdrawal-cap-hour';
 export * from './system-setting';
 
 import { MerchantSchema } from './merchant';
@@ -22,10 +23,11 @@ import { WatcherCursorSchema } from './watcher-cursor';
 import { OutboxEventSchema, WebhookAttemptSchema } from './outbox-event';
 import { AuditEntrySchema } from './audit-entry';
 import { WhitelistEntrySchema, WithdrawalSchema } from './withdrawal';
+import { WithdrawalCapHourSchema } from './withdrawal-cap-hour';
 import { SystemSettingSchema } from './system-setting';
 
 export const ALL_ENTITIES = [
   MerchantSchema, NetworkSettingSchema, InvoiceSchema, InvoicePaymentSchema, DepositAddressSchema,
   UnattributedDepositSchema, JournalSchema, LedgerEntrySchema, MerchantBalanceSchema, WatcherCursorSchema,
-  OutboxEventSchema, WebhookAttemptSchema, AuditEntrySchema, WithdrawalSchema, WhitelistEntrySchema, SystemSettingSchema,
+  OutboxEventSchema, WebhookAttemptSchema, AuditEntrySchema, WithdrawalSchema, WhitelistEntrySchema, WithdrawalCapHourSchema, SystemSettingSchema,
 ];

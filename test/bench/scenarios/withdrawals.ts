@@ -93,7 +93,7 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
       const postgresUs = (((pg ? treeCpuMs(pg) : 0) - pg0) * 1000) / REQUESTS;
       checks += await verify(server, res, tag, hot, cold, owner, problems);
       burstsDone++;
-      ctx.log(`  withdrawals ${label}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}; CPU per request: server ${serverUs.toFixed(0)} µs (gateway ${gatewayUs.toFixed(0)}), PostgreSQL ${postgresUs.toFixed(0)} µs, load generator ${((res.clientCpuMs * 1000) / REQUESTS).toFixed(0)} µs`);
+      ctx.log(`  withdrawals ${label}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}; CPU per request: server ${serverUs.toFixed(0)} µs (gateway ${gatewayUs.toFixed(0)}), PostgreSQL ${postgresUs.toFixed(0)} µs, load generator ${((res.clientCpuMs * 1000) / REQUESTS).toFixed(0)} µs; answered (first / median / last): hot merchant ${answerTimes(res, (i) => owner(i) === hot)}, the others ${answerTimes(res, (i) => owner(i) !== hot)}`);
       // Steady state before the next burst (and the baseline): every payout of this burst completes.
       const t1 = Date.now();
       await setup.settlePayouts(async () => Number((await server.child.call<{ n: string }[]>('sql', { text: 'select count(*)::text as n from withdrawals where open' }))[0]!.n));
@@ -181,6 +181,12 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
     setup.close();
     await server.stop();
   }
+}
+
+/** First, median and last answer time of the requests `pick` selects, e.g. "120 / 210 / 395 ms". */
+function answerTimes(res: BurstResult, pick: (i: number) => boolean): string {
+  const times = res.answeredMs.filter((t, i) => pick(i) && Number.isFinite(t));
+  return `${Math.min(...times).toFixed(0)} / ${median(times).toFixed(0)} / ${Math.max(...times).toFixed(0)} ms`;
 }
 
 /** The burst's answers and the books afterwards; returns how many facts were checked. */

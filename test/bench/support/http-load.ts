@@ -196,6 +196,8 @@ export interface BurstResult {
   readonly latency: LatencySummary;
   /** Body of every response, in request order (the caller checks what was refused and why). */
   readonly bodies: readonly string[];
+  /** When each answer was read, ms after the first byte sent, in request order (NaN: socket error). */
+  readonly answeredMs: readonly number[];
   readonly firstSocketError: string | null;
   /** CPU this load process spent in the burst (user + system), ms. */
   readonly clientCpuMs: number;
@@ -208,6 +210,7 @@ export async function burst(o: Burst): Promise<BurstResult> {
   const requests = conns.map((_, i) => make(i));
   const statuses: Record<string, number> = {};
   const bodies: string[] = new Array<string>(o.count).fill('');
+  const answeredMs: number[] = new Array<number>(o.count).fill(Number.NaN);
   const latencies: number[] = [];
   let firstSocketError: string | null = null;
   const start = performance.now();
@@ -216,7 +219,8 @@ export async function burst(o: Burst): Promise<BurstResult> {
     conns.map(async (conn, i) => {
       try {
         const res = await conn.request(requests[i]!);
-        latencies.push(performance.now() - start);
+        answeredMs[i] = performance.now() - start;
+        latencies.push(answeredMs[i]!);
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         bodies[i] = res.body.toString('utf8');
       } catch (err) {
@@ -228,5 +232,5 @@ export async function burst(o: Burst): Promise<BurstResult> {
   const elapsedMs = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
   for (const c of conns) c.close();
-  return { elapsedMs, throughput: o.count / (elapsedMs / 1000), statuses, latency: summarize(latencies), bodies, firstSocketError, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+  return { elapsedMs, throughput: o.count / (elapsedMs / 1000), statuses, latency: summarize(latencies), bodies, answeredMs, firstSocketError, clientCpuMs: (cpu.user + cpu.system) / 1000 };
 }
