@@ -1,6 +1,7 @@
 import { Metadata, status, type Client, type ClientDuplexStream, type MetadataValue, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { RelayServiceService, type RelayCall, type RelayMetadata, type RelayResult } from '../src/grpc/generated/chainpay/v1/relay';
 import type { UnaryMethod } from './daemon-client';
+import { serializeRelayCall } from './relay-call-encoding';
 
 interface PendingCall {
   readonly method: UnaryMethod<unknown, unknown>;
@@ -78,7 +79,7 @@ export class RelayClient {
   #open(): ClientDuplexStream<RelayCall, RelayResult> {
     if (this.#stream !== null) return this.#stream;
     const m = RelayServiceService.relay;
-    const stream = this.client.makeBidiStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, new Metadata());
+    const stream = this.client.makeBidiStreamRequest(m.path, serializeRelayCall, m.responseDeserialize, new Metadata());
     this.#stream = stream;
     stream.on('data', (result: RelayResult) => {
       this.#settle(result.id, (p) => {

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { RelayCall, RelayServiceService, type RelayMetadata } from '../src/grpc/generated/chainpay/v1/relay';
+import { serializeRelayCall } from './relay-call-encoding';
+
+const generated = RelayServiceService.relay.requestSerialize;
+
+function call(id: number, requestBytes: number, metadata: RelayMetadata[]): RelayCall {
+  return { id, method: '/chainpay.v1.InvoiceService/GetInvoice', request: randomBytes(requestBytes), metadata };
+}
+
+const signed: RelayMetadata[] = [
+  { key: 'x-request-id', value: Buffer.from('3f1c2b9e-8d7a-4c55-9b1e-2a6f0e4d7c11') },
+  { key: 'x-service-key', value: Buffer.from('ck_0123456789abcdef0123456789abcdef') },
+  { key: 'x-service-signature', value: Buffer.from('ab'.repeat(32)) },
+  { key: 'x-signed-body-bin', value: Buffer.alloc(0) },
+];
+
+describe('serializeRelayCall', () => {
+  it('writes the same bytes as the generated serializer, call after call on the kept writer', () => {
+    const cases: RelayCall[] = [
+      { id: 0, method: '', request: Buffer.alloc(0), metadata: [] },
+      call(1, 0, []),
+      call(127, 40, signed),
+      call(128, 300, signed),
+      // Larger than any call before it (the kept writer grows), then small ones again (it does not shrink).
+      call(0xffffffff, 70_000, [...signed, { key: 'x-signed-body-bin', value: randomBytes(16_384) }]),
+      call(2, 12, [{ key: 'x-request-id', value: Buffer.from('r') }]),
+      call(3, 40, signed),
+    ];
+    for (const c of cases) {
+      const ours = serializeRelayCall(c);
+      expect({ id: c.id, equal: ours.equals(generated(c)) }).toEqual({ id: c.id, equal: true });
+      const back = RelayCall.decode(ours);
+      expect({ id: back.id, method: back.method, request: Buffer.from(back.request).equals(Buffer.from(c.request)), metadata: back.metadata.length }).toEqual({
+        id: c.id,
+        method: c.method,
+        request: true,
+        metadata: c.metadata.length,
+      });
+    }
+  });
+
+  it('hands out bytes no later call overwrites', () => {
+    const first = call(10, 40, signed);
+    const kept = serializeRelayCall(first);
+    const copy = Buffer.from(kept);
+    serializeRelayCall(call(11, 500, signed));
+    expect(kept.equals(copy)).toBe(true);
+    expect(kept.equals(generated(first))).toBe(true);
+  });
+
+  it('starts clean after an encode that threw half-way (inside a metadata entry)', () => {
+    const broken = { ...call(20, 40, []), metadata: [{ key: 'x-request-id', value: undefined as unknown as Buffer }] };
+    expect(() => serializeRelayCall(broken)).toThrow();
+    const next = call(21, 40, signed);
+    expect(serializeRelayCall(next).equals(generated(next))).toBe(true);
+  });
+});
