@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { HttpConnection } from './http-connection';
 import { requestFactory, type RequestSpec } from './requests';
 import { summarize, type LatencySummary } from './stats';
+import { LoopDelayProbe, type LoopDelay } from './loop-delay';
 
 export interface LoadResult {
   /** Requests completed inside the measured window (after warm-up). */
@@ -16,6 +17,11 @@ export interface LoadResult {
   readonly latency: LatencySummary;
   /** Open loop: requests that waited for a free connection at least once. */
   readonly queued: number;
+  /** Open loop: the 100 ms slots of the window (by schedule) whose slowest request took over 20 ms, and this process's own event-loop delay. */
+  readonly slowSlots?: readonly { atMs: number; count: number; maxMs: number }[];
+  readonly ownLoopDelay?: LoopDelay;
+  /** Open loop: the window's start on the monotonic clock (µs, as CPU profiles' timestamps), to line slots up with a profile. */
+  readonly windowStartMonoUs?: number;
   readonly firstError: string | null;
   /** One body of a successful response (to size the bare server's body), when asked for. */
   readonly sampleBody?: string;
@@ -33,6 +39,8 @@ interface Common {
 export interface ClosedLoop extends Common {
   readonly mode: 'closed';
   readonly concurrency: number;
+  /** Stop sending after this many requests (requests 0..n-1 of the factory), even before the window ends. */
+  readonly maxRequests?: number;
 }
 
 export interface OpenLoop extends Common {
@@ -71,7 +79,9 @@ class Recorder {
     }
     if (this.keepSample && this.sampleBody === undefined && body) this.sampleBody = body.toString('utf8');
     this.latencies.push(endedAt - startedAt);
+    if (this.bySchedule) this.timeline.push([startedAt, endedAt - startedAt]);
   }
+  readonly timeline: [number, number][] = [];
 }
 
 async function openConnections(port: number, n: number): Promise<HttpConnection[]> {
@@ -103,7 +113,7 @@ export async function closedLoop(o: ClosedLoop): Promise<LoadResult> {
   let seq = 0;
   await Promise.all(
     conns.map(async (conn) => {
-      while (performance.now() < end) {
+      while (performance.now() < end && seq < (o.maxRequests ?? Infinity)) {
         const t0 = performance.now();
         try {
           const res = await conn.request(make(seq++));
@@ -125,6 +135,7 @@ export async function openLoop(o: OpenLoop): Promise<LoadResult> {
   const all = await openConnections(o.port, o.connections);
   const free = [...all];
   const start = performance.now();
+  const startMonoUs = Number(process.hrtime.bigint() / 1000n);
   const windowStart = start + o.warmupMs;
   const end = windowStart + o.durationMs;
   const rec = new Recorder(windowStart, end, new Set(o.okStatuses), o.keepSample ?? false, true);
@@ -154,6 +165,8 @@ export async function openLoop(o: OpenLoop): Promise<LoadResult> {
     else free.push(conn);
   };
 
+  const probe = new LoopDelayProbe();
+  probe.start();
   let due = start;
   await new Promise<void>((resolve) => {
     const tick = () => {
@@ -176,7 +189,17 @@ export async function openLoop(o: OpenLoop): Promise<LoadResult> {
   const drainUntil = performance.now() + 10_000;
   while ((inFlight > 0 || backlog.length > 0) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
   for (const c of all) c.close();
-  return result(rec, o.durationMs, queued);
+  const ownLoopDelay = probe.stop();
+  const slots = new Map<number, { atMs: number; count: number; maxMs: number }>();
+  for (const [at, ms] of rec.timeline) {
+    if (ms <= 20) continue;
+    const slot = Math.floor((at - windowStart) / 100) * 100;
+    const s = slots.get(slot) ?? { atMs: slot, count: 0, maxMs: 0 };
+    s.count++;
+    s.maxMs = Math.max(s.maxMs, Math.round(ms));
+    slots.set(slot, s);
+  }
+  return { ...result(rec, o.durationMs, queued), slowSlots: [...slots.values()], ownLoopDelay, windowStartMonoUs: startMonoUs + o.warmupMs * 1000 };
 }
 
 export interface Burst {
