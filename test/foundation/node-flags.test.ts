@@ -38,6 +38,15 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
     expect(Number(bare.stdout)).toBeLessThan(16 * MiB);
   });
 
+  it('the daemon fixes V8\'s old-generation growing factor at 2, the gateway leaves it to V8', () => {
+    // After a full GC while idle, V8 measures a slow mutator and sets the next limit only ~10% above
+    // the live heap, so the daemon (whose heap is mostly long-lived actors) marked them all again
+    // soon after load came back (BENCHMARKS.md, scenarios 1 and 2, stop 25).
+    expect(split('start').flags).toContain('--heap-growing-percent=100');
+    expect(split('start:daemon').flags).toContain('--heap-growing-percent=100');
+    expect(split('start:gateway').flags.some((f) => f.startsWith('--heap-growing-percent'))).toBe(false);
+  });
+
   it('docker-compose.yml runs both daemons as start:daemon and the gateway as start:gateway', () => {
     const command = (script: string): string => {
       const { flags, entry } = split(script);
