@@ -15,8 +15,8 @@ const FLUSH_MS = 100;
  * synchronous sonic-boom destination, which writes it at once (its partial-write and EAGAIN
  * handling are kept). sonic-boom's own batching (`minLength`) appends every line to one growing
  * string and measures its byte length on each append, which flattens the whole batch each time:
- * ~2 KB of garbage per ~400-byte line, about a seventh of all the gateway allocated per GET
- * (sampled heap profile, 2026-11-25). Joining an array copies each line once.
+ * ~2 KB of garbage per ~400-byte request log line, about a seventh of all the gateway allocated per
+ * GET (sampled heap profile, 2026-11-25). Joining an array copies each line once.
  *
  * Synchronous on purpose: with asynchronous writes, a batch still in the thread pool when the
  * process exits lands after the lines the exit flush writes (logger.test.ts caught it).
@@ -59,10 +59,12 @@ export class BatchedDestination {
 let stdout: BatchedDestination | undefined;
 
 /**
- * The process's one stdout log destination, shared by every logger made in it (the daemon's and
- * the gateway's under `npm start`), so their batches never interleave mid-line. pino flushes at
- * exit only destinations it made itself, so this one is flushed on 'exit' (which also follows an
- * uncaught exception); only a SIGKILL loses lines, those of its last FLUSH_MS.
+ * The gateway's one stdout log destination per process, shared by every gateway logger made in it.
+ * (The daemon's logger keeps sonic-boom's own batching: it logs per status change, not per request,
+ * and the gateway imports nothing of the daemon's; both write whole lines, so under `npm start`
+ * their batches never split a line.) pino flushes at exit only destinations it made itself, so this
+ * one is flushed on 'exit' (which also follows an uncaught exception); only a SIGKILL loses lines,
+ * those of its last FLUSH_MS.
  */
 export function batchedStdout(): BatchedDestination {
   if (stdout) return stdout;
