@@ -36,7 +36,10 @@ export class BatchedDestination {
     if (this.#chars >= this.batchChars) this.flushSync();
   }
 
-  /** Writes every gathered line now (the periodic flush and the exit flush call this). */
+  /**
+   * Writes every gathered line now (the periodic flush and the exit flush call this). A batch whose
+   * write throws (stdout closed) is dropped, not kept for the next call: no line is written twice.
+   */
   flushSync(): void {
     if (this.#lines.length === 0) return;
     const batch = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
