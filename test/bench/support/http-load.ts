@@ -18,7 +18,7 @@ export interface LoadResult {
   /** Open loop: requests that waited for a free connection at least once. */
   readonly queued: number;
   /** Open loop: the 100 ms slots of the window (by schedule) whose slowest request took over 20 ms, and this process's own event-loop delay. */
-  readonly slowSlots?: readonly { atMs: number; count: number; maxMs: number }[];
+  readonly slowSlots?: readonly { readonly atMs: number; readonly count: number; readonly maxMs: number }[];
   readonly ownLoopDelay?: LoopDelay;
   /** Open loop: the window's start on the monotonic clock (µs, as CPU profiles' timestamps), to line slots up with a profile. */
   readonly windowStartMonoUs?: number;
@@ -58,6 +58,8 @@ class Recorder {
   errors = 0;
   firstError: string | null = null;
   sampleBody: string | undefined;
+  /** Open loop: [scheduled time, latency] of every recorded success, in ms. */
+  readonly timeline: [number, number][] = [];
 
   constructor(
     private readonly windowStart: number,
@@ -81,7 +83,6 @@ class Recorder {
     this.latencies.push(endedAt - startedAt);
     if (this.bySchedule) this.timeline.push([startedAt, endedAt - startedAt]);
   }
-  readonly timeline: [number, number][] = [];
 }
 
 async function openConnections(port: number, n: number): Promise<HttpConnection[]> {
@@ -127,6 +128,22 @@ export async function closedLoop(o: ClosedLoop): Promise<LoadResult> {
   );
   for (const c of conns) c.close();
   return result(rec, o.durationMs, 0);
+}
+
+type SlowSlot = { atMs: number; count: number; maxMs: number };
+
+/** The 100 ms slots (by scheduled time, from the window's start) holding requests slower than 20 ms. */
+function slowSlots(timeline: readonly [number, number][], windowStart: number): SlowSlot[] {
+  const slots = new Map<number, SlowSlot>();
+  for (const [at, ms] of timeline) {
+    if (ms <= 20) continue;
+    const atMs = Math.floor((at - windowStart) / 100) * 100;
+    const slot = slots.get(atMs) ?? { atMs, count: 0, maxMs: 0 };
+    slot.count++;
+    slot.maxMs = Math.max(slot.maxMs, Math.round(ms));
+    slots.set(atMs, slot);
+  }
+  return [...slots.values()];
 }
 
 /** Requests sent on a fixed schedule whatever the server's pace; latency counts from the schedule. */
@@ -190,16 +207,7 @@ export async function openLoop(o: OpenLoop): Promise<LoadResult> {
   while ((inFlight > 0 || backlog.length > 0) && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
   for (const c of all) c.close();
   const ownLoopDelay = probe.stop();
-  const slots = new Map<number, { atMs: number; count: number; maxMs: number }>();
-  for (const [at, ms] of rec.timeline) {
-    if (ms <= 20) continue;
-    const slot = Math.floor((at - windowStart) / 100) * 100;
-    const s = slots.get(slot) ?? { atMs: slot, count: 0, maxMs: 0 };
-    s.count++;
-    s.maxMs = Math.max(s.maxMs, Math.round(ms));
-    slots.set(slot, s);
-  }
-  return { ...result(rec, o.durationMs, queued), slowSlots: [...slots.values()], ownLoopDelay, windowStartMonoUs: startMonoUs + o.warmupMs * 1000 };
+  return { ...result(rec, o.durationMs, queued), slowSlots: slowSlots(rec.timeline, windowStart), ownLoopDelay, windowStartMonoUs: startMonoUs + o.warmupMs * 1000 };
 }
 
 export interface Burst {
