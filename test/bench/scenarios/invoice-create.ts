@@ -2,6 +2,8 @@ import type { Child } from '../support/ipc';
 import type { LoadResult } from '../support/http-load';
 import type { SqlParam, SqlResult } from '../support/sql-load';
 import { embeddedPostgresPid, treeCpuMs } from '../support/cpu';
+import { coresFor, cpuBudget, describeBudget } from '../support/cpu-budget';
+import { fmt } from '../support/report';
 import { profiled, type BenchContext, type Server } from '../support/context';
 import type { ScenarioReport } from '../support/report';
 import { median } from '../support/stats';
@@ -27,6 +29,9 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
   const baseline: number[] = [];
   const nodeUs: number[] = [];
   const pgUs: number[] = [];
+  const loadUs: number[] = [];
+  const insertPgUs: number[] = [];
+  const insertClientUs: number[] = [];
   const errors: string[] = [];
   const request = (prefix: string) => ({ kind: 'create', apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, network: CREATE_NETWORK, orderPrefix: prefix });
 
@@ -42,9 +47,10 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
     const made = sustained.throughput * ((ctx.ms(2000) + ctx.ms(8000)) / 1000);
     nodeUs.push(((cpu1 - cpu0) * 1000) / made);
     pgUs.push(((pg1 - pg0) * 1000) / made);
+    loadUs.push(((sustained.clientCpuMs ?? 0) * 1000) / made);
     throughput.push(sustained.throughput);
     if (sustained.errors) errors.push(`throughput run ${run}: ${sustained.errors} errors, first: ${sustained.firstError}`);
-    ctx.log(`  create run ${run}: ${sustained.throughput.toFixed(0)}/s sustained (p50 ${sustained.latency.p50.toFixed(1)} ms at ${CREATE_CONCURRENCY} clients); CPU per invoice: server ${nodeUs.at(-1)!.toFixed(0)} µs, PostgreSQL ${pgUs.at(-1)!.toFixed(0)} µs`);
+    ctx.log(`  create run ${run}: ${sustained.throughput.toFixed(0)}/s sustained (p50 ${sustained.latency.p50.toFixed(1)} ms at ${CREATE_CONCURRENCY} clients); CPU per invoice: server ${nodeUs.at(-1)!.toFixed(0)} µs, PostgreSQL ${pgUs.at(-1)!.toFixed(0)} µs, load generator ${loadUs.at(-1)!.toFixed(0)} µs`);
 
     const rate = Math.max(1, Math.floor(sustained.throughput / 2));
     rates.push(rate);
@@ -57,17 +63,28 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
     ctx.log(`  create run ${run}: at ${rate}/s p50 ${paced.latency.p50.toFixed(1)} ms, p99 ${paced.latency.p99.toFixed(1)} ms`);
 
     const inserts = await load.call<SqlResult>('sql', await insertBaseline(server, merchant, run, ctx));
+    insertPgUs.push((inserts.backendCpuMs * 1000) / Math.max(1, inserts.statements));
+    insertClientUs.push((inserts.clientCpuMs * 1000) / Math.max(1, inserts.statements));
     // The baseline's ~60,000 rows go: left in place, autovacuum worked through them during the next
     // run's sustained window (stop 19: the middle run of three was the slow one, 1,049/s once).
     // Each run's baseline starts from an empty copy of the table.
     await server.child.call('sql', { text: 'drop table if exists bench_invoices' });
     baseline.push(inserts.throughput);
     if (inserts.errors) errors.push(`baseline run ${run}: ${inserts.errors} errors, first: ${inserts.firstError}`);
-    ctx.log(`  create run ${run}: baseline ${inserts.throughput.toFixed(0)} INSERT/s`);
+    ctx.log(`  create run ${run}: baseline ${inserts.throughput.toFixed(0)} INSERT/s; CPU per INSERT: its PostgreSQL backends ${insertPgUs.at(-1)!.toFixed(0)} µs, client ${insertClientUs.at(-1)!.toFixed(0)} µs`);
   }
 
   const t = median(throughput);
   const b = median(baseline);
+  const perInvoice = cpuBudget([
+    { name: 'daemon + gateway', us: median(nodeUs) },
+    { name: 'PostgreSQL', us: median(pgUs) },
+    { name: 'load generator', us: median(loadUs) },
+  ]);
+  const perInsert = cpuBudget([
+    { name: 'PostgreSQL backends', us: median(insertPgUs) },
+    { name: 'client', us: median(insertClientUs) },
+  ]);
   return {
     id: 1,
     title: 'Signed invoice creation, end to end',
@@ -86,8 +103,12 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
       { name: 'p50 latency at half the sustained rate', value: median(p50), unit: 'ms', runs: p50, pass: null },
       { name: 'CPU per invoice: daemon + gateway processes', value: median(nodeUs), unit: 'µs', runs: nodeUs, pass: null },
       { name: 'CPU per invoice: PostgreSQL (all its processes)', value: median(pgUs), unit: 'µs', runs: pgUs, pass: null },
+      { name: 'CPU per invoice: load generator', value: median(loadUs), unit: 'µs', runs: loadUs, pass: null },
+      { name: 'Cores 2,000 invoices/s take at this CPU per invoice (all processes)', value: coresFor(perInvoice, 2000), unit: 'cores', pass: null },
+      { name: 'CPU per INSERT of the baseline: its PostgreSQL backends + its client', value: perInsert.totalUs, unit: 'µs', pass: null },
     ],
     notes: [
+      `What limits it in this run, computed from its own figures: an invoice cost ${describeBudget(perInvoice)} of CPU, all of it on the same ${perInvoice.cores} cores. At that cost these cores, busy all the time, would create at most ${fmt(perInvoice.ceilingPerSecond, '/s')}; the run sustained ${fmt(t, '/s')}, ${fmt((100 * t) / perInvoice.ceilingPerSecond, '%')} of that ceiling (the rest of the cores' time went idle while the four processes waited on each other, or to other processes). 2,000/s would take ${fmt(coresFor(perInvoice, 2000), 'cores')} at this cost. An INSERT of the baseline cost ${describeBudget(perInsert)}, counting only its own PostgreSQL backends (the invoice's share counts every PostgreSQL process): ${fmt(perInvoice.totalUs / perInsert.totalUs, '')} times less than an invoice. This run's ${fmt(b, 'INSERT/s')} are 1/${fmt(30000 / b, '')} of the ~30,000/s the issue saw on its reference machine.`,
       `Each request: POST /v1/invoices with a JSON body (amount, network ${CREATE_NETWORK}, a unique order_id, title, metadata) signed with HMAC-SHA256, over keep-alive HTTP/1.1 from a separate load-generator process; a 201 with the full invoice (QR code included) counts.`,
       `Sustained: ${CREATE_CONCURRENCY} closed-loop clients, ${ctx.ms(2000) / 1000} s warm-up, then ${ctx.ms(8000) / 1000} s measured. Latency: an open-loop schedule at half the sustained rate measured in the same run; latency counts from the scheduled send time, so queueing is included.`,
       `The address pool is sized for the rate (ADDRESS_POOL_MIN_FREE=${POOL_MIN_FREE}, ADDRESS_POOL_BATCH=${POOL_BATCH}); refills (address derivation) run during the measurement, as they would in production.`,

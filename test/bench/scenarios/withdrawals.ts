@@ -5,6 +5,8 @@ import { profiled, startServer, type BenchContext, type Server } from '../suppor
 import type { ScenarioReport } from '../support/report';
 import { median } from '../support/stats';
 import { embeddedPostgresPid, treeCpuMs } from '../support/cpu';
+import { cpuBudget, describeBudget } from '../support/cpu-budget';
+import { fmt } from '../support/report';
 import { WithdrawalSetup } from '../support/withdrawal-setup';
 
 const NETWORK = 'TRC20';
@@ -72,9 +74,12 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
     const pg = embeddedPostgresPid(server.dataDir);
     const nodeUs: number[] = [];
     const pgUs: number[] = [];
+    const loadUs: number[] = [];
+    const updatePgUs: number[] = [];
+    const updateClientUs: number[] = [];
     let burstsDone = 0;
     /** One burst of REQUESTS at once, checked, then every payout it started settled. */
-    const oneBurst = async (tag: string, label: string): Promise<{ throughput: number; p50: number; p99: number; serverUs: number; postgresUs: number }> => {
+    const oneBurst = async (tag: string, label: string): Promise<{ throughput: number; p50: number; p99: number; serverUs: number; postgresUs: number; loadUs: number }> => {
       const t0 = Date.now();
       await setup.fund([hot.merchantId], HOT_FUND);
       await setup.fund(cold.map((m) => m.merchantId), COLD_FUND);
@@ -98,7 +103,7 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
       const t1 = Date.now();
       await setup.settlePayouts(async () => Number((await server.child.call<{ n: string }[]>('sql', { text: 'select count(*)::text as n from withdrawals where open' }))[0]!.n));
       ctx.log(`  withdrawals ${label}: all payouts completed ${((Date.now() - t1) / 1000).toFixed(1)} s after the burst`);
-      return { throughput: res.throughput, p50: res.latency.p50, p99: res.latency.p99, serverUs, postgresUs };
+      return { throughput: res.throughput, p50: res.latency.p50, p99: res.latency.p99, serverUs, postgresUs, loadUs: (res.clientCpuMs * 1000) / REQUESTS };
     };
     const burstsPerRun = ctx.quick ? 1 : BURSTS_PER_RUN;
     for (let w = 1; w <= WARM_UP_BURSTS; w++) await oneBurst(`w${w}`, `warm-up burst ${w}`);
@@ -111,11 +116,12 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
       p99.push(mid((m) => m.p99));
       nodeUs.push(mid((m) => m.serverUs));
       pgUs.push(mid((m) => m.postgresUs));
+      loadUs.push(mid((m) => m.loadUs));
       ctx.log(`  withdrawals run ${run}: median of ${burstsPerRun} bursts ${mid((m) => m.throughput).toFixed(0)}/s (${measured.map((m) => m.throughput.toFixed(0)).join(', ')})`);
 
       const bursts: number[] = [];
       const baseCpu: number[] = [];
-      const basePg0 = pg ? treeCpuMs(pg) : 0;
+      const basePg: number[] = [];
       for (let b = 0; b < BASELINE_BURSTS; b++) {
         const base = await load.call<SqlBurstResult>('sqlBurst', {
           url: server.started.databaseUrl,
@@ -130,14 +136,26 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
         if (base.errors || base.changed !== REQUESTS - 100) problems.push(`baseline run ${run}: ${base.changed} debits granted (expected ${REQUESTS - 100}), ${base.errors} errors ${base.firstError ?? ''}`);
         bursts.push(base.throughput);
         baseCpu.push((base.clientCpuMs * 1000) / REQUESTS);
+        basePg.push((base.backendCpuMs * 1000) / REQUESTS);
       }
       baseline.push(median(bursts));
-      const basePgUs = (((pg ? treeCpuMs(pg) : 0) - basePg0) * 1000) / (REQUESTS * BASELINE_BURSTS);
-      ctx.log(`  withdrawals run ${run}: baseline ${median(bursts).toFixed(0)} UPDATE/s (bursts: ${bursts.map((b) => b.toFixed(0)).join(', ')}); CPU per UPDATE: load generator ${median(baseCpu).toFixed(0)} µs, PostgreSQL ${basePgUs.toFixed(0)} µs (setup included)`);
+      updatePgUs.push(median(basePg));
+      updateClientUs.push(median(baseCpu));
+      ctx.log(`  withdrawals run ${run}: baseline ${median(bursts).toFixed(0)} UPDATE/s (bursts: ${bursts.map((b) => b.toFixed(0)).join(', ')}); CPU per UPDATE: load generator ${median(baseCpu).toFixed(0)} µs, its PostgreSQL backends ${median(basePg).toFixed(0)} µs`);
     }
 
     const t = median(throughput);
     const b = median(baseline);
+    const perRequest = cpuBudget([
+      { name: 'daemon + gateway', us: median(nodeUs) },
+      { name: 'PostgreSQL', us: median(pgUs) },
+      { name: 'load generator', us: median(loadUs) },
+    ]);
+    const perUpdate = cpuBudget([
+      { name: 'PostgreSQL backends', us: median(updatePgUs) },
+      { name: 'client', us: median(updateClientUs) },
+    ]);
+    const cpuBoundRatio = perUpdate.totalUs / perRequest.totalUs;
     return {
       id: 6,
       title: 'Withdrawals under contention',
@@ -157,8 +175,12 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
         { name: 'p99 latency in the burst', value: median(p99), unit: 'ms', runs: p99, pass: null },
         { name: 'CPU per request in the burst: daemon + gateway processes', value: median(nodeUs), unit: 'µs', runs: nodeUs, pass: null },
         { name: 'CPU per request in the burst: PostgreSQL (all its processes)', value: median(pgUs), unit: 'µs', runs: pgUs, pass: null },
+        { name: 'CPU per request in the burst: load generator', value: median(loadUs), unit: 'µs', runs: loadUs, pass: null },
+        { name: 'CPU per UPDATE of the baseline: its PostgreSQL backends + its client', value: perUpdate.totalUs, unit: 'µs', pass: null },
+        { name: 'Ratio if both were bound by CPU alone (CPU per UPDATE / CPU per request)', value: cpuBoundRatio, unit: '', pass: null },
       ],
       notes: [
+        `What limits it in this run, computed from its own figures: a withdrawal request cost ${describeBudget(perRequest)} of CPU over the burst (what the burst starts meanwhile, payouts and webhook events, included), a baseline UPDATE ${describeBudget(perUpdate)}, counting only the baseline's own PostgreSQL backends (the service's share counts every PostgreSQL process, background work included: the comparison leans against the service). All of it runs on the same ${perRequest.cores} cores, which at these costs could do at most ${fmt(perRequest.ceilingPerSecond, 'requests/s')} or ${fmt(perUpdate.ceilingPerSecond, 'UPDATE/s')}. The service ran at ${fmt((100 * t) / perRequest.ceilingPerSecond, '%')} of its ceiling, the baseline at ${fmt((100 * b) / perUpdate.ceilingPerSecond, '%')} of its own (below 100%: waiting, for the row locks and the WAL flushes, not computing). Were both bound by CPU alone, the ratio would be ${fmt(cpuBoundRatio, '')}; it was ${fmt(t / b, '')}.`,
         `Between runs every payout of the burst is mined to completion (so each burst starts from the same steady state: no withdrawal open). Each run funds the hot merchant with ${HOT_FUND} USDT and each of the ${MERCHANTS} others with ${COLD_FUND} USDT (devnet invoices paid in full), then sends ${REQUESTS} signed POST /v1/withdrawals of ${AMOUNT} USDT (${NETWORK}, each with its own reference) at the same moment, each on its own keep-alive connection: ${REQUESTS / HOT_SHARE} from the hot merchant (its balance covers 400), 5 from each other merchant (exactly their balance).`,
         `${WARM_UP_BURSTS} warm-up bursts (the same load, checked like the others) come before the measured runs, as the other scenarios have warm-up windows: the first burst after start ran at about half the speed of the next ones (JIT, statements prepared on each pooled connection, caches). Until stop 18 there was one, until stop 20 two; the first measured burst after it was then the slowest of every run (591-915/s against 1,100-1,590/s for the next two), and --trace-opt showed why: the daemon's optimizing compiler (its background thread shares the two cores) compiled ~1,550 functions up to the end of the first burst, ~620 more up to the end of the second, ~360 in the third and ~30 after (the payouts, the funding and the second burst still met code not yet optimized).`,
         `After each burst (${burstsDone} in this scenario) ${checks / burstsDone} facts are checked: 900 answered 201 and 100 answered 422 insufficient_balance, all refused ones are the hot merchant's, every merchant's available balance is 0, no balance is negative, every journal sums to zero and every balance equals the sum of its ledger entries, one withdrawal row per 201.`,

@@ -15,6 +15,20 @@ function statTimes(pid: number): { own: number; children: number; ppid: number }
 }
 
 /**
+ * CPU milliseconds one process used so far (0 once it is gone). Linux only: /proc/PID/schedstat's
+ * nanoseconds on a CPU where the kernel has it (a short burst's backends use a few ticks each, so
+ * /proc/PID/stat's 10 ms ticks would be too coarse), else user + system ticks.
+ */
+export function processCpuMs(pid: number): number {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    const s = statTimes(pid);
+    return s ? (s.own * 1000) / TICKS_PER_SECOND : 0;
+  }
+}
+
+/**
  * CPU milliseconds used so far by a process tree: the root, its live children, and the children
  * that already exited (cutime/cstime). Linux only; used to show where a scenario's CPU went
  * (e.g. the embedded PostgreSQL under DATA_DIR/postgres).

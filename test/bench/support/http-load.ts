@@ -25,6 +25,8 @@ export interface LoadResult {
   readonly firstError: string | null;
   /** One body of a successful response (to size the bare server's body), when asked for. */
   readonly sampleBody?: string;
+  /** Closed loop: this process's CPU milliseconds from the first request to the last (warm-up included). */
+  readonly clientCpuMs?: number;
 }
 
 interface Common {
@@ -107,6 +109,7 @@ function result(rec: Recorder, windowMs: number, queued: number): LoadResult {
 export async function closedLoop(o: ClosedLoop): Promise<LoadResult> {
   const make = requestFactory(o.request);
   const conns = await openConnections(o.port, o.concurrency);
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const windowStart = start + o.warmupMs;
   const end = windowStart + o.durationMs;
@@ -126,8 +129,9 @@ export async function closedLoop(o: ClosedLoop): Promise<LoadResult> {
       }
     }),
   );
+  const cpu = process.cpuUsage(cpu0);
   for (const c of conns) c.close();
-  return result(rec, o.durationMs, 0);
+  return { ...result(rec, o.durationMs, 0), clientCpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 type SlowSlot = { atMs: number; count: number; maxMs: number };

@@ -2,6 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client, Pool } from 'pg';
 import { summarize, type LatencySummary } from './stats';
+import { processCpuMs } from './cpu';
+
+/** The server process behind each connection (PostgreSQL forks one per connection). */
+async function backendPids(clients: readonly { query(text: string): Promise<{ rows: { pid: number }[] }> }[]): Promise<number[]> {
+  return Promise.all(clients.map(async (c) => (await c.query('select pg_backend_pid() as pid')).rows[0]!.pid));
+}
+
+/** CPU milliseconds the given PostgreSQL backends used so far. */
+function backendsCpuMs(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+}
 
 /** One parameter of the baseline statement: fixed, a fresh UUID, a unique text, or taken in turn from a list. */
 export type SqlParam = { readonly value: unknown } | { readonly uuid: true } | { readonly seq: string } | { readonly cycle: readonly string[] };
@@ -27,6 +38,15 @@ export interface SqlResult {
   readonly throughput: number;
   readonly latency: LatencySummary;
   readonly firstError: string | null;
+  /** Statements sent from the first to the last (warm-up included), and this process's CPU milliseconds over them. */
+  readonly statements: number;
+  readonly clientCpuMs: number;
+  /**
+   * CPU milliseconds of the PostgreSQL backends serving these connections over the same statements:
+   * the database's work for them alone, without its background processes (checkpoints, autovacuum
+   * after an earlier phase) that a measure of the whole server tree would count.
+   */
+  readonly backendCpuMs: number;
 }
 
 export async function sqlLoop(o: SqlLoop): Promise<SqlResult> {
@@ -51,6 +71,9 @@ export async function sqlLoop(o: SqlLoop): Promise<SqlResult> {
   let errors = 0;
   let noRows = 0;
   let firstError: string | null = null;
+  const backends = await backendPids(clients);
+  const backend0 = backendsCpuMs(backends);
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const windowStart = start + o.warmupMs;
   const end = windowStart + o.durationMs;
@@ -80,8 +103,10 @@ export async function sqlLoop(o: SqlLoop): Promise<SqlResult> {
       }
     }),
   );
+  const cpu = process.cpuUsage(cpu0);
+  const backendCpuMs = backendsCpuMs(backends) - backend0;
   await Promise.all(clients.map((c) => c.end()));
-  return { completed, errors, noRows, throughput: (completed - errors) / (o.durationMs / 1000), latency: summarize(latencies), firstError };
+  return { completed, errors, noRows, throughput: (completed - errors) / (o.durationMs / 1000), latency: summarize(latencies), firstError, statements: seq, clientCpuMs: (cpu.user + cpu.system) / 1000, backendCpuMs };
 }
 
 /** `statements` run at once over a pool of `connections` (autocommit, one statement each). */
@@ -104,6 +129,8 @@ export interface SqlBurstResult {
   readonly firstError: string | null;
   /** CPU this load process spent in the burst (user + system), ms. */
   readonly clientCpuMs: number;
+  /** CPU of the PostgreSQL backends of the pool's connections over the burst, ms (as SqlResult's). */
+  readonly backendCpuMs: number;
 }
 
 export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
@@ -113,10 +140,12 @@ export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
     // Open every connection before the clock starts, as the daemon's pool is warm.
     const warm = await Promise.all(Array.from({ length: o.connections }, () => pool.connect()));
     for (const text of o.setup ?? []) await warm[0]!.query(text);
+    const backends = await backendPids(warm);
     for (const c of warm) c.release();
     let changed = 0;
     let errors = 0;
     let firstError: string | null = null;
+    const backend0 = backendsCpuMs(backends);
     const start = performance.now();
     const cpu0 = process.cpuUsage();
     await Promise.all(
@@ -132,7 +161,8 @@ export async function sqlBurst(o: SqlBurst): Promise<SqlBurstResult> {
     );
     const elapsedMs = performance.now() - start;
     const cpu = process.cpuUsage(cpu0);
-    return { elapsedMs, throughput: o.params.length / (elapsedMs / 1000), changed, errors, firstError, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+    const backendCpuMs = backendsCpuMs(backends) - backend0;
+    return { elapsedMs, throughput: o.params.length / (elapsedMs / 1000), changed, errors, firstError, clientCpuMs: (cpu.user + cpu.system) / 1000, backendCpuMs };
   } finally {
     await pool.end();
   }

@@ -1,0 +1,31 @@
+import { coresFor, cpuBudget, describeBudget } from './cpu-budget';
+
+describe('cpuBudget (what the bench reports as the CPU limit of a scenario)', () => {
+  const budget = cpuBudget(
+    [
+      { name: 'daemon + gateway', us: 1200 },
+      { name: 'PostgreSQL', us: 400 },
+      { name: 'load generator', us: 400 },
+    ],
+    2,
+  );
+
+  it('adds the shares of every process and bounds the rate by the cores', () => {
+    expect(budget.totalUs).toBe(2000);
+    // 2 cores × 1,000,000 µs/s ÷ 2,000 µs per unit.
+    expect(budget.ceilingPerSecond).toBe(1000);
+  });
+
+  it('says how many cores a rate takes at that cost', () => {
+    expect(coresFor(budget, 2000)).toBe(4);
+    expect(coresFor(budget, 500)).toBe(1);
+  });
+
+  it('describes the total and each share', () => {
+    expect(describeBudget(budget)).toBe('2,000 µs (daemon + gateway 1,200, PostgreSQL 400, load generator 400)');
+  });
+
+  it('has no ceiling when nothing was spent', () => {
+    expect(cpuBudget([], 2).ceilingPerSecond).toBe(Infinity);
+  });
+});
