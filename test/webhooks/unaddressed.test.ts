@@ -216,11 +216,47 @@ describe('webhook events without a URL', () => {
       expect(requestLoad.busy).toBe(true);
       dispatcher.kick();
       await eventually(async () => ((await statusOf(second)) === 'failed' ? true : undefined), 5_000, 'second event failed while busy');
-      // Idle: the last request's end wakes the dispatcher, which fails at once.
+      // A third one within the interval: the search its commit wakes (kicked here: announcing it
+      // would wake the stack daemon's own dispatcher too) leaves it pending...
       const third = await add();
+      dispatcher.kick();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await statusOf(third)).toBe('pending');
+      // ...and the last request's end wakes the dispatcher, which fails it at once (the interval
+      // is 2 s and the poll once a minute: only the idle wake-up can do it this soon).
       release();
       await inFlight;
-      await eventually(async () => ((await statusOf(third)) === 'failed' ? true : undefined), 2_000, 'third event failed once idle');
+      await eventually(async () => ((await statusOf(third)) === 'failed' ? true : undefined), 1_000, 'third event failed once idle');
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('an idle moment wakes the dispatcher only when a search left events without a URL for it', async () => {
+    const requestLoad = new RequestLoad();
+    const dispatcher = dispatcherWith({ requestLoad, unaddressedBusyIntervalMs: 2_000 });
+    const kicks = jest.spyOn(dispatcher, 'kick');
+    dispatcher.start();
+    try {
+      // start() searches at once, with nothing in flight: nothing is left for later.
+      await new Promise((r) => setTimeout(r, COMMIT_WAKE_MS + 100));
+      const before = kicks.mock.calls.length;
+      // Requests come and go (as invoice creations do, many times a second): no search for them.
+      for (let i = 0; i < 20; i++) await requestLoad.around(() => new Promise((r) => setTimeout(r, 1)));
+      await new Promise((r) => setTimeout(r, COMMIT_WAKE_MS + 100));
+      expect(kicks.mock.calls.length).toBe(before);
+
+      // A search that skips the bulk statement while busy (within the interval of the one at start)...
+      let release: () => void = () => undefined;
+      const inFlight = requestLoad.around(() => new Promise<void>((r) => (release = r)));
+      dispatcher.kick();
+      await new Promise((r) => setTimeout(r, 100));
+      const afterSearch = kicks.mock.calls.length;
+      // ...is followed by one wake-up when the last request ends.
+      release();
+      await inFlight;
+      await new Promise((r) => setTimeout(r, COMMIT_WAKE_MS + 100));
+      expect(kicks.mock.calls.length).toBe(afterSearch + 1);
     } finally {
       await dispatcher.stop();
     }
