@@ -2,7 +2,7 @@ import type { Child } from '../support/ipc';
 import type { LoadResult } from '../support/http-load';
 import type { SqlParam, SqlResult } from '../support/sql-load';
 import { embeddedPostgresPid, treeCpuMs } from '../support/cpu';
-import { coresFor, cpuBudget, describeBudget } from '../support/cpu-budget';
+import { coresFor, describeBudget, serviceBudget, sqlBaselineBudget } from '../support/cpu-budget';
 import { fmt } from '../support/report';
 import { profiled, type BenchContext, type Server } from '../support/context';
 import type { ScenarioReport } from '../support/report';
@@ -76,15 +76,8 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
 
   const t = median(throughput);
   const b = median(baseline);
-  const perInvoice = cpuBudget([
-    { name: 'daemon + gateway', us: median(nodeUs) },
-    { name: 'PostgreSQL', us: median(pgUs) },
-    { name: 'load generator', us: median(loadUs) },
-  ]);
-  const perInsert = cpuBudget([
-    { name: 'PostgreSQL backends', us: median(insertPgUs) },
-    { name: 'client', us: median(insertClientUs) },
-  ]);
+  const perInvoice = serviceBudget({ server: nodeUs, postgres: pgUs, load: loadUs });
+  const perInsert = sqlBaselineBudget({ backends: insertPgUs, client: insertClientUs });
   return {
     id: 1,
     title: 'Signed invoice creation, end to end',

@@ -5,7 +5,7 @@ import { profiled, startServer, type BenchContext, type Server } from '../suppor
 import type { ScenarioReport } from '../support/report';
 import { median } from '../support/stats';
 import { embeddedPostgresPid, treeCpuMs } from '../support/cpu';
-import { cpuBudget, describeBudget } from '../support/cpu-budget';
+import { describeBudget, serviceBudget, sqlBaselineBudget } from '../support/cpu-budget';
 import { fmt } from '../support/report';
 import { WithdrawalSetup } from '../support/withdrawal-setup';
 
@@ -146,15 +146,8 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
 
     const t = median(throughput);
     const b = median(baseline);
-    const perRequest = cpuBudget([
-      { name: 'daemon + gateway', us: median(nodeUs) },
-      { name: 'PostgreSQL', us: median(pgUs) },
-      { name: 'load generator', us: median(loadUs) },
-    ]);
-    const perUpdate = cpuBudget([
-      { name: 'PostgreSQL backends', us: median(updatePgUs) },
-      { name: 'client', us: median(updateClientUs) },
-    ]);
+    const perRequest = serviceBudget({ server: nodeUs, postgres: pgUs, load: loadUs });
+    const perUpdate = sqlBaselineBudget({ backends: updatePgUs, client: updateClientUs });
     const cpuBoundRatio = perUpdate.totalUs / perRequest.totalUs;
     /** The cores' share the burst's CPU filled (an overestimate: its CPU is counted over a little more than the burst). */
     const burstUse = t / perRequest.ceilingPerSecond;

@@ -1,4 +1,4 @@
-import { coresFor, cpuBudget, describeBudget } from './cpu-budget';
+import { coresFor, cpuBudget, describeBudget, serviceBudget, sqlBaselineBudget } from './cpu-budget';
 
 describe('cpuBudget (what the bench reports as the CPU limit of a scenario)', () => {
   const budget = cpuBudget(
@@ -27,5 +27,15 @@ describe('cpuBudget (what the bench reports as the CPU limit of a scenario)', ()
 
   it('has no ceiling when nothing was spent', () => {
     expect(cpuBudget([], 2).ceilingPerSecond).toBe(Infinity);
+  });
+
+  it('builds a scenario\'s budgets from the medians of its runs', () => {
+    const service = serviceBudget({ server: [900, 1300, 1000], postgres: [300, 200, 400], load: [80, 90, 70] });
+    expect(service.shares).toEqual([
+      { name: 'daemon + gateway', us: 1000 },
+      { name: 'PostgreSQL', us: 300 },
+      { name: 'load generator', us: 80 },
+    ]);
+    expect(sqlBaselineBudget({ backends: [400, 500, 450], client: [60, 70, 65] }).totalUs).toBe(515);
   });
 });
