@@ -15,9 +15,10 @@ function statTimes(pid: number): { own: number; children: number; ppid: number }
 }
 
 /**
- * CPU milliseconds one process used so far (0 once it is gone). Linux only: /proc/PID/schedstat's
- * nanoseconds on a CPU where the kernel has it (a short burst's backends use a few ticks each, so
- * /proc/PID/stat's 10 ms ticks would be too coarse), else user + system ticks.
+ * CPU milliseconds a single-threaded process (a PostgreSQL backend) used so far; 0 once it is gone.
+ * Linux only: /proc/PID/schedstat's nanoseconds on a CPU where the kernel has it (they count the
+ * main thread only; a short burst's backends use a few ticks each, so /proc/PID/stat's 10 ms ticks
+ * would be too coarse), else user + system ticks.
  */
 export function processCpuMs(pid: number): number {
   try {
