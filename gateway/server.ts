@@ -66,9 +66,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    // A child logger only when something goes wrong: the request line is logged with the id as a field.
-    let child: Logger | undefined;
-    const log = (): Logger => (child ??= logger.child({ request_id: requestId }));
+    // A child logger only when something goes wrong (errorLog): the request line is logged with the
+    // id as a field. No per-request named closure here: under tsx (esbuild keepNames) each one
+    // costs an Object.defineProperty of its name on every request (~4% of a GET's CPU, profiled).
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
     const started = process.hrtime.bigint();
     res.setHeader('X-Request-Id', requestId);
@@ -80,12 +80,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     try {
       await dispatch(req, res, pathname, requestId);
     } catch (err) {
-      if ((res.destroyed || req.socket.destroyed) && !(err instanceof HttpError)) return log().debug({ err }, 'client went away');
+      if ((res.destroyed || req.socket.destroyed) && !(err instanceof HttpError)) return errorLog(logger, requestId).debug({ err }, 'client went away');
       const httpError = toHttpError(err);
       if (httpError.status === 500) {
-        log().error({ err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'internal error');
+        errorLog(logger, requestId).error({ err, grpc: isServiceError(err) ? { code: err.code, details: err.details } : undefined }, 'internal error');
       } else if (isServiceError(err)) {
-        log().info({ grpc_code: err.code, code: httpError.code }, 'daemon refused');
+        errorLog(logger, requestId).info({ grpc_code: err.code, code: httpError.code }, 'daemon refused');
       }
       sendError(res, httpError, requestId, closing !== undefined || httpError.status === 413);
     }
@@ -93,10 +93,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): Promise<void> {
     const method = req.method ?? 'GET';
-    const done = (status: number, body: unknown) => sendJson(res, status, body, {}, closing !== undefined);
     if (pathname === '/healthz' || pathname === '/readyz') {
       if (method !== 'GET') throw methodNotAllowed(method, ['GET']);
-      return pathname === '/healthz' ? done(200, { status: 'ok' }) : done(...(await readiness(requestId)));
+      const [status, body] = pathname === '/healthz' ? ([200, { status: 'ok' }] as const) : await readiness(requestId);
+      return sendJson(res, status, body, {}, closing !== undefined);
     }
     // ── CHECKOUT HOOK ──────────────────────────────────────────────────────────────────────────
     // The buyer's checkout page (`/pay/<uuid>`, its event stream, network choice and assets):
@@ -114,7 +114,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     const metadata = await callMetadata(req, method, match.spec.signed, requestId);
     const result = await match.spec.handle({ params: match.params, daemon, metadata });
-    done(result.status, result.body);
+    sendJson(res, result.status, result.body, {}, closing !== undefined);
   }
 
   /** Everything refusable is refused here, before any gRPC call: 401, then 415, 413, 400. */
@@ -170,6 +170,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
     },
     publicUrl: () => (opts.publicUrl ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
   };
+}
+
+/** The logger of one request's error lines, with its id. */
+function errorLog(logger: Logger, requestId: string): Logger {
+  return logger.child({ request_id: requestId });
 }
 
 function methodNotAllowed(method: string, allow: readonly string[]): HttpError {

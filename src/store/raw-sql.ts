@@ -42,7 +42,7 @@ export class RawSql {
   /** BEGIN, `fn`, COMMIT; ROLLBACK when `fn` or the commit throws. One connection throughout. */
   async transaction<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     const conn = await this.client.acquireConnection();
-    const q: Query = async <R>(text: string, values: readonly unknown[] = [], name?: string) => (await conn.query({ text, values, name })).rows as R[];
+    const q = queryOn(conn);
     try {
       await conn.query({ text: 'begin' });
       let result: T;
@@ -58,6 +58,11 @@ export class RawSql {
       await this.client.releaseConnection(conn);
     }
   }
+}
+
+/** Statements on one connection (returned unnamed: no keepNames defineProperty per transaction under tsx). */
+function queryOn(conn: PgClient): Query {
+  return async <R>(text: string, values: readonly unknown[] = [], name?: string) => (await conn.query({ text, values, name })).rows as R[];
 }
 
 /** A PostgreSQL unique violation, optionally of one named constraint. */
