@@ -22,6 +22,7 @@ import { detectionLatency } from './scenarios/detection';
 import { withdrawalsUnderContention } from './scenarios/withdrawals';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
+import { samplingIntervalUs } from './support/profiler';
 
 interface Options {
   runs: number;
@@ -52,6 +53,8 @@ function parseArgs(argv: readonly string[]): Options {
     else throw new Error(`unknown option ${a}`);
   }
   if (o.quick && !argv.includes('--runs')) o.runs = 1;
+  // Refused here rather than in a child process halfway through the run.
+  if (o.profile) samplingIntervalUs(process.env.BENCH_PROFILE_INTERVAL_US);
   return o;
 }
 

@@ -22,7 +22,7 @@ export class Profiler {
     await this.post('Profiler.enable');
     // BENCH_PROFILE_INTERVAL_US: the sampling interval. 200 µs resolves short functions but roughly
     // doubles the CPU a request costs on a slow machine; 1000 distorts the profile less.
-    await this.post('Profiler.setSamplingInterval', { interval: Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 200) });
+    await this.post('Profiler.setSamplingInterval', { interval: samplingIntervalUs(process.env.BENCH_PROFILE_INTERVAL_US) });
     await this.post('Profiler.start');
   }
 
@@ -36,6 +36,14 @@ export class Profiler {
   private post(method: string, params?: object): Promise<unknown> {
     return new Promise((resolve, reject) => this.session!.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
   }
+}
+
+/** BENCH_PROFILE_INTERVAL_US as a whole number of microseconds (default 200); anything else is refused. */
+export function samplingIntervalUs(setting: string | undefined): number {
+  if (setting === undefined || setting === '') return 200;
+  const us = Number(setting);
+  if (!/^\d+$/.test(setting) || !Number.isSafeInteger(us) || us < 1) throw new Error(`BENCH_PROFILE_INTERVAL_US must be a whole number of microseconds (got ${JSON.stringify(setting)})`);
+  return us;
 }
 
 /** CPU milliseconds this process has used (user + system). */
