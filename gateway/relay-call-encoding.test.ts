@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { RelayCall, RelayServiceService, type RelayMetadata } from '../src/grpc/generated/chainpay/v1/relay';
-import { serializeRelayCall } from './relay-call-encoding';
+import { RelayCalls, RelayServiceService, type RelayCall, type RelayMetadata } from '../src/grpc/generated/chainpay/v1/relay';
+import { serializeRelayCalls } from './relay-call-encoding';
 
-const generated = RelayServiceService.relay.requestSerialize;
+const generatedBatch = RelayServiceService.relayBatched.requestSerialize;
+/** One call as the batch the relay client writes, by the generated serializer. */
+const generated = (c: RelayCall): Buffer => generatedBatch({ calls: [c] });
+const serializeRelayCall = (c: RelayCall): Buffer => serializeRelayCalls({ calls: [c] });
 
 function call(id: number, requestBytes: number, metadata: RelayMetadata[]): RelayCall {
   return { id, method: '/chainpay.v1.InvoiceService/GetInvoice', request: randomBytes(requestBytes), metadata };
@@ -15,7 +18,7 @@ const signed: RelayMetadata[] = [
   { key: 'x-signed-body-bin', value: Buffer.alloc(0) },
 ];
 
-describe('serializeRelayCall', () => {
+describe('serializeRelayCalls', () => {
   it('writes the same bytes as the generated serializer, call after call on the kept writer', () => {
     const cases: RelayCall[] = [
       { id: 0, method: '', request: Buffer.alloc(0), metadata: [] },
@@ -30,7 +33,8 @@ describe('serializeRelayCall', () => {
     for (const c of cases) {
       const ours = serializeRelayCall(c);
       expect({ id: c.id, equal: ours.equals(generated(c)) }).toEqual({ id: c.id, equal: true });
-      const back = RelayCall.decode(ours);
+      const [back] = RelayCalls.decode(ours).calls;
+      if (!back) throw new Error('no call decoded');
       expect({ id: back.id, method: back.method, request: Buffer.from(back.request).equals(Buffer.from(c.request)), metadata: back.metadata.length }).toEqual({
         id: c.id,
         method: c.method,
@@ -38,6 +42,13 @@ describe('serializeRelayCall', () => {
         metadata: c.metadata.length,
       });
     }
+  });
+
+  it('writes a batch of calls in order, as the generated serializer does', () => {
+    const batch = [call(1, 40, signed), call(2, 0, []), call(300, 2_000, signed)];
+    const ours = serializeRelayCalls({ calls: batch });
+    expect(ours.equals(generatedBatch({ calls: batch }))).toBe(true);
+    expect(RelayCalls.decode(ours).calls.map((c) => c.id)).toEqual([1, 2, 300]);
   });
 
   it('hands out bytes no later call overwrites', () => {

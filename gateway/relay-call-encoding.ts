@@ -1,8 +1,8 @@
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
-import { RelayCall } from '../src/grpc/generated/chainpay/v1/relay';
+import { RelayCalls } from '../src/grpc/generated/chainpay/v1/relay';
 
 /**
- * RelayCall on the wire, by the generated encoder, into one writer kept for every call. The
+ * RelayCalls (a batch of calls) on the wire, by the generated encoder, into one writer kept for every call. The
  * generated serializer starts each call with a fresh 128-byte writer, grows it by doubling (a
  * signed GET's call is ~300 bytes: three more buffers), then copies the result twice; every one of
  * those buffers lives outside the JS heap, and with --single-threaded-gc freeing them is done in
@@ -16,9 +16,9 @@ import { RelayCall } from '../src/grpc/generated/chainpay/v1/relay';
  */
 let writer = new BinaryWriter();
 
-export function serializeRelayCall(call: RelayCall): Buffer {
+export function serializeRelayCalls(batch: RelayCalls): Buffer {
   try {
-    const bytes = RelayCall.encode(call, writer).finish();
+    const bytes = RelayCalls.encode(batch, writer).finish();
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
     writer = new BinaryWriter();

@@ -1,7 +1,8 @@
 import { Metadata, status, type Client, type ClientDuplexStream, type MetadataValue, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import { RelayServiceService, type RelayCall, type RelayMetadata, type RelayResult } from '../src/grpc/generated/chainpay/v1/relay';
+import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResults } from '../src/grpc/generated/chainpay/v1/relay';
+import { WriteBatcher } from '../src/grpc/write-batcher';
 import type { UnaryMethod } from './daemon-client';
-import { serializeRelayCall } from './relay-call-encoding';
+import { serializeRelayCalls } from './relay-call-encoding';
 
 interface PendingCall {
   readonly method: UnaryMethod<unknown, unknown>;
@@ -12,7 +13,13 @@ interface PendingCall {
   readonly reject: (err: ServiceError) => void;
   readonly timer: NodeJS.Timeout;
   /** The stream the call was written on: its end fails this call (and no call of a later stream). */
-  stream: ClientDuplexStream<RelayCall, RelayResult> | null;
+  stream: RelayStream | null;
+}
+
+/** One relay stream and the batcher of its calls (calls made in the same turn go in one message). */
+interface RelayStream {
+  readonly call: ClientDuplexStream<RelayCalls, RelayResults>;
+  readonly calls: WriteBatcher<RelayCall>;
 }
 
 /** Ids are unique among calls in flight; they wrap around far beyond any realistic number in flight. */
@@ -28,7 +35,7 @@ const MAX_ID = 0xffffffff;
  */
 export class RelayClient {
   readonly #pending = new Map<number, PendingCall>();
-  #stream: ClientDuplexStream<RelayCall, RelayResult> | null = null;
+  #stream: RelayStream | null = null;
   #nextId = 1;
   #unsupported = false;
 
@@ -51,13 +58,13 @@ export class RelayClient {
         return this.#settle(id, (p) => p.reject(serviceError(status.INTERNAL, `request could not be serialized: ${(err as Error).message}`, new Metadata())));
       }
       pending.stream = this.#open();
-      pending.stream.write({ id, method: method.path, request: bytes, metadata: entriesOf(metadata) });
+      pending.stream.calls.push({ id, method: method.path, request: bytes, metadata: entriesOf(metadata) });
     });
   }
 
   /** Ends the stream; calls still in flight fail with UNAVAILABLE. */
   close(): void {
-    this.#stream?.cancel();
+    this.#stream?.call.cancel();
     this.#stream = null;
   }
 
@@ -76,26 +83,33 @@ export class RelayClient {
     how(p);
   }
 
-  #open(): ClientDuplexStream<RelayCall, RelayResult> {
+  #open(): RelayStream {
     if (this.#stream !== null) return this.#stream;
-    const m = RelayServiceService.relay;
-    const stream = this.client.makeBidiStreamRequest(m.path, serializeRelayCall, m.responseDeserialize, new Metadata());
+    const m = RelayServiceService.relayBatched;
+    const call = this.client.makeBidiStreamRequest(m.path, serializeRelayCalls, m.responseDeserialize, new Metadata());
+    const calls = new WriteBatcher<RelayCall>((batch, written) => {
+      // A stream that has ended takes nothing more: its calls were failed with it ('status').
+      if (this.#stream === stream) call.write({ calls: batch }, written);
+    });
+    const stream: RelayStream = { call, calls };
     this.#stream = stream;
-    stream.on('data', (result: RelayResult) => {
-      this.#settle(result.id, (p) => {
-        if (result.code !== status.OK) return p.reject(serviceError(result.code, result.details, metadataOf(result.trailers)));
-        try {
-          // A view, not a copy: the frame's bytes are this result's alone.
-          const bytes = result.response;
-          p.resolve(p.method.responseDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
-        } catch (err) {
-          p.reject(serviceError(status.INTERNAL, `response could not be decoded: ${(err as Error).message}`, new Metadata()));
-        }
-      });
+    call.on('data', (batch: RelayResults) => {
+      for (const result of batch.results) {
+        this.#settle(result.id, (p) => {
+          if (result.code !== status.OK) return p.reject(serviceError(result.code, result.details, metadataOf(result.trailers)));
+          try {
+            // A view, not a copy: the bytes stay alive as long as the decoded response needs them.
+            const bytes = result.response;
+            p.resolve(p.method.responseDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+          } catch (err) {
+            p.reject(serviceError(status.INTERNAL, `response could not be decoded: ${(err as Error).message}`, new Metadata()));
+          }
+        });
+      }
     });
     // 'status' comes exactly once, whatever ended the stream ('error' too when it is not OK).
-    stream.on('error', () => undefined);
-    stream.on('status', (end: StatusObject) => {
+    call.on('error', () => undefined);
+    call.on('status', (end: StatusObject) => {
       if (this.#stream === stream) this.#stream = null;
       const unimplemented = end.code === status.UNIMPLEMENTED;
       if (unimplemented) this.#unsupported = true;

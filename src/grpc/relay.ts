@@ -1,7 +1,8 @@
 import { Metadata, status, type MetadataValue, type ServerDuplexStream, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { RelayServiceService, type RelayCall, type RelayMetadata, type RelayResult, type RelayServiceServer } from './generated/chainpay/v1/relay';
-import { encodeRelayResult } from './relay-result-encoding';
+import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResult, type RelayResults, type RelayServiceServer } from './generated/chainpay/v1/relay';
+import { encodeRelayResults } from './relay-result-encoding';
+import { WriteBatcher } from './write-batcher';
 
 type UnaryImplementation = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
 
@@ -50,9 +51,9 @@ export class Relay {
 
   /** Adds RelayService to a server (after the services it relays were registered). */
   addTo(server: { addService(definition: ServiceDefinition, implementation: UntypedServiceImplementation): void }): void {
-    const implementation: RelayServiceServer = { relay: (call) => this.#open(call) };
+    const implementation: RelayServiceServer = { relayBatched: (call) => this.#open(call) };
     // Results are written with an exact-size encoder (same bytes as the generated one).
-    const definition = { ...RelayServiceService, relay: { ...RelayServiceService.relay, responseSerialize: encodeRelayResult } };
+    const definition = { ...RelayServiceService, relayBatched: { ...RelayServiceService.relayBatched, responseSerialize: encodeRelayResults } };
     server.addService(definition, implementation);
   }
 
@@ -70,7 +71,7 @@ export class Relay {
     return this.#draining;
   }
 
-  #open(call: ServerDuplexStream<RelayCall, RelayResult>): void {
+  #open(call: ServerDuplexStream<RelayCalls, RelayResults>): void {
     const stream = new RelayStream(call, this);
     this.#streams.add(stream);
     const forget = () => this.#streams.delete(stream);
@@ -132,11 +133,17 @@ class RelayStream {
   #inFlight = 0;
   #ending = false;
   #closed = false;
+  /** Results ready together go back in one message (WriteBatcher: one socket write, not one each). */
+  readonly #results: WriteBatcher<RelayResult>;
 
   constructor(
-    private readonly call: ServerDuplexStream<RelayCall, RelayResult>,
+    private readonly call: ServerDuplexStream<RelayCalls, RelayResults>,
     relay: Relay,
   ) {
+    this.#results = new WriteBatcher((results, written) => {
+      if (this.#closed) return;
+      call.write({ results }, written);
+    });
     const closed = () => {
       this.#closed = true;
     };
@@ -144,13 +151,15 @@ class RelayStream {
     call.on('error', closed);
     call.on('close', closed);
     call.on('end', () => this.endWhenIdle());
-    call.on('data', (relayed: RelayCall) => {
-      this.#inFlight++;
-      relay.dispatch(relayed, (result) => {
-        this.#inFlight--;
-        if (!this.#closed) call.write({ id: relayed.id, ...result });
-        if (this.#ending) this.#endIfIdle();
-      });
+    call.on('data', (batch: RelayCalls) => {
+      for (const relayed of batch.calls) {
+        this.#inFlight++;
+        relay.dispatch(relayed, (result) => {
+          this.#inFlight--;
+          if (!this.#closed) this.#results.push({ id: relayed.id, ...result });
+          if (this.#ending) this.#endIfIdle();
+        });
+      }
     });
   }
 
@@ -161,6 +170,8 @@ class RelayStream {
 
   #endIfIdle(): void {
     if (this.#inFlight > 0 || this.#closed) return;
+    // Results still queued go out before the end of the stream (a write queued before end() is sent).
+    this.#results.flushNow();
     this.#closed = true;
     this.call.end();
   }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { Invoice, InvoiceServiceService } from '../../src/grpc/generated/chainpay/v1/invoices';
-import { RelayServiceClient, type RelayCall, type RelayResult } from '../../src/grpc/generated/chainpay/v1/relay';
+import { RelayServiceClient, type RelayCall, type RelayResult, type RelayResults } from '../../src/grpc/generated/chainpay/v1/relay';
 import { createMerchant, rpc, signed, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 
 /**
@@ -22,23 +22,33 @@ function signedMetadata(creds: MerchantCredentials, body = ''): grpc.Metadata {
 const entries = (md: grpc.Metadata) =>
   Object.entries(md.toJSON()).flatMap(([key, values]) => values.map((v) => ({ key, value: Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1') })));
 
-/** One relay stream; `call` writes a RelayCall and resolves with its result. */
+/**
+ * One relay stream; `call` writes a RelayCalls message of one call and resolves with its result,
+ * `callAll` writes one message of several; `messages` counts the RelayResults messages received.
+ */
 function openRelay(stack: Stack) {
   const client = new RelayServiceClient(stack.grpcAddress, grpc.credentials.createInsecure());
-  const stream = client.relay();
+  const stream = client.relayBatched();
   const waiting = new Map<number, (r: RelayResult) => void>();
   const ended = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+  const received = { messages: 0 };
   stream.on('error', () => undefined);
-  stream.on('data', (r: RelayResult) => waiting.get(r.id)?.(r));
+  stream.on('data', (batch: RelayResults) => {
+    received.messages++;
+    for (const r of batch.results) waiting.get(r.id)?.(r);
+  });
   let next = 1;
+  const callAll = (calls: Omit<RelayCall, 'id'>[]): Promise<RelayResult[]> => {
+    const ids = calls.map(() => next++);
+    const results = ids.map((id) => new Promise<RelayResult>((resolve) => waiting.set(id, resolve)));
+    stream.write({ calls: calls.map((c, i) => ({ id: ids[i]!, ...c })) });
+    return Promise.all(results);
+  };
   return {
     ended,
-    call: (c: Omit<RelayCall, 'id'>): Promise<RelayResult> =>
-      new Promise((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        stream.write({ id, ...c });
-      }),
+    received,
+    call: async (c: Omit<RelayCall, 'id'>): Promise<RelayResult> => (await callAll([c]))[0]!,
+    callAll,
     close: () => {
       stream.cancel();
       client.close();
@@ -95,6 +105,27 @@ describe('RelayService on the daemon', () => {
       // Unknown invoice: 404 through the relay too.
       const missing = await relay.call({ method: m.path, request: m.requestSerialize({ uuid: '00000000-0000-4000-8000-000000000000' }), metadata: entries(signedMetadata(creds)) });
       expect([missing.code, trailer(missing, 'chainpay-error-code')]).toEqual([grpc.status.NOT_FOUND, ['invoice_not_found']]);
+    } finally {
+      relay.close();
+    }
+  });
+
+  it('calls sent together are each answered under their own id, and results ready together come back in one message', async () => {
+    const relay = openRelay(stack);
+    try {
+      const m = InvoiceServiceService.getInvoice;
+      const md = entries(signedMetadata(creds));
+      // The first read fills the daemon's kept rows and secret cache: the 20 after it answer from memory.
+      expect((await relay.call({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })).code).toBe(grpc.status.OK);
+      const before = relay.received.messages;
+      const missing = '00000000-0000-4000-8000-000000000000';
+      const asked = Array.from({ length: 20 }, (_, i) => (i % 5 === 4 ? missing : uuid));
+      const results = await relay.callAll(asked.map((u) => ({ method: m.path, request: m.requestSerialize({ uuid: u }), metadata: md })));
+      expect(results.map((r) => (r.code === grpc.status.OK ? m.responseDeserialize(Buffer.from(r.response)).uuid : r.code))).toEqual(
+        asked.map((u) => (u === uuid ? uuid : grpc.status.NOT_FOUND)),
+      );
+      // One message per result would be 20; answered in the same turn, they share one (or a few).
+      expect(relay.received.messages - before).toBeLessThanOrEqual(5);
     } finally {
       relay.close();
     }

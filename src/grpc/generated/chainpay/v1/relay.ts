@@ -22,6 +22,14 @@ export const protobufPackage = "chainpay.v1";
 
 export const protobufFileName = "chainpay/v1/relay.proto";
 
+export interface RelayCalls {
+  calls: RelayCall[];
+}
+
+export interface RelayResults {
+  results: RelayResult[];
+}
+
 /** One metadata value; keys ending in -bin carry bytes, the others printable ASCII. */
 export interface RelayMetadata {
   key: string;
@@ -49,6 +57,144 @@ export interface RelayResult {
   /** Trailing metadata of a refusal (chainpay-error-code, chainpay-error-field, ...). */
   trailers: RelayMetadata[];
 }
+
+function createBaseRelayCalls(): RelayCalls {
+  return { calls: [] };
+}
+
+export const RelayCalls: MessageFns<RelayCalls> = {
+  encode(message: RelayCalls, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      RelayCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelayCalls {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelayCalls();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(RelayCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RelayCalls {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => RelayCall.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RelayCalls): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => RelayCall.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RelayCalls>): RelayCalls {
+    return RelayCalls.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RelayCalls>): RelayCalls {
+    const message = createBaseRelayCalls();
+    message.calls = object.calls?.map((e) => RelayCall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRelayResults(): RelayResults {
+  return { results: [] };
+}
+
+export const RelayResults: MessageFns<RelayResults> = {
+  encode(message: RelayResults, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      RelayResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelayResults {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelayResults();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(RelayResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RelayResults {
+    return {
+      results: globalThis.Array.isArray(object?.results) ? object.results.map((e: any) => RelayResult.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RelayResults): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => RelayResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RelayResults>): RelayResults {
+    return RelayResults.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RelayResults>): RelayResults {
+    const message = createBaseRelayResults();
+    message.results = object.results?.map((e) => RelayResult.fromPartial(e)) || [];
+    return message;
+  },
+};
 
 function createBaseRelayMetadata(): RelayMetadata {
   return { key: "", value: Buffer.alloc(0) };
@@ -395,31 +541,48 @@ export const RelayResult: MessageFns<RelayResult> = {
  * message on a long-lived stream instead of an HTTP/2 stream of its own: with grpc-js, a unary
  * call costs the caller ~5 times the CPU of a stream message (measured in BENCHMARKS.md,
  * scenario 2), which bounded how many requests two cores could serve.
+ *
+ * Each message carries every call (result) its sender had ready at once: grpc-js writes one
+ * message per socket write and waits for it to complete before the next, so on a stream of
+ * single calls, answers that were ready together still went out one write and one event-loop turn
+ * each (one writev per call on each side, measured with strace in bench scenario 1).
  */
 export type RelayServiceService = typeof RelayServiceService;
 export const RelayServiceService = {
-  /** Calls are answered in the order they complete, each result carrying its call's id. */
-  relay: {
-    path: "/chainpay.v1.RelayService/Relay" as const,
+  /**
+   * Calls are answered in the order they complete, each result carrying its call's id. A sender
+   * batches what is ready when it writes (and what became ready while its last write was under
+   * way); it never waits for more.
+   */
+  relayBatched: {
+    path: "/chainpay.v1.RelayService/RelayBatched" as const,
     requestStream: true as const,
     responseStream: true as const,
-    requestSerialize: (value: RelayCall): Buffer => Buffer.from(RelayCall.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RelayCall => RelayCall.decode(value),
-    responseSerialize: (value: RelayResult): Buffer => Buffer.from(RelayResult.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RelayResult => RelayResult.decode(value),
+    requestSerialize: (value: RelayCalls): Buffer => Buffer.from(RelayCalls.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RelayCalls => RelayCalls.decode(value),
+    responseSerialize: (value: RelayResults): Buffer => Buffer.from(RelayResults.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RelayResults => RelayResults.decode(value),
   },
 } as const;
 
 export interface RelayServiceServer extends UntypedServiceImplementation {
-  /** Calls are answered in the order they complete, each result carrying its call's id. */
-  relay: handleBidiStreamingCall<RelayCall, RelayResult>;
+  /**
+   * Calls are answered in the order they complete, each result carrying its call's id. A sender
+   * batches what is ready when it writes (and what became ready while its last write was under
+   * way); it never waits for more.
+   */
+  relayBatched: handleBidiStreamingCall<RelayCalls, RelayResults>;
 }
 
 export interface RelayServiceClient extends Client {
-  /** Calls are answered in the order they complete, each result carrying its call's id. */
-  relay(): ClientDuplexStream<RelayCall, RelayResult>;
-  relay(options: Partial<CallOptions>): ClientDuplexStream<RelayCall, RelayResult>;
-  relay(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<RelayCall, RelayResult>;
+  /**
+   * Calls are answered in the order they complete, each result carrying its call's id. A sender
+   * batches what is ready when it writes (and what became ready while its last write was under
+   * way); it never waits for more.
+   */
+  relayBatched(): ClientDuplexStream<RelayCalls, RelayResults>;
+  relayBatched(options: Partial<CallOptions>): ClientDuplexStream<RelayCalls, RelayResults>;
+  relayBatched(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<RelayCalls, RelayResults>;
 }
 
 export const RelayServiceClient = makeGenericClientConstructor(
