@@ -1,19 +1,23 @@
-import { WriteBatcher } from './write-batcher';
+import { WriteBatcher as DaemonWriteBatcher } from './write-batcher';
+import { WriteBatcher as GatewayWriteBatcher } from '../../gateway/write-batcher';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A batcher whose writes are recorded and complete only when the test says so. */
-function recorded() {
-  const writes: number[][] = [];
-  const pending: (() => void)[] = [];
-  const batcher = new WriteBatcher<number>((items, written) => {
-    writes.push(items);
-    pending.push(written);
-  });
-  return { batcher, writes, complete: () => pending.shift()?.() };
-}
+describe.each([
+  ['daemon', DaemonWriteBatcher],
+  ['gateway', GatewayWriteBatcher],
+])('WriteBatcher (%s)', (_end, WriteBatcher) => {
+  /** A batcher whose writes are recorded and complete only when the test says so. */
+  function recorded() {
+    const writes: number[][] = [];
+    const pending: (() => void)[] = [];
+    const batcher = new WriteBatcher<number>((items, written) => {
+      writes.push(items);
+      pending.push(written);
+    });
+    return { batcher, writes, complete: () => pending.shift()?.() };
+  }
 
-describe('WriteBatcher', () => {
   it('writes what was queued in one turn as one batch, at the end of that turn', async () => {
     const { batcher, writes } = recorded();
     batcher.push(1);

@@ -10,6 +10,10 @@
  *
  * Invariants: items are written in the order they were queued, each exactly once; while a write
  * has not reported `written`, the next batch waits (`flushNow` excepted).
+ *
+ * The gateway's end of the relay has the same class (gateway/write-batcher.ts): the gateway imports
+ * nothing of the daemon but its generated gRPC client (DESIGN.md, Layout). One test runs against
+ * both (write-batcher.test.ts).
  */
 export class WriteBatcher<T> {
   #queue: T[] = [];
