@@ -70,4 +70,21 @@ describe('RelayClient', () => {
       await s.stop();
     }
   });
+
+  it('cuts the calls of one turn into messages the daemon accepts (4 MiB at most): 100 calls with 60 KB bodies', async () => {
+    const s = await recordingServer();
+    try {
+      const deadline = Date.now() + 10_000;
+      expect(await s.client.call(echo, 'warm', new grpc.Metadata(), deadline)).toBe('mraw');
+      const bodies = Array.from({ length: 100 }, (_, i) => `${i}:`.padEnd(60_000, String.fromCharCode(97 + (i % 26))));
+      const answers = await Promise.all(bodies.map((b) => s.client.call(echo, b, new grpc.Metadata(), deadline)));
+      expect(answers.every((a, i) => a === [...bodies[i]!].reverse().join(''))).toBe(true);
+      const batches = s.received.slice(1);
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(100);
+      // 1 MiB per message at most: 17 calls of ~60 KB.
+      expect(Math.max(...batches)).toBeLessThanOrEqual(17);
+    } finally {
+      await s.stop();
+    }
+  });
 });

@@ -22,6 +22,20 @@ interface RelayStream {
   readonly calls: WriteBatcher<RelayCall>;
 }
 
+/**
+ * Calls per RelayCalls message, at most (one larger call goes alone). The daemon receives up to
+ * 4 MiB per message (src/grpc/server.ts); a call carries at most a 64 KiB body and its metadata,
+ * but hundreds of them can be made in one turn.
+ */
+const RELAY_MESSAGE_MAX_BYTES = 1024 * 1024;
+
+/** A call's size on the wire, near enough. */
+function callSize(c: RelayCall): number {
+  let size = c.request.length + c.method.length + 16;
+  for (const m of c.metadata) size += m.key.length + m.value.length + 8;
+  return size;
+}
+
 /** Ids are unique among calls in flight; they wrap around far beyond any realistic number in flight. */
 const MAX_ID = 0xffffffff;
 
@@ -87,10 +101,14 @@ export class RelayClient {
     if (this.#stream !== null) return this.#stream;
     const m = RelayServiceService.relayBatched;
     const call = this.client.makeBidiStreamRequest(m.path, serializeRelayCalls, m.responseDeserialize, new Metadata());
-    const calls = new WriteBatcher<RelayCall>((batch, written) => {
-      // A stream that has ended takes nothing more: its calls were failed with it ('status').
-      if (this.#stream === stream) call.write({ calls: batch }, written);
-    });
+    const calls = new WriteBatcher<RelayCall>(
+      (batch, written) => {
+        // A stream that has ended takes nothing more: its calls were failed with it ('status').
+        if (this.#stream === stream) call.write({ calls: batch }, written);
+      },
+      callSize,
+      RELAY_MESSAGE_MAX_BYTES,
+    );
     const stream: RelayStream = { call, calls };
     this.#stream = stream;
     call.on('data', (batch: RelayResults) => {

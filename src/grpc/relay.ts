@@ -129,6 +129,13 @@ export class Relay {
   }
 }
 
+/**
+ * Results per RelayResults message, at most (one larger result goes alone). The gateway receives
+ * up to grpc-js's default of 4 MiB per message; a batch can be far larger (1,000 GETs answered in
+ * one turn are ~5 MB of invoices).
+ */
+export const RELAY_MESSAGE_MAX_BYTES = 1024 * 1024;
+
 class RelayStream {
   #inFlight = 0;
   #ending = false;
@@ -140,10 +147,14 @@ class RelayStream {
     private readonly call: ServerDuplexStream<RelayCalls, RelayResults>,
     relay: Relay,
   ) {
-    this.#results = new WriteBatcher((results, written) => {
-      if (this.#closed) return;
-      call.write({ results }, written);
-    });
+    this.#results = new WriteBatcher<RelayResult>(
+      (results, written) => {
+        if (this.#closed) return;
+        call.write({ results }, written);
+      },
+      (r) => r.response.length + r.details.length + 32,
+      RELAY_MESSAGE_MAX_BYTES,
+    );
     const closed = () => {
       this.#closed = true;
     };

@@ -11,10 +11,15 @@ describe.each([
   function recorded() {
     const writes: number[][] = [];
     const pending: (() => void)[] = [];
-    const batcher = new WriteBatcher<number>((items, written) => {
-      writes.push(items);
-      pending.push(written);
-    });
+    // An item's size is its value; messages of at most 100.
+    const batcher = new WriteBatcher<number>(
+      (items, written) => {
+        writes.push(items);
+        pending.push(written);
+      },
+      (n) => n,
+      100,
+    );
     return { batcher, writes, complete: () => pending.shift()?.() };
   }
 
@@ -76,5 +81,24 @@ describe.each([
     }
     expect(writes.flat()).toEqual(Array.from({ length: n }, (_, i) => i));
     expect(writes.length).toBeLessThan(n);
+  });
+
+  it('cuts a batch into messages of at most maxBytes, an oversized item alone, and waits for the last one', async () => {
+    const { batcher, writes, complete } = recorded();
+    for (const n of [40, 50, 20, 90, 250, 10, 10]) batcher.push(n);
+    await turn();
+    expect(writes).toEqual([[40, 50], [20], [90], [250], [10, 10]]);
+    batcher.push(5);
+    await turn();
+    // The first four messages were only handed over: the next batch waits for the last one.
+    complete();
+    complete();
+    complete();
+    complete();
+    await turn();
+    expect(writes).toHaveLength(5);
+    complete();
+    await turn();
+    expect(writes.at(-1)).toEqual([5]);
   });
 });

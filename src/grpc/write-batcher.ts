@@ -8,6 +8,10 @@
  * has completed, so items that were ready together went out one system call and one event-loop
  * turn each (RelayService: a writev per call on the gateway and per result on the daemon).
  *
+ * A batch is cut into messages of at most `maxBytes` (by `sizeOf`; an item larger than that goes
+ * alone): the receiving end refuses messages over its limit (grpc-js: 4 MiB by default), and 1,000
+ * GETs answered in one turn are ~5 MB of invoices.
+ *
  * Invariants: items are written in the order they were queued, each exactly once; while a write
  * has not reported `written`, the next batch waits (`flushNow` excepted).
  *
@@ -20,8 +24,15 @@ export class WriteBatcher<T> {
   #scheduled = false;
   #writing = false;
 
-  /** `write` sends one batch and calls `written` once the stream has taken it (or failed it). */
-  constructor(private readonly write: (items: T[], written: () => void) => void) {}
+  /**
+   * `write` sends one message and calls `written` once the stream has taken it (or failed it);
+   * `sizeOf` is an item's size on the wire, near enough.
+   */
+  constructor(
+    private readonly write: (items: T[], written: () => void) => void,
+    private readonly sizeOf: (item: T) => number,
+    private readonly maxBytes: number,
+  ) {}
 
   get queued(): number {
     return this.#queue.length;
@@ -38,7 +49,20 @@ export class WriteBatcher<T> {
     const items = this.#queue;
     this.#queue = [];
     this.#writing = true;
-    this.write(items, this.#written);
+    // Every message but the last is only handed to the stream (it keeps them in order); the
+    // next batch waits for the last one.
+    let start = 0;
+    let bytes = 0;
+    for (let i = 0; i < items.length; i++) {
+      const size = this.sizeOf(items[i]!);
+      if (i > start && bytes + size > this.maxBytes) {
+        this.write(items.slice(start, i), NOTHING);
+        start = i;
+        bytes = 0;
+      }
+      bytes += size;
+    }
+    this.write(start === 0 ? items : items.slice(start), this.#written);
   }
 
   #schedule(): void {
@@ -57,3 +81,5 @@ export class WriteBatcher<T> {
     if (this.#queue.length > 0) this.#schedule();
   };
 }
+
+const NOTHING = (): void => undefined;

@@ -42,7 +42,11 @@ function openRelay(stack: Stack) {
     const ids = calls.map(() => next++);
     const results = ids.map((id) => new Promise<RelayResult>((resolve) => waiting.set(id, resolve)));
     stream.write({ calls: calls.map((c, i) => ({ id: ids[i]!, ...c })) });
-    return Promise.all(results);
+    // A stream that ends first fails the calls at once (a refused message ends it with RESOURCE_EXHAUSTED).
+    const endedFirst = ended.then((s): never => {
+      throw new Error(`relay stream ended: ${s.code} ${s.details}`);
+    });
+    return Promise.race([Promise.all(results), endedFirst]);
   };
   return {
     ended,
@@ -126,6 +130,24 @@ describe('RelayService on the daemon', () => {
       );
       // One message per result would be 20; answered in the same turn, they share one (or a few).
       expect(relay.received.messages - before).toBeLessThanOrEqual(5);
+    } finally {
+      relay.close();
+    }
+  });
+
+  it('a thousand results ready at once (~5 MB of invoices) come back in messages the client accepts (4 MiB each at most)', async () => {
+    const relay = openRelay(stack);
+    try {
+      const m = InvoiceServiceService.getInvoice;
+      const md = entries(signedMetadata(creds));
+      expect((await relay.call({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })).code).toBe(grpc.status.OK);
+      const before = relay.received.messages;
+      const results = await relay.callAll(Array.from({ length: 1000 }, () => ({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })));
+      expect(results.filter((r) => r.code !== grpc.status.OK)).toEqual([]);
+      const bytes = results.reduce((n, r) => n + r.response.length, 0);
+      expect(bytes).toBeGreaterThan(4 * 1024 * 1024);
+      // At most 1 MiB of results per message (src/grpc/relay.ts RELAY_MESSAGE_MAX_BYTES).
+      expect(relay.received.messages - before).toBeGreaterThanOrEqual(Math.ceil(bytes / (1024 * 1024)));
     } finally {
       relay.close();
     }
