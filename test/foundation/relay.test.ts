@@ -114,14 +114,21 @@ describe('RelayService on the daemon', () => {
     }
   });
 
+  /**
+   * GetInvoice, signed metadata, and the count of result messages after one first read: it fills
+   * the daemon's kept rows and secret cache, so the calls after it answer from memory, in one turn.
+   */
+  async function warmed(relay: ReturnType<typeof openRelay>) {
+    const m = InvoiceServiceService.getInvoice;
+    const md = entries(signedMetadata(creds));
+    expect((await relay.call({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })).code).toBe(grpc.status.OK);
+    return { m, md, before: relay.received.messages };
+  }
+
   it('calls sent together are each answered under their own id, and results ready together come back in one message', async () => {
     const relay = openRelay(stack);
     try {
-      const m = InvoiceServiceService.getInvoice;
-      const md = entries(signedMetadata(creds));
-      // The first read fills the daemon's kept rows and secret cache: the 20 after it answer from memory.
-      expect((await relay.call({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })).code).toBe(grpc.status.OK);
-      const before = relay.received.messages;
+      const { m, md, before } = await warmed(relay);
       const missing = '00000000-0000-4000-8000-000000000000';
       const asked = Array.from({ length: 20 }, (_, i) => (i % 5 === 4 ? missing : uuid));
       const results = await relay.callAll(asked.map((u) => ({ method: m.path, request: m.requestSerialize({ uuid: u }), metadata: md })));
@@ -138,10 +145,7 @@ describe('RelayService on the daemon', () => {
   it('a thousand results ready at once (~5 MB of invoices) come back in messages the client accepts (4 MiB each at most)', async () => {
     const relay = openRelay(stack);
     try {
-      const m = InvoiceServiceService.getInvoice;
-      const md = entries(signedMetadata(creds));
-      expect((await relay.call({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })).code).toBe(grpc.status.OK);
-      const before = relay.received.messages;
+      const { m, md, before } = await warmed(relay);
       const results = await relay.callAll(Array.from({ length: 1000 }, () => ({ method: m.path, request: m.requestSerialize({ uuid }), metadata: md })));
       expect(results.filter((r) => r.code !== grpc.status.OK)).toEqual([]);
       const bytes = results.reduce((n, r) => n + r.response.length, 0);
