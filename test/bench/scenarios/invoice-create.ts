@@ -1,4 +1,5 @@
 import type { Child } from '../support/ipc';
+import type { RequestSpec } from '../support/requests';
 import type { LoadResult } from '../support/http-load';
 import type { SqlParam, SqlResult } from '../support/sql-load';
 import { embeddedPostgresPid, treeCpuMs } from '../support/cpu';
@@ -7,6 +8,7 @@ import { fmt } from '../support/report';
 import { profiled, type BenchContext, type Server } from '../support/context';
 import type { ScenarioReport } from '../support/report';
 import { median } from '../support/stats';
+import { pacedWindow } from '../support/paced-window';
 
 export const CREATE_CONCURRENCY = 32;
 export const CREATE_NETWORK = 'POLYGON';
@@ -33,7 +35,7 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
   const insertPgUs: number[] = [];
   const insertClientUs: number[] = [];
   const errors: string[] = [];
-  const request = (prefix: string) => ({ kind: 'create', apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, network: CREATE_NETWORK, orderPrefix: prefix });
+  const request = (prefix: string): RequestSpec => ({ kind: 'create', apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, network: CREATE_NETWORK, orderPrefix: prefix });
 
   for (let run = 1; run <= ctx.runs; run++) {
     const cpu0 = await server.cpu();
@@ -54,13 +56,11 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
 
     const rate = Math.max(1, Math.floor(sustained.throughput / 2));
     rates.push(rate);
-    const paced = await profiled(ctx, server, `create-latency-${run}`, () =>
-      load.call<LoadResult>('http', { mode: 'open', port: server.started.httpPort, rate, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [201], request: request(`l${run}`) }),
-    );
+    const { paced, stalls } = await pacedWindow(ctx, server, load, `create-latency-${run}`, { port: server.started.httpPort, rate, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [201], request: request(`l${run}`) });
     p99.push(paced.latency.p99);
     p50.push(paced.latency.p50);
     if (paced.errors) errors.push(`latency run ${run}: ${paced.errors} errors, first: ${paced.firstError}`);
-    ctx.log(`  create run ${run}: at ${rate}/s p50 ${paced.latency.p50.toFixed(1)} ms, p99 ${paced.latency.p99.toFixed(1)} ms`);
+    ctx.log(`  create run ${run}: at ${rate}/s p50 ${paced.latency.p50.toFixed(1)} ms, p99 ${paced.latency.p99.toFixed(1)} ms; ${stalls}`);
 
     const inserts = await load.call<SqlResult>('sql', await insertBaseline(server, merchant, run, ctx));
     insertPgUs.push((inserts.backendCpuMs * 1000) / Math.max(1, inserts.statements));

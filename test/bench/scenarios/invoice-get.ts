@@ -1,9 +1,10 @@
 import type { Child } from '../support/ipc';
+import type { RequestSpec } from '../support/requests';
 import type { LoadResult } from '../support/http-load';
-import { profiled, startBareServer, type BenchContext, type Server } from '../support/context';
+import { startBareServer, type BenchContext, type Server } from '../support/context';
 import type { ScenarioReport } from '../support/report';
-import type { LoopDelay } from '../support/loop-delay';
 import { median } from '../support/stats';
+import { pacedWindow } from '../support/paced-window';
 import { embeddedPostgresPid, treeCpuMs, waitQuiet } from '../support/cpu';
 
 const GET_RATE = 2000;
@@ -25,7 +26,7 @@ export async function invoiceRead(ctx: BenchContext, server: Server, merchant: M
     rows = await readable();
   }
   if (rows.length === 0) throw new Error('no invoices to read: creating them failed');
-  const request = { kind: 'get', apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, paths: rows.map((r) => `/v1/invoices/${r.uuid}`) };
+  const request: RequestSpec = { kind: 'get', apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, paths: rows.map((r) => `/v1/invoices/${r.uuid}`) };
   const bare = startBareServer();
   try {
     const sample = await load.call<LoadResult>('http', { mode: 'closed', port: server.started.httpPort, concurrency: 1, warmupMs: 0, durationMs: 300, okStatuses: [200], request, keepSample: true });
@@ -56,14 +57,9 @@ export async function invoiceRead(ctx: BenchContext, server: Server, merchant: M
     ctx.log(`  get: server quiet after ${(settled.waitedMs / 1000).toFixed(1)} s${settled.quiet ? '' : ' (gave up waiting: still busy)'}`);
     const stalls: string[] = [];
     for (let run = 1; run <= ctx.runs; run++) {
-      const processes = server.gateway ? [server.child, server.gateway] : [server.child];
-      for (const p of processes) await p.call('loopDelayStart');
-      const paced = await profiled(ctx, server, `get-2000-${run}`, () =>
-        load.call<LoadResult>('http', { mode: 'open', port: server.started.httpPort, rate: GET_RATE, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [200], request }),
-      );
-      const [daemonLoop, gatewayLoop] = await Promise.all(processes.map((p) => p.call<LoopDelay>('loopDelayStop')));
-      stalls.push(`run ${run}: daemon p99 ${daemonLoop!.p99Ms.toFixed(1)} ms, max ${daemonLoop!.maxMs.toFixed(0)} ms` + (gatewayLoop ? `; gateway p99 ${gatewayLoop.p99Ms.toFixed(1)} ms, max ${gatewayLoop.maxMs.toFixed(0)} ms` : ''));
-      ctx.log(`  get run ${run}: event-loop delay over the paced window: ${stalls.at(-1)}; load generator max ${paced.ownLoopDelay?.maxMs.toFixed(0)} ms; slow 100 ms slots (at ms: requests over 20 ms, slowest): ${(paced.slowSlots ?? []).map((s) => `${s.atMs}: ${s.count}, ${s.maxMs}`).join('; ')} (window start ${paced.windowStartMonoUs} µs monotonic)`);
+      const { paced, stalls: seen } = await pacedWindow(ctx, server, load, `get-2000-${run}`, { port: server.started.httpPort, rate: GET_RATE, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [200], request });
+      stalls.push(`run ${run}: ${seen}`);
+      ctx.log(`  get run ${run}: ${seen} (window start ${paced.windowStartMonoUs} µs monotonic)`);
       p99.push(paced.latency.p99);
       p50.push(paced.latency.p50);
       if (paced.errors) errors.push(`run ${run} at ${GET_RATE}/s: ${paced.errors} errors, first: ${paced.firstError}`);
