@@ -23,6 +23,8 @@ describe('DerivationThread: deposit addresses derived on a worker thread are the
     const from = 37;
     const addresses = await thread.derive(network, from, 20);
     expect(addresses).toEqual(Array.from({ length: 20 }, (_, k) => codec.deriveDepositAddress(from + k)));
+    // The thread derives with libsecp256k1 (its add-on ships prebuilt for this platform), the codec here in JavaScript.
+    expect(thread.engine).toBe('libsecp256k1');
   });
 
   it('watch-only key material (xpubs, no mnemonic) derives the same addresses as the mnemonic', async () => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { NetworkCode } from '../../domain/networks';
 import type { KeyMaterial } from '../codec';
-import type { DerivationAnswer, DerivationJob, DerivationWorkerData } from './messages';
+import type { DerivationAnswer, DerivationEngine, DerivationJob, DerivationWorkerData } from './messages';
 
 /** A range could not be derived on the derivation thread: the codec refused, or the thread died. */
 export class DerivationThreadError extends Error {
@@ -36,6 +36,8 @@ export class DerivationThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+  /** What the thread's last answer said it derives with (null before the first answer). */
+  engine: DerivationEngine | null = null;
 
   constructor(private readonly keys: KeyMaterial) {}
 
@@ -100,6 +102,7 @@ export class DerivationThread {
       pending.reject(new DerivationThreadError(`the derivation thread answered ${answer.addresses.length} addresses for ${count}`, { network, from, count }));
       return;
     }
+    this.engine = answer.engine;
     pending.resolve([...answer.addresses]);
   }
 

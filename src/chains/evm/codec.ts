@@ -7,6 +7,8 @@ import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type C
 import { UnsupportedOperationError } from '../errors';
 import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChain, secp256k1PrivateNode } from '../keys/bip32';
 import type { Secp256k1PublicParent } from '../keys/secp256k1-children';
+import type { NativeSecp256k1 } from '../keys/native-secp256k1';
+import { eip55Address } from './checksum';
 
 /** Deposits: m/44'/60'/0'/0/i (BIP-44, as MetaMask). An account xpub at this path suffices to watch. */
 export const EVM_DEPOSIT_ACCOUNT_PATH = "m/44'/60'/0'";
@@ -22,7 +24,11 @@ export class EvmCodec implements AddressCodec {
   private external: Secp256k1PublicParent | undefined;
   private hot: HotWalletKey | undefined;
 
-  constructor(private readonly keys: KeyMaterial) {}
+  /** With `native` (the derivation thread), the curve work and both keccaks are native; the addresses are the same. */
+  constructor(
+    private readonly keys: KeyMaterial,
+    private readonly native: NativeSecp256k1 | null = null,
+  ) {}
 
   deriveDepositAddress(index: number): string {
     assertDerivationIndex(index);
@@ -32,7 +38,9 @@ export class EvmCodec implements AddressCodec {
   /** <account>/0/from .. from+count-1 in one pass (one parent decompression, one field inversion). */
   deriveDepositAddresses(from: number, count: number): string[] {
     assertDerivationRange(from, count);
-    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.xpub, path: EVM_DEPOSIT_ACCOUNT_PATH });
+    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.xpub, path: EVM_DEPOSIT_ACCOUNT_PATH }, this.native);
+    const native = this.native;
+    if (native) return this.external.children(from, count).map((key) => eip55Address(keccakAccountIdOfUncompressed(key, native.keccak256), native.keccak256));
     return this.external.children(from, count).map((key) => getAddress(bytesToHex(keccakAccountIdOfUncompressed(key))));
   }
 

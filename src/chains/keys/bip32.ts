@@ -4,6 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3';
 import { KeyMaterialError } from '../errors';
 import { mnemonicToSeed } from './bip39';
 import { Secp256k1PublicParent } from './secp256k1-children';
+import type { NativeSecp256k1 } from './native-secp256k1';
 
 /**
  * secp256k1 BIP-32 account node (m/44'/<coin>'/<account>') from a mnemonic, or watch-only from an
@@ -27,9 +28,9 @@ export function secp256k1AccountNode(input: { mnemonic?: string; xpub?: string; 
  * deposit keys below it (secp256k1-children.ts). Keeps only public material: with a mnemonic the
  * private keys are derived here and dropped.
  */
-export function secp256k1DepositChain(input: { mnemonic?: string; xpub?: string; path: string }): Secp256k1PublicParent {
+export function secp256k1DepositChain(input: { mnemonic?: string; xpub?: string; path: string }, native: NativeSecp256k1 | null = null): Secp256k1PublicParent {
   const external = secp256k1AccountNode(input).deriveChild(0);
-  return new Secp256k1PublicParent({ publicKey: external.publicKey!, chainCode: external.chainCode! });
+  return new Secp256k1PublicParent({ publicKey: external.publicKey!, chainCode: external.chainCode! }, native);
 }
 
 /** The secp256k1 key pair at a full path (hot wallets); needs the mnemonic. */
@@ -45,9 +46,9 @@ export function keccakAccountId(compressedPublicKey: Uint8Array): Uint8Array {
 }
 
 /** The same 20-byte keccak account id from a 65-byte uncompressed key (0x04 || x || y): no decompression needed. */
-export function keccakAccountIdOfUncompressed(uncompressedPublicKey: Uint8Array): Uint8Array {
+export function keccakAccountIdOfUncompressed(uncompressedPublicKey: Uint8Array, keccak: (data: Uint8Array) => Uint8Array = keccak_256): Uint8Array {
   if (uncompressedPublicKey.length !== 65 || uncompressedPublicKey[0] !== 0x04) throw new RangeError('expected a 65-byte uncompressed secp256k1 public key');
-  return keccak_256(uncompressedPublicKey.subarray(1)).subarray(12);
+  return keccak(uncompressedPublicKey.subarray(1)).subarray(12);
 }
 
 export function privateKeyHex(node: HDKey): string {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { addBaseMultiples, type AffinePoint } from './secp256k1-fixed-base';
+import type { NativeSecp256k1 } from './native-secp256k1';
 
 /**
  * BIP-32 public child derivation (CKDpub) of a RANGE of consecutive non-hardened indexes of one
@@ -39,8 +40,13 @@ export class Secp256k1PublicParent {
   private readonly chainCode: Buffer;
   /** serP(parent) || ser32(i): the HMAC message, its last 4 bytes rewritten per index. */
   private readonly message: Buffer;
+  private readonly compressed: Buffer;
 
-  constructor(parent: PublicParent) {
+  /** With `native`, each child is libsecp256k1's tweak-add (the derivation thread); without, the table-driven JavaScript. */
+  constructor(
+    parent: PublicParent,
+    private readonly native: NativeSecp256k1 | null = null,
+  ) {
     if (parent.publicKey.length !== 33) throw new RangeError(`a parent public key is 33 bytes (compressed), got ${parent.publicKey.length}`);
     if (parent.chainCode.length !== 32) throw new RangeError(`a chain code is 32 bytes, got ${parent.chainCode.length}`);
     // fromHex validates the point (on the curve, not infinity), as scure did when the node was built.
@@ -48,6 +54,7 @@ export class Secp256k1PublicParent {
     this.chainCode = Buffer.from(parent.chainCode);
     this.message = Buffer.alloc(37);
     this.message.set(parent.publicKey, 0);
+    this.compressed = Buffer.from(parent.publicKey);
   }
 
   /**
@@ -63,6 +70,20 @@ export class Secp256k1PublicParent {
       if (tweak.equals(ZERO_32) || tweak.compare(N_BYTES) >= 0) throw new Error('Tweak bigger than curve order');
       tweaks.push(tweak);
     }
+    if (this.native) return tweaks.map((tweak, at) => this.nativeChild(tweak) ?? this.jsChildren(from + at, [tweak])[0]!);
+    return this.jsChildren(from, tweaks);
+  }
+
+  /** parent + IL·G by libsecp256k1; null where it refuses (only the point at infinity, the tweak being in range): JavaScript decides then. */
+  private nativeChild(tweak: Uint8Array): Uint8Array | null {
+    try {
+      return this.native!.tweakAdd(this.compressed, tweak);
+    } catch {
+      return null;
+    }
+  }
+
+  private jsChildren(from: number, tweaks: readonly Uint8Array[]): Uint8Array[] {
     return addBaseMultiples(this.point, tweaks).map((child, at) => (child ? uncompressed(child) : this.children(from + at + 1, 1)[0]!));
   }
 }

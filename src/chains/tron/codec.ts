@@ -6,6 +6,7 @@ import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type C
 import { UnsupportedOperationError } from '../errors';
 import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChain, secp256k1PrivateNode } from '../keys/bip32';
 import type { Secp256k1PublicParent } from '../keys/secp256k1-children';
+import type { NativeSecp256k1 } from '../keys/native-secp256k1';
 
 /** Deposits: m/44'/195'/0'/0/i (TronLink / Ledger). An account xpub at this path suffices to watch. */
 export const TRON_DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'";
@@ -21,7 +22,11 @@ export class TronCodec implements AddressCodec {
   private external: Secp256k1PublicParent | undefined;
   private hot: HotWalletKey | undefined;
 
-  constructor(private readonly keys: KeyMaterial) {}
+  /** With `native` (the derivation thread), the curve work and the keccak are native; the addresses are the same. */
+  constructor(
+    private readonly keys: KeyMaterial,
+    private readonly native: NativeSecp256k1 | null = null,
+  ) {}
 
   deriveDepositAddress(index: number): string {
     assertDerivationIndex(index);
@@ -31,8 +36,9 @@ export class TronCodec implements AddressCodec {
   /** <account>/0/from .. from+count-1 in one pass (one parent decompression, one field inversion). */
   deriveDepositAddresses(from: number, count: number): string[] {
     assertDerivationRange(from, count);
-    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH });
-    return this.external.children(from, count).map((key) => tronAddress(keccakAccountIdOfUncompressed(key)));
+    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH }, this.native);
+    const keccak = this.native?.keccak256;
+    return this.external.children(from, count).map((key) => tronAddress(keccakAccountIdOfUncompressed(key, keccak)));
   }
 
   sharedDepositAddress(): string {
