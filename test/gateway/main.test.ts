@@ -47,7 +47,7 @@ function startGatewayArgs(): string[] {
 describe('gateway/main.ts process', () => {
   it('runs with the same Node flags under npm run start:gateway and in docker-compose.yml', () => {
     const args = startGatewayArgs();
-    expect(args).toEqual(['--single-threaded-gc', '--min-semi-space-size=16', '--max-semi-space-size=32', 'gateway/main.ts']);
+    expect(args).toEqual(['--single-threaded-gc', '--no-allocation-site-pretenuring', '--min-semi-space-size=16', '--max-semi-space-size=32', 'gateway/main.ts']);
     const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
     expect(compose).toContain(`command: ${JSON.stringify(['npx', 'tsx', ...args]).replace(/,/g, ', ')}`);
   });
