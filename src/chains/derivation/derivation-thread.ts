@@ -36,10 +36,14 @@ export class DerivationThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
-  /** What the thread's last answer said it derives with (null before the first answer). */
-  engine: DerivationEngine | null = null;
+  #engine: DerivationEngine | null = null;
 
   constructor(private readonly keys: KeyMaterial) {}
+
+  /** What the thread's last answer said it derives with (null before the first answer). */
+  get engine(): DerivationEngine | null {
+    return this.#engine;
+  }
 
   /** Addresses from .. from+count-1 of `network`, each as its codec's deriveDepositAddress gives it. */
   derive(network: NetworkCode, from: number, count: number): Promise<string[]> {
@@ -102,7 +106,7 @@ export class DerivationThread {
       pending.reject(new DerivationThreadError(`the derivation thread answered ${answer.addresses.length} addresses for ${count}`, { network, from, count }));
       return;
     }
-    this.engine = answer.engine;
+    this.#engine = answer.engine;
     pending.resolve([...answer.addresses]);
   }
 
