@@ -69,7 +69,7 @@ export class DevnetChain {
     this.finalityDepth = options.finalityDepth;
     this.store = store;
     this.memoryBlocks = memoryBlocks;
-    this.window = new BlockWindow(loaded.blocks);
+    this.window = windowOf(options.network, loaded);
     for (const t of loaded.mempool) this.mempool.set(t.txHash, t);
   }
 
@@ -101,11 +101,15 @@ export class DevnetChain {
     if (!Number.isInteger(height) || height < 0 || height > this.head().height) return undefined;
     const held = this.window.at(height);
     if (held || !this.store) return held;
-    const first = this.page[0]?.height;
-    if (first === undefined || height < first || height >= first + this.page.length) {
-      this.page = await this.store.canonicalBlocks(this.network, height, Math.min(PAGE, this.window.base() - height));
+    let page = this.page;
+    const first = page[0]?.height;
+    if (first === undefined || height < first || height >= first + page.length) {
+      page = await this.store.canonicalBlocks(this.network, height, Math.min(PAGE, this.window.base() - height));
+      this.page = page;
     }
-    return this.page.find((b) => b.height === height);
+    // Canonical heights are contiguous, so a page is indexed by height.
+    const start = page[0]?.height;
+    return start === undefined ? undefined : page[height - start];
   }
 
   /** The highest canonical block on the cursor's branch; genesis when the hash was never seen here. */
@@ -233,7 +237,7 @@ export class DevnetChain {
   private async reload(): Promise<void> {
     const loaded = await this.store?.load(this.network, this.memoryBlocks);
     if (!loaded) throw new Error(`devnet ${this.network}: the stored chain is gone`);
-    this.window = new BlockWindow(loaded.blocks);
+    this.window = windowOf(this.network, loaded);
     this.mempool = new Map(loaded.mempool.map((t) => [t.txHash, t]));
     this.page = [];
     this.stale = false;
@@ -269,6 +273,13 @@ function genesisOf(options: DevnetChainOptions): DevnetBlock {
     timestamp: options.clock.now().getTime(),
     transfers: [],
   };
+}
+
+/** The loaded blocks must end at the stored head (one snapshot): anything else is a broken store. */
+function windowOf(network: NetworkCode, loaded: StoredChain): BlockWindow {
+  const window = new BlockWindow(loaded.blocks);
+  if (window.head().hash !== loaded.head.hash) throw new Error(`devnet ${network}: the stored head ${loaded.head.height} is not the last canonical block ${window.head().height}`);
+  return window;
 }
 
 function cursorOf(block: DevnetBlock): ChainCursor {

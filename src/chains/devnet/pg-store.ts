@@ -34,7 +34,25 @@ const INSERT_BLOCKS = `insert into devnet_blocks (network, hash, height, parent_
 const INSERT_TRANSFERS = `insert into devnet_transfers (network, block_hash, event_index, tx_hash, from_address, to_address, to_key, amount, memo, contract)
   select $1, x.* from unnest($2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[], $10::text[])
   as x(block_hash, event_index, tx_hash, from_address, to_address, to_key, amount, memo, contract)`;
-const DELETE_PENDING = `delete from devnet_mempool where network = $1 and tx_hash = any($2::text[])`;
+/**
+ * New blocks on the head, in one statement (one round trip, atomic on its own): the compare-and-swap
+ * of the head gates every insert and the mempool delete (they read `moved`, empty when it failed).
+ */
+const EXTEND = `with moved as (
+    update devnet_chains set head_height = $4, head_hash = $5, updated_at = now()
+    where network = $1 and head_height = $2 and head_hash = $3 returning network
+  ), blocks as (
+    insert into devnet_blocks (network, hash, height, parent_hash, mined_at, canonical)
+    select moved.network, x.hash, x.height, x.parent, timestamptz 'epoch' + x.ms * interval '1 millisecond', true
+    from moved, unnest($6::text[], $7::int8[], $8::text[], $9::int8[]) as x(hash, height, parent, ms)
+  ), transfers as (
+    insert into devnet_transfers (network, block_hash, event_index, tx_hash, from_address, to_address, to_key, amount, memo, contract)
+    select moved.network, x.* from moved, unnest($10::text[], $11::int4[], $12::text[], $13::text[], $14::text[], $15::text[], $16::numeric[], $17::text[], $18::text[])
+    as x(block_hash, event_index, tx_hash, from_address, to_address, to_key, amount, memo, contract)
+  ), mined as (
+    delete from devnet_mempool p using moved where p.network = moved.network and p.tx_hash = any($19::text[])
+  )
+  select network from moved`;
 const INSERT_PENDING = `insert into devnet_mempool (network, tx_hash, position, from_address, to_address, to_key, amount, memo, contract)
   select $1::text, $2::text, coalesce(max(position), 0) + 1, $3::text, $4::text, $5::text, $6::numeric, $7::text, $8::text from devnet_mempool where network = $1::text
   on conflict (network, tx_hash) do nothing`;
@@ -98,17 +116,22 @@ export class PgDevnetStore implements DevnetChainStore {
   async extend(network: NetworkCode, change: ChainExtension): Promise<void> {
     const last = change.blocks[change.blocks.length - 1];
     if (!last) return;
+    const head = [change.expectedHead.height, change.expectedHead.hash, last.height, last.hash];
+    if (change.keepHeight === undefined) {
+      const t = transferColumns(change.blocks);
+      const mined = change.blocks.flatMap((b) => b.transfers.map((x) => x.txHash));
+      const moved = await this.sql.query(EXTEND, [network, ...head, ...blockColumns(change.blocks), ...t, mined], 'devnet_extend');
+      if (moved.length === 0) throw new DevnetHeadMovedError(network, change.expectedHead);
+      return;
+    }
+    // A reorg: the old blocks leave the canonical heights before the new ones take them.
+    const keepHeight = change.keepHeight;
     await this.sql.transaction(async (q) => {
       // Compare-and-swap on the head row: it also locks the chain against a concurrent writer.
-      const moved = await q(MOVE_HEAD, [network, change.expectedHead.height, change.expectedHead.hash, last.height, last.hash], 'devnet_move_head');
+      const moved = await q(MOVE_HEAD, [network, ...head], 'devnet_move_head');
       if (moved.length === 0) throw new DevnetHeadMovedError(network, change.expectedHead);
-      if (change.keepHeight !== undefined) await q(ORPHAN_ABOVE, [network, change.keepHeight], 'devnet_orphan_above');
-      for (let i = 0; i < change.blocks.length; i += CHUNK) {
-        const chunk = change.blocks.slice(i, i + CHUNK);
-        await insertBlocks(q, network, chunk, chunk.map(() => true));
-      }
-      const mined = change.blocks.flatMap((b) => b.transfers.map((t) => t.txHash));
-      if (mined.length > 0) await q(DELETE_PENDING, [network, mined], 'devnet_delete_pending');
+      await q(ORPHAN_ABOVE, [network, keepHeight], 'devnet_orphan_above');
+      await insertBlocks(q, network, change.blocks, change.blocks.map(() => true));
     });
   }
 
@@ -149,15 +172,20 @@ async function readBlocks(q: Query, network: NetworkCode, from: number, limit: n
 }
 
 async function insertBlocks(q: Query, network: NetworkCode, blocks: readonly DevnetBlock[], canonical: readonly boolean[]): Promise<void> {
-  await q(INSERT_BLOCKS, [network, blocks.map((b) => b.hash), blocks.map((b) => b.height), blocks.map((b) => b.parentHash), blocks.map((b) => b.timestamp), canonical], 'devnet_insert_blocks');
-  const transfers = blocks.flatMap((b) => b.transfers.map((t) => ({ block: b.hash, t })));
-  if (transfers.length === 0) return;
-  const column = <T>(pick: (t: DevnetTransfer) => T): T[] => transfers.map(({ t }) => pick(t));
-  await q(
-    INSERT_TRANSFERS,
-    [network, transfers.map((x) => x.block), column((t) => t.eventIndex), column((t) => t.txHash), column((t) => t.from), column((t) => t.to), column((t) => t.toKey), column((t) => t.amount), column((t) => t.memo), column((t) => t.contract)],
-    'devnet_insert_transfers',
-  );
+  await q(INSERT_BLOCKS, [network, ...blockColumns(blocks), canonical], 'devnet_insert_blocks');
+  if (blocks.some((b) => b.transfers.length > 0)) await q(INSERT_TRANSFERS, [network, ...transferColumns(blocks)], 'devnet_insert_transfers');
+}
+
+/** hash[], height[], parent[], ms[] */
+function blockColumns(blocks: readonly DevnetBlock[]): unknown[][] {
+  return [blocks.map((b) => b.hash), blocks.map((b) => b.height), blocks.map((b) => b.parentHash), blocks.map((b) => b.timestamp)];
+}
+
+/** block_hash[], event_index[], tx_hash[], from[], to[], to_key[], amount[], memo[], contract[] */
+function transferColumns(blocks: readonly DevnetBlock[]): unknown[][] {
+  const rows = blocks.flatMap((b) => b.transfers.map((t) => ({ block: b.hash, t })));
+  const column = <T>(pick: (t: DevnetTransfer) => T): T[] => rows.map(({ t }) => pick(t));
+  return [rows.map((r) => r.block), column((t) => t.eventIndex), column((t) => t.txHash), column((t) => t.from), column((t) => t.to), column((t) => t.toKey), column((t) => t.amount), column((t) => t.memo), column((t) => t.contract)];
 }
 
 function headerOf(row: BlockRow): BlockHeader {
