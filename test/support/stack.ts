@@ -39,6 +39,8 @@ export interface Stack {
 export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger } = {}): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
+  // Live mode (an RPC URL) refuses the lifted webhook guard: devnet stacks only.
+  const live = Object.keys(options.env ?? {}).some((k) => k.endsWith('_RPC_URL')) || options.env?.CHAIN_MODE === 'live';
   const config = loadConfig({
     DATABASE_URL: db.url,
     DATA_DIR: dataDir,
@@ -46,7 +48,7 @@ export async function startStack(options: { env?: Record<string, string>; databa
     HTTP_PORT: '0',
     DEVNET_BLOCK_MS: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    ...(live ? {} : { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }),
     ...options.env,
   });
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'test-daemon');

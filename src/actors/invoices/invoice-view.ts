@@ -10,8 +10,15 @@ import { qrSvg } from './qr';
  */
 export type InvoiceView = ReturnType<typeof invoiceView>;
 
+/** What every object of one daemon shares: the checkout base URL, and the mode (a database holds one). */
+export interface ViewScope {
+  readonly publicUrl: string;
+  /** false on devnet: every object says it is a test (DESIGN.md, Embedded defaults). */
+  readonly livemode: boolean;
+}
+
 /** `keepQr: false`: the QR code's SVG is not cached for later reads (qrSvg; a creation's response). */
-export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string, options: { keepQr?: boolean } = {}) {
+export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope, options: { keepQr?: boolean } = {}) {
   return {
     uuid: row.uuid,
     status: row.status,
@@ -27,7 +34,7 @@ export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], p
     network: row.network ?? undefined,
     address: row.address ?? undefined,
     memo: row.memo ?? undefined,
-    checkout_url: `${publicUrl}/pay/${row.uuid}`,
+    checkout_url: `${scope.publicUrl}/pay/${row.uuid}`,
     qr_svg: row.paymentUri ? qrSvg(row.paymentUri, { keep: options.keepQr }) : '',
     received_amount: canonicalDecimal(row.receivedAmount),
     confirmations: row.confirmations,
@@ -44,6 +51,7 @@ export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], p
     webhook_url: row.webhookUrl ?? undefined,
     merchant_id: row.merchantId,
     payment_uri: row.paymentUri ?? undefined,
+    livemode: scope.livemode,
   };
 }
 
@@ -91,5 +99,6 @@ export function toRestInvoice(m: InvoiceView): Record<string, unknown> {
     payments: m.payments.map((p) => ({ tx_hash: p.tx_hash, event_index: p.event_index, from: p.from, amount: p.amount, confirmations: p.confirmations, status: p.status })),
     return_url: m.return_url ?? null,
     cancel_url: m.cancel_url ?? null,
+    livemode: m.livemode,
   };
 }

@@ -20,7 +20,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
   const message = (loaded: LoadedRows): InvoiceMessage => {
     let m = messages.get(loaded);
     if (m === undefined) {
-      m = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+      m = toInvoiceMessage(loaded.row, loaded.payments, ctx);
       messages.set(loaded, m);
     }
     return m;
@@ -47,7 +47,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
       // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
       // cached either (qrSvg keep: false) until something reads it.
-      return { invoice: messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false }), created };
+      return { invoice: messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx, { keepQr: false }), created };
     }),
     getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
