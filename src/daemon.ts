@@ -80,6 +80,12 @@ export interface DaemonOptions {
   webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number; pollMs?: number };
   /** The engine lock's connection broke: another daemon may take over, so this one must stop. Default: stop(). */
   onEngineLockLost?: (err: Error) => void;
+  /**
+   * Tests only: a clock the test drives (e.g. past an invoice's expiry on a hardhat-backed live
+   * network). Default: real time on live (nothing can move it), the devnet clock on devnet. The
+   * entry points (main.ts, start-all.ts) never pass one.
+   */
+  clock?: DaemonClock;
 }
 
 /** Live mode runs each network with <CODE>_RPC_URL on its real chain: one without a live adapter yet cannot. */
@@ -140,7 +146,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // The devnet clock offset survives restarts, so advanced time never runs backwards. Live: real
   // time only; nothing can move it.
   const savedOffset = livemode ? null : await orm.em.fork().findOne(SystemSetting, { key: CLOCK_OFFSET_KEY });
-  const clock = new DaemonClock({ offsetMs: Number(savedOffset?.value ?? 0), fixed: livemode });
+  const clock = options.clock ?? new DaemonClock({ offsetMs: Number(savedOffset?.value ?? 0), fixed: livemode });
   const box = new SecretBox(keys.masterKey);
 
   // Devnet: every enabled network, simulated. Live: those with <CODE>_RPC_URL; the others are disabled.
