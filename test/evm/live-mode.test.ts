@@ -9,6 +9,7 @@ import type { ListNetworksResponse } from '../../src/grpc/generated/chainpay/v1/
 import { cli } from '../operator/support';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { spawnTs } from '../support/processes';
+import { listServices } from '../support/reflection';
 import { createMerchant, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
 import { addressOf, balance, stackRpcs, whitelist } from '../withdrawals/support';
 import { startHardhatNode, type HardhatNode } from './support/hardhat-node';
@@ -81,6 +82,10 @@ describe('live mode: no devnet control beside a real chain', () => {
       rpc((cb) => d.advanceTime({ seconds: '86401' }, stack.operator, cb)),
     ];
     for (const call of calls) expect((await grpcError(call)).code).toBe(status.UNIMPLEMENTED);
+    // Not even listed: server reflection names the services served.
+    const services = await listServices(stack.grpcAddress);
+    expect(services).toContain('chainpay.v1.InvoiceService');
+    expect(services).not.toContain('chainpay.v1.DevnetService');
     const pay = await cli(stack, ['devnet', 'pay', '--network', 'TRC20', '--to', tronPayee, '--amount', '500']);
     expect(pay.code).toBe(1);
     expect(pay.err).toMatch(/devnet_unavailable: the daemon runs in live mode: devnet controls \(pay, mine, reorg, advance-time\) do not exist there/);
