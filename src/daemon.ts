@@ -115,16 +115,17 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     embedded = await startEmbeddedPostgres(config.dataDir, logger);
     databaseUrl = embedded.url;
   }
-  // Keys that are not the database's would make stored secrets undecryptable and derive addresses
-  // from another seed; a database of the other chain mode would mix simulated and real money.
-  // Refuse before anything else (a standby too, before it waits for the lock).
+  // A database of the other chain mode would mix simulated and real money (checked first: its
+  // remedy, another database, also answers foreign keys); keys that are not the database's would
+  // make stored secrets undecryptable and derive addresses from another seed. Refuse before
+  // anything else (a standby too, before it waits for the lock).
   const dbUrl = databaseUrl;
   const wantedMode = { mode: config.CHAIN_MODE, from: config.chainModeFrom };
   const refuseForeign = async (record: boolean, cleanup: () => Promise<void>): Promise<void> => {
     try {
-      await verifyKeyFingerprintsAt(dbUrl, keys, { record });
       const mode = await verifyDatabaseModeAt(dbUrl, wantedMode, { record });
       if (mode?.recorded) logger.info({ chainMode: mode.mode, inferred: mode.inferred }, 'chain mode recorded in the database');
+      await verifyKeyFingerprintsAt(dbUrl, keys, { record });
     } catch (e) {
       await cleanup().catch((err: unknown) => logger.warn({ err }, 'cleanup after the start checks failed'));
       throw e;
