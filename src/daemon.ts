@@ -152,6 +152,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
 
   // Devnet: every enabled network, simulated. Live: those with <CODE>_RPC_URL; the others are disabled.
   const enabled = runnableNetworks(config.CHAIN_MODE, config.networks);
+  if (livemode) logger.info({ live: enabled, disabled: NETWORK_CODES.filter((c) => !enabled.includes(c)) }, 'live mode: networks without <CODE>_RPC_URL are disabled; no devnet control exists');
   // Metrics exist only once the actors do; RPC timings before that are dropped.
   let rpcSink: RpcObserver = () => undefined;
   const depositKeys = { mnemonic: keys.mnemonic, xpub: config.EVM_DEPOSIT_XPUB, tronXpub: config.TRON_DEPOSIT_XPUB };
