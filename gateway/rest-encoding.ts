@@ -59,6 +59,8 @@ export interface RestInvoice {
   payments: RestPayment[];
   return_url: string | null;
   cancel_url: string | null;
+  /** false on a devnet daemon: a test object, no real funds. */
+  livemode: boolean;
 }
 
 export interface RestWithdrawal {
@@ -74,6 +76,8 @@ export interface RestWithdrawal {
   rejection_reason: string | null;
   created_at: string;
   completed_at: string | null;
+  /** false on a devnet daemon: a test object, no real funds. */
+  livemode: boolean;
 }
 
 export interface RestBalance {
@@ -158,6 +162,7 @@ export function encodeInvoice(i: Invoice): RestInvoice {
     payments: i.payments.map(encodePayment),
     return_url: orNull(i.return_url),
     cancel_url: orNull(i.cancel_url),
+    livemode: i.livemode,
   };
 }
 
@@ -175,6 +180,7 @@ export function encodeWithdrawal(w: Withdrawal): RestWithdrawal {
     rejection_reason: orNull(w.rejection_reason),
     created_at: w.created_at,
     completed_at: orNull(w.completed_at),
+    livemode: w.livemode,
   };
 }
 

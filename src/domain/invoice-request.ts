@@ -65,7 +65,9 @@ function url(body: Record<string, unknown>, field: string, httpsOnly: boolean): 
 export function parseNetwork(value: unknown, active: readonly NetworkSettings[], field = 'network'): NetworkSettings {
   if (typeof value !== 'string') throw new MalformedRequestError(`${field} must be a string`, field);
   const found = isNetworkCode(value) ? active.find((n) => n.code === value) : undefined;
-  if (!found) throw new ValidationError('unknown_network', `${field} must be one of ${active.map((n) => n.code).join(', ')}`, field);
+  const allowed = `${field} must be one of ${active.map((n) => n.code).join(', ')}`;
+  // A known code that is not active: disabled here (e.g. in live mode without its RPC settings).
+  if (!found) throw new ValidationError('unknown_network', isNetworkCode(value) ? `${value} is not enabled on this service; ${allowed}` : allowed, field);
   return found;
 }
 

@@ -28,6 +28,12 @@ export interface GrpcService {
   readonly implementation: grpc.UntypedServiceImplementation;
 }
 
+/** `chainpay.v1.NetworkService` from a definition's method paths (`/chainpay.v1.NetworkService/ListNetworks`). */
+function serviceName(definition: grpc.ServiceDefinition): string {
+  const first = Object.values(definition)[0];
+  return first ? first.path.split('/')[1]! : '';
+}
+
 /** The services, each also callable through RelayService (src/grpc/relay.ts), health and reflection. */
 export async function startGrpcServer(options: {
   host: string;
@@ -45,7 +51,9 @@ export async function startGrpcServer(options: {
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   const pkg = protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true });
-  new ReflectionService(pkg).addToServer(server);
+  // Reflection names only the services served (a live daemon has no DevnetService).
+  const served = [...options.services.map((s) => serviceName(s.definition)), 'chainpay.v1.RelayService'];
+  new ReflectionService(pkg, { services: served }).addToServer(server);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );

@@ -65,6 +65,8 @@ describe('checkout endpoints', () => {
     expect(html).toContain('<meta name="viewport"');
     expect(html).toMatch(/<main id="main"/);
     expect(html).toMatch(/role="status"/);
+    // The daemon runs on devnet: the page says it is a test.
+    expect(html).toMatch(/<p class="test-banner" id="test-banner" role="note"><strong>Test payment: no real funds\.<\/strong>/);
     expect(html).toContain('Choose a network');
     expect(html).toContain('value="TON"');
     expect(html).toContain('value="TRC20"');

@@ -34,6 +34,8 @@ export interface WithdrawalActorsDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  /** The daemon's mode, carried by every withdrawal webhook (`livemode`). */
+  readonly livemode: boolean;
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PayoutSlots). */
   readonly concurrency?: number;
@@ -397,7 +399,7 @@ export class WithdrawalActors {
       'chainpay_wd_actor_update',
     );
     if (row.status === before) return { status: row.status, change: null, events: [] };
-    const events = withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now());
+    const events = withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now(), this.deps);
     await insertOutboxEventsSql(q, events);
     return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash }, events };
   }

@@ -9,7 +9,8 @@ import { canonicalDecimal } from '../../store/repos/network-settings';
  */
 export type WithdrawalView = ReturnType<typeof withdrawalView>;
 
-export function withdrawalView(row: Withdrawal) {
+/** `scope.livemode`: false on devnet (DESIGN.md: objects carry livemode). */
+export function withdrawalView(row: Withdrawal, scope: { readonly livemode: boolean }) {
   return {
     uuid: row.uuid,
     reference: row.reference ?? undefined,
@@ -25,6 +26,7 @@ export function withdrawalView(row: Withdrawal) {
     completed_at: row.completedAt?.toISOString(),
     merchant_id: row.merchantId,
     confirmations: row.confirmations,
+    livemode: scope.livemode,
   };
 }
 
@@ -43,5 +45,6 @@ export function toRestWithdrawal(w: WithdrawalView): Record<string, unknown> {
     rejection_reason: w.rejection_reason ?? null,
     created_at: w.created_at,
     completed_at: w.completed_at ?? null,
+    livemode: w.livemode,
   };
 }

@@ -30,6 +30,8 @@ export interface WithdrawalsDeps {
   readonly actors: WithdrawalActors;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
   readonly whitelist: Whitelist;
+  /** The daemon's mode, carried by every withdrawal webhook (`livemode`). */
+  readonly livemode: boolean;
   /** Test hook: runs in the creating transaction, under the merchant's lock, before the new rows are inserted. */
   readonly beforeInsert?: (q: Query, rows: readonly Withdrawal[]) => Promise<void>;
   /** Wait between payout status polls (and before retrying a transient failure). */
@@ -256,7 +258,7 @@ export class Withdrawals {
     const outcomes = groups.map((g) => this.judge(g, caps.get(g.key), states.get(g.key), now, { rows, snapshots, holds }));
     if (rows.length === 0) return { outcomes, events: [] };
     await this.deps.beforeInsert?.(q, rows);
-    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now));
+    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now, this.deps));
     await insertWithdrawals(q, rows, snapshots, events);
     // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
     await postJournalsSql(q, holds, now);

@@ -21,7 +21,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
   const message = (loaded: LoadedRows): Promise<InvoiceMessage> => {
     const kept = messages.get(loaded);
     if (kept !== undefined) return kept;
-    const built = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+    const built = toInvoiceMessage(loaded.row, loaded.payments, ctx);
     messages.set(loaded, built);
     // A failed build is not kept: the next read builds it again.
     built.catch(() => {
@@ -51,7 +51,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
       // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
       // cached either (keepQr: false) until something reads it.
-      return { invoice: await (messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false })), created };
+      return { invoice: await (messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx, { keepQr: false })), created };
     }),
     getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);

@@ -41,6 +41,8 @@ export interface Withdrawal {
   completed_at?: string | undefined;
   merchant_id: string;
   confirmations: number;
+  /** false on a devnet daemon (simulated chains, no real funds), true on a live one. */
+  livemode: boolean;
 }
 
 export interface CreateWithdrawalRequest {
@@ -112,6 +114,7 @@ function createBaseWithdrawal(): Withdrawal {
     completed_at: undefined,
     merchant_id: "",
     confirmations: 0,
+    livemode: false,
   };
 }
 
@@ -158,6 +161,9 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     }
     if (message.confirmations !== 0) {
       writer.uint32(112).int32(message.confirmations);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(160).bool(message.livemode);
     }
     return writer;
   },
@@ -287,6 +293,14 @@ export const Withdrawal: MessageFns<Withdrawal> = {
             message.confirmations = reader.int32();
             continue;
           }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -343,6 +357,7 @@ export const Withdrawal: MessageFns<Withdrawal> = {
         ? globalThis.String(object.merchant_id)
         : "",
       confirmations: isSet(object.confirmations) ? globalThis.Number(object.confirmations) : 0,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -390,6 +405,9 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     if (message.confirmations !== 0) {
       obj.confirmations = Math.round(message.confirmations);
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -412,6 +430,7 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     message.completed_at = object.completed_at ?? undefined;
     message.merchant_id = object.merchant_id ?? "";
     message.confirmations = object.confirmations ?? 0;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
