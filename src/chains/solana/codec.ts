@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
+import { base58 } from '@scure/base';
 import { ValidationError } from '../../domain/errors';
 import { canonicalAmount } from '../amount';
-import { assertDerivationIndex, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
+import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
 import { KeyMaterialError, UnsupportedOperationError } from '../errors';
 import { mnemonicToSeed } from '../keys/bip39';
-import { deriveEd25519 } from '../keys/slip10';
+import { deriveEd25519, deriveEd25519Check } from '../keys/slip10';
 
 /** Deposit i: m/44'/501'/i'/0' (Phantom / Solflare layout). ed25519 has no watch-only xpub. */
 export const solanaDepositPath = (index: number): string => `m/44'/501'/${index}'/0'`;
@@ -22,9 +23,19 @@ export class SolanaCodec implements AddressCodec {
 
   constructor(private readonly keys: KeyMaterial) {}
 
+  /** SLIP-0010 by micro-key-producer (@noble/curves ed25519), base58 by @solana/web3.js (bs58). */
   deriveDepositAddress(index: number): string {
     assertDerivationIndex(index);
-    return Keypair.fromSeed(deriveEd25519(this.masterSeed(), solanaDepositPath(index)).key).publicKey.toBase58();
+    return new PublicKey(deriveEd25519(this.masterSeed(), solanaDepositPath(index)).publicKey).toBase58();
+  }
+
+  /** The same by @ton/crypto's SLIP-0010, tweetnacl's public key and @scure/base's base58: no step shared. */
+  async crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    assertDerivationRange(from, count);
+    const seed = this.masterSeed();
+    const addresses: string[] = [];
+    for (let i = from; i < from + count; i++) addresses.push(base58.encode((await deriveEd25519Check(seed, solanaDepositPath(i))).publicKey));
+    return addresses;
   }
 
   sharedDepositAddress(): string {
@@ -55,8 +66,8 @@ export class SolanaCodec implements AddressCodec {
 
   hotWallet(): HotWalletKey {
     if (!this.hot) {
-      const key = deriveEd25519(this.masterSeed(), SOLANA_HOT_WALLET_PATH).key;
-      this.hot = { address: Keypair.fromSeed(key).publicKey.toBase58(), privateKeyHex: key.toString('hex') };
+      const node = deriveEd25519(this.masterSeed(), SOLANA_HOT_WALLET_PATH);
+      this.hot = { address: new PublicKey(node.publicKey).toBase58(), privateKeyHex: node.key.toString('hex') };
     }
     return this.hot;
   }
