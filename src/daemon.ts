@@ -55,7 +55,7 @@ import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
 import { RequestLoad } from './actors/request-load';
-import { releaseReservations } from './store/repos/address-pool';
+import { releaseReservations, type DerivedTwice } from './store/repos/address-pool';
 
 const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
 
@@ -78,7 +78,12 @@ export interface DaemonOptions {
   webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number; pollMs?: number };
   /** The engine lock's connection broke: another daemon may take over, so this one must stop. Default: stop(). */
   onEngineLockLost?: (err: Error) => void;
+  /** Tests only: wraps the derivation thread's ranges (e.g. a wrong derivation, to see a pool refill stop). */
+  wrapDerivation?: (derive: DeriveRange) => DeriveRange;
 }
+
+/** Both derivations of a range of deposit addresses (DerivationThread#derive). */
+type DeriveRange = (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
 
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'chainpay-daemon');
@@ -179,7 +184,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
     onAdded: (network, added) => watchers.get(network)?.addWatched(added),
-    deriveElsewhere: (network, from, count) => derivation.derive(network, from, count),
+    deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))((network, from, count) => derivation.derive(network, from, count)),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
   const unreserved = await releaseReservations(orm.em.fork());
@@ -234,6 +239,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       actors: invoiceActors,
       activity: watcherActivity,
       chainHead: chains.devnet.has(code) ? async () => chains.devnet.get(code)!.head().head : undefined,
+      addressPool: () => pools.status(code),
       requiredConfirmations: async () => (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
     });
     watchers.set(code, watcher);

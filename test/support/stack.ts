@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config/config';
-import { startDaemon, type Daemon } from '../../src/daemon';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../src/daemon';
 import { createLogger } from '../../src/observability/logger';
 import { createGateway } from '../../gateway/server';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -36,7 +36,7 @@ export interface Stack {
 }
 
 /** `logger`: the daemon's logger (a test that reads the daemon's log lines passes its own). */
-export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger } = {}): Promise<Stack> {
+export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; daemon?: DaemonOptions } = {}): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
   const config = loadConfig({
@@ -50,7 +50,7 @@ export async function startStack(options: { env?: Record<string, string>; databa
     ...options.env,
   });
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'test-daemon');
-  const daemon = await startDaemon(config, { logger });
+  const daemon = await startDaemon(config, { ...options.daemon, logger });
   const grpcAddress = `127.0.0.1:${daemon.grpcPort}`;
   const gateway = createGateway({ grpcAddress, logger: createLogger(config.LOG_LEVEL, 'test-gateway') });
   const port = await gateway.listen(0, '127.0.0.1');
