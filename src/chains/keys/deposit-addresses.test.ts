@@ -1,5 +1,5 @@
 import { HDKey } from '@scure/bip32';
-import { Keypair } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { createAddressCodec } from '../codecs';
 import { EVM_DEPOSIT_ACCOUNT_PATH } from '../evm/codec';
 import { eip55Address } from '../evm/checksum';
@@ -81,6 +81,8 @@ describe('published BIP-44 deposit addresses of the standard test mnemonic', () 
     const range = await codec.crossCheckDepositAddresses(1, 6);
     expect(range).toEqual([1, 2, 3, 4, 5, 6].map((i) => codec.deriveDepositAddress(i)));
     expect(new Set(range).size).toBe(6);
+    // The codec's branch + i'/0' is the full documented path.
+    for (const i of [0, 5, 2 ** 31 - 1]) expect(codec.deriveDepositAddress(i)).toBe(new PublicKey(deriveEd25519(seed, solanaDepositPath(i)).publicKey).toBase58());
   });
 
   it('TON has no derived deposit addresses to check', async () => {
