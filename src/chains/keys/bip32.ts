@@ -1,5 +1,6 @@
 import { ECDH } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
+import { secp256k1 } from '@noble/curves/secp256k1';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { KeyMaterialError } from '../errors';
 import { AddonPublicNode } from './addon-bip32';
@@ -48,6 +49,16 @@ export class ScureDepositChain {
     for (let i = from; i < from + count; i++) keys.push(uncompressed(this.external.deriveChild(i).publicKey!));
     return keys;
   }
+}
+
+/**
+ * @noble/curves' base-point table with 12-bit windows instead of 8 (~0.3 s and ~17 MB once per
+ * thread), which makes each @scure/bip32 child ~20% cheaper (medians 287-317 against 378-419 µs
+ * here, alternating runs). Only worth it in a thread that derives thousands of addresses: the
+ * derivation thread builds it once its pools have asked for enough of them (worker-main.ts).
+ */
+export function widenBaseTable(): void {
+  secp256k1.Point.BASE.precompute(12, false);
 }
 
 /** Both implementations of one deposit chain: what a codec derives its addresses with, and checks them with. */
