@@ -63,7 +63,7 @@ describe('operator plane: two derivations of a deposit address differ', () => {
     expect(await query(stack, `select 1 from deposit_addresses where normalized = ?`, [derivedAtWrong[0]!.toLowerCase()])).toEqual([]);
 
     expect(errors.filter((e) => typeof e.msg === 'string' && e.msg.includes('address pool refill stopped'))).toEqual([
-      expect.objectContaining({ level: 50, network: 'POLYGON', derivationIndex: WRONG, derived: derivedAtWrong[0], checkedBy: 'second implementation' }),
+      expect.objectContaining({ level: 50, alert: 'address_pool_halted', network: 'POLYGON', derivationIndex: WRONG, derived: derivedAtWrong[0], checkedBy: 'second implementation' }),
     ]);
 
     const human = await cli(stack, ['watchers', '--network', 'POLYGON']);

@@ -9,6 +9,13 @@ import { RefillPace } from './refill-pace';
 import type { AddressPoolView } from './watcher-status';
 
 /**
+ * Addresses inserted per statement. Derivation is elliptic-curve work (two implementations per
+ * address), so a refill on the daemon thread yields to the event loop after every step
+ * (RefillPace); with the derivation thread, one chunk is one job.
+ */
+const REFILL_CHUNK = 50;
+
+/**
  * Keeps each address pool above its low-water mark: derives a batch when free addresses drop
  * below `minFree`. New addresses are handed to the network's watcher before any invoice can get
  * them, so no payment to them is missed. One refill per network at a time.
@@ -18,13 +25,6 @@ import type { AddressPoolView } from './watcher-status';
  * error log with both addresses, `halted` in the watcher view (`chainpay watchers`, ListWatchers)
  * and the chainpay_address_pool_halted metric; the other networks go on.
  */
-/**
- * Addresses inserted per statement. Derivation is elliptic-curve work (two implementations per
- * address), so a refill on the daemon thread yields to the event loop after every step
- * (RefillPace); with the derivation thread, one chunk is one job.
- */
-const REFILL_CHUNK = 50;
-
 export class PoolKeeper {
   private readonly running = new Map<NetworkCode, Promise<void>>();
   /**
@@ -152,7 +152,7 @@ export class PoolKeeper {
   private halt(network: NetworkCode, err: DerivedAddressMismatchError, added: number): void {
     this.halted.set(network, { error: err, at: this.deps.clock.now() });
     this.deps.logger.error(
-      { err, network, derivationIndex: err.derivationIndex, ...err.details, addedBeforeHalt: added },
+      { alert: 'address_pool_halted', err, network, derivationIndex: err.derivationIndex, ...err.details, addedBeforeHalt: added },
       'two independent derivations of a deposit address differ: address pool refill stopped for this network; no address of that chunk was stored (restart the daemon once the cause is found)',
     );
   }
