@@ -59,7 +59,7 @@ import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
 import { RequestLoad } from './actors/request-load';
-import { releaseReservations } from './store/repos/address-pool';
+import { releaseReservations, type DerivedTwice } from './store/repos/address-pool';
 
 const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
 
@@ -88,6 +88,8 @@ export interface DaemonOptions {
    * entry points (main.ts, start-all.ts) never pass one.
    */
   clock?: DaemonClock;
+  /** Tests only: wraps the derivation thread's ranges (e.g. a wrong derivation, to see a pool refill stop). */
+  wrapDerivation?: (derive: DeriveRange) => DeriveRange;
 }
 
 /** Live mode runs each network with <CODE>_RPC_URL on its real chain: one without a live adapter yet cannot. */
@@ -99,6 +101,9 @@ function refuseUnrunnableLive(config: Config): void {
     }
   }
 }
+
+/** Both derivations of a range of deposit addresses (DerivationThread#derive). */
+type DeriveRange = (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
 
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   // Before anything is set up: no key material written, no database started.
@@ -217,7 +222,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
     onAdded: (network, added) => watchers.get(network)?.addWatched(added),
-    deriveElsewhere: (network, from, count) => derivation.derive(network, from, count),
+    deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))((network, from, count) => derivation.derive(network, from, count)),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
   const unreserved = await releaseReservations(orm.em.fork());
@@ -274,6 +279,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       actors: invoiceActors,
       activity: watcherActivity,
       chainHead: chains.devnet.has(code) ? async () => chains.devnet.get(code)!.head().head : undefined,
+      addressPool: () => pools.status(code),
       requiredConfirmations: async () => (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
     });
     watchers.set(code, watcher);

@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config/config';
-import { startDaemon, type Daemon } from '../../src/daemon';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../src/daemon';
 import type { DaemonClock } from '../../src/actors/daemon-clock';
 import { createLogger } from '../../src/observability/logger';
 import { createGateway } from '../../gateway/server';
@@ -38,7 +38,7 @@ export interface Stack {
 
 /** `logger`: the daemon's logger (a test that reads the daemon's log lines passes its own). */
 /** `clock`: a clock the test drives (live stacks have no DevnetService to advance time with). */
-export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; clock?: DaemonClock } = {}): Promise<Stack> {
+export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; clock?: DaemonClock; daemon?: DaemonOptions } = {}): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
   // Live mode (an RPC URL) refuses the lifted webhook guard: devnet stacks only.
@@ -54,7 +54,7 @@ export async function startStack(options: { env?: Record<string, string>; databa
     ...options.env,
   });
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'test-daemon');
-  const daemon = await startDaemon(config, { logger, clock: options.clock });
+  const daemon = await startDaemon(config, { ...options.daemon, logger, clock: options.clock ?? options.daemon?.clock });
   const grpcAddress = `127.0.0.1:${daemon.grpcPort}`;
   const gateway = createGateway({ grpcAddress, logger: createLogger(config.LOG_LEVEL, 'test-gateway') });
   const port = await gateway.listen(0, '127.0.0.1');

@@ -104,6 +104,10 @@ export class EvmAdapter implements ChainAdapter {
     return this.config.codec.deriveDepositAddress(index);
   }
 
+  crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    return this.config.codec.crossCheckDepositAddresses(from, count);
+  }
+
   sharedDepositAddress(): string {
     return this.config.codec.sharedDepositAddress();
   }
