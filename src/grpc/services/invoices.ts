@@ -1,6 +1,6 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { MalformedRequestError } from '../../domain/errors';
-import { parseCreateInvoice, parseNetwork } from '../../domain/invoice-request';
+import { parseCreateInvoice, parseNetwork, parseSetInvoiceNetwork } from '../../domain/invoice-request';
 import { InvoiceServiceService, type InvoiceServiceServer, type Invoice as InvoiceMessage, type InvoiceUpdate as InvoiceUpdateMessage } from '../generated/chainpay/v1/invoices';
 import { Invoice, InvoicePayment } from '../../store/entities';
 import { toInvoiceMessage } from '../views/invoice-message';
@@ -55,11 +55,10 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
     }),
     setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
-      const body = requestBody(caller, () => defined({ network: call.request.network || undefined }));
-      if (body.network === undefined) throw new MalformedRequestError('network is required', 'network', 'missing_field');
-      // 404 before 422: another merchant's invoice must not reveal anything.
+      const requested = parseSetInvoiceNetwork(requestBody(caller, () => defined({ network: call.request.network || undefined })));
+      // 404 before 422 about the network: another merchant's invoice must not reveal anything.
       await ctx.invoices.get(call.request.uuid, caller.merchantId);
-      const network = parseNetwork(body.network, await activeNetworks());
+      const network = parseNetwork(requested, await activeNetworks());
       return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network));
     }),
     watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {
