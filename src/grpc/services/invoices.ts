@@ -27,7 +27,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
   };
 
   const implementation: InvoiceServiceServer = {
-    createInvoice: unary(ctx.logger, 'CreateInvoice', async (call) => {
+    createInvoice: unary(ctx.logger, 'CreateInvoice', async (call, log) => {
       const caller = await ctx.auth.merchantRequired(call.metadata);
       const r = call.request;
       const body = requestBody(caller, () => {
@@ -44,7 +44,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const active = await activeNetworks();
       const input = parseCreateInvoice(body, active);
       const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
-      const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
+      const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network, log.requestId);
       // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
       // cached either (qrSvg keep: false) until something reads it.
       return { invoice: messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false }), created };
@@ -53,13 +53,13 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const caller = await ctx.auth.merchant(call.metadata);
       return message(await ctx.invoices.get(call.request.uuid, caller.merchantId));
     }),
-    setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call) => {
+    setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call, log) => {
       const caller = await ctx.auth.merchant(call.metadata);
       const requested = parseSetInvoiceNetwork(requestBody(caller, () => defined({ network: call.request.network || undefined })));
       // 404 before 422 about the network: another merchant's invoice must not reveal anything.
       await ctx.invoices.get(call.request.uuid, caller.merchantId);
       const network = parseNetwork(requested, await activeNetworks());
-      return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network));
+      return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network, log.requestId));
     }),
     watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
