@@ -104,6 +104,8 @@ describe('daemon process: server reflection and graceful shutdown with calls in 
     invoices.close();
     expect(await proc.exited()).toBe(0);
     expect(proc.output()).toMatch(/daemon stopped/);
+    // A first start is no recovery: the database was never unreachable.
+    expect(proc.output()).not.toMatch(/database reachable again/);
 
     const completed = results.filter((r) => r.ok);
     const refused = results.filter((r) => !r.ok);
