@@ -74,6 +74,8 @@ export interface RestWithdrawal {
   net_payout: string;
   tx_hash: string | null;
   rejection_reason: string | null;
+  /** Beyond the spec: why a failed withdrawal failed; null unless status is failed. */
+  failure_reason: string | null;
   created_at: string;
   completed_at: string | null;
   /** false on a devnet daemon: a test object, no real funds. */
@@ -178,6 +180,7 @@ export function encodeWithdrawal(w: Withdrawal): RestWithdrawal {
     net_payout: w.net_payout,
     tx_hash: orNull(w.tx_hash),
     rejection_reason: orNull(w.rejection_reason),
+    failure_reason: orNull(w.failure_reason),
     created_at: w.created_at,
     completed_at: orNull(w.completed_at),
     livemode: w.livemode,

@@ -22,7 +22,8 @@ export interface MetricsSources {
 
 const WATCHER_STATES = ['starting', 'running', 'paused', 'halted', 'stopped'] as const;
 const OUTCOMES = new Set(['paid', 'overpaid', 'underpaid', 'expired']);
-const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed'] as const;
+/** `unaddressed`: kept, not sent, no webhook URL (a polling merchant); not a failure. */
+const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed', 'unaddressed'] as const;
 /** Figures from the database are read at most this often, however many series ask. */
 const DB_CACHE_MS = 500;
 

@@ -22,6 +22,8 @@ export function withdrawalView(row: Withdrawal, scope: { readonly livemode: bool
     net_payout: canonicalDecimal(row.netPayout),
     tx_hash: row.txHash ?? undefined,
     rejection_reason: row.rejectionReason ?? undefined,
+    // The row also holds why a processing withdrawal waits for an operator: shown once failed only.
+    failure_reason: row.status === 'failed' ? (row.failureReason ?? undefined) : undefined,
     created_at: row.createdAt.toISOString(),
     completed_at: row.completedAt?.toISOString(),
     merchant_id: row.merchantId,
@@ -43,6 +45,7 @@ export function toRestWithdrawal(w: WithdrawalView): Record<string, unknown> {
     net_payout: w.net_payout,
     tx_hash: w.tx_hash ?? null,
     rejection_reason: w.rejection_reason ?? null,
+    failure_reason: w.failure_reason ?? null,
     created_at: w.created_at,
     completed_at: w.completed_at ?? null,
     livemode: w.livemode,

@@ -24,11 +24,11 @@ export function checkoutService(ctx: ServiceContext): { definition: typeof Check
   };
   const implementation: CheckoutServiceServer = {
     getCheckout: unary(ctx.logger, 'GetCheckout', async (call) => view(await ctx.invoices.get(call.request.uuid, null))),
-    chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call) => {
+    chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call, log) => {
       if (!call.request.network) throw new MalformedRequestError('network is required', 'network', 'missing_field');
       await ctx.invoices.get(call.request.uuid, null);
       const network = parseNetwork(call.request.network, await ctx.networks.list(() => ctx.orm.em.fork()));
-      return view(await ctx.invoices.setNetwork(call.request.uuid, null, network));
+      return view(await ctx.invoices.setNetwork(call.request.uuid, null, network, log.requestId));
     }),
     watchCheckout: serverStream(ctx.logger, 'WatchCheckout', async (call) => {
       const uuid = call.request.uuid;

@@ -37,11 +37,11 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
   };
 
   const implementation: WithdrawalServiceServer = {
-    createWithdrawal: unary(ctx.logger, 'CreateWithdrawal', async (call) => {
+    createWithdrawal: unary(ctx.logger, 'CreateWithdrawal', async (call, log) => {
       const caller = await ctx.auth.merchantRequired(call.metadata);
       const r = call.request;
       const body = requestBody(caller, () => defined({ network: r.network || undefined, address: r.address || undefined, amount: r.amount || undefined, reference: r.reference }));
-      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, await activeNetworks());
+      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, await activeNetworks(), log.requestId);
       return { withdrawal: toWithdrawalMessage(row, ctx), created };
     }),
     getWithdrawal: unary(ctx.logger, 'GetWithdrawal', async (call) => {

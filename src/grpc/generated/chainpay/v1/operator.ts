@@ -160,7 +160,7 @@ export interface WebhookEvent {
   type: string;
   merchant_id: string;
   aggregate_id: string;
-  /** pending | delivered | failed */
+  /** pending | delivered | failed | unaddressed (no webhook URL when due: kept, not sent; not a failure) */
   status: string;
   attempts: number;
   next_attempt_at?: string | undefined;
