@@ -46,7 +46,6 @@ import { operatorWebhooks } from './grpc/services/operator-webhooks';
 import { invoiceService } from './grpc/services/invoices';
 import { checkoutService } from './grpc/services/checkout';
 import { devnetService } from './grpc/services/devnet';
-import { SystemSetting } from './store/entities';
 import { ActorActivity } from './actors/introspection/activity';
 import { ActorDirectory } from './actors/introspection/actor-directory';
 import { operatorActors } from './grpc/services/operator-actors';
@@ -60,8 +59,7 @@ import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
 import { RequestLoad } from './actors/request-load';
 import { releaseReservations, type DerivedTwice } from './store/repos/address-pool';
-
-const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
+import { loadDevnetClockOffset, saveDevnetClockOffset } from './store/repos/devnet-clock-offset';
 
 export interface Daemon {
   readonly config: Config;
@@ -151,10 +149,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     await embedded?.stop();
   });
 
-  // The devnet clock offset survives restarts, so advanced time never runs backwards. Live: real
-  // time only; nothing can move it.
-  const savedOffset = livemode ? null : await orm.em.fork().findOne(SystemSetting, { key: CLOCK_OFFSET_KEY });
-  const clock = options.clock ?? new DaemonClock({ offsetMs: Number(savedOffset?.value ?? 0), fixed: livemode });
+  // Live: real time only; nothing can move it (src/store/repos/devnet-clock-offset.ts).
+  const clock = options.clock ?? new DaemonClock({ offsetMs: livemode ? 0 : await loadDevnetClockOffset(orm.em.fork()), fixed: livemode });
   const box = new SecretBox(keys.masterKey);
 
   // Devnet: every enabled network, simulated. Live: those with <CODE>_RPC_URL; the others are disabled.
@@ -302,10 +298,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
 
   const advanceClock = async (seconds: number): Promise<{ now: Date; offsetMs: number }> => {
     const now = clock.advance(seconds * 1000);
-    await orm.em.fork().execute(
-      `insert into system_settings (key, value, updated_at) values (?, ?, ?) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-      [CLOCK_OFFSET_KEY, JSON.stringify(clock.offset()), now],
-    );
+    await saveDevnetClockOffset(orm.em.fork(), clock.offset(), now);
     logger.info({ seconds, now: now.toISOString() }, 'devnet clock advanced');
     return { now, offsetMs: clock.offset() };
   };
