@@ -1,6 +1,6 @@
 import { Metadata, status, type Client, type ClientDuplexStream, type MetadataValue, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResults } from '../src/grpc/generated/chainpay/v1/relay';
-import { WriteBatcher } from './write-batcher';
+import { WriteBatcher } from '../src/lib/write-batcher';
 import type { UnaryMethod } from './daemon-client';
 import { serializeRelayCalls } from './relay-call-encoding';
 

@@ -2,7 +2,7 @@ import { Metadata, status, type MetadataValue, type ServerDuplexStream, type Ser
 import type { Logger } from 'pino';
 import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResult, type RelayResults, type RelayServiceServer } from './generated/chainpay/v1/relay';
 import { encodeRelayResults } from './relay-result-encoding';
-import { WriteBatcher } from './write-batcher';
+import { WriteBatcher } from '../lib/write-batcher';
 
 type UnaryImplementation = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
 
