@@ -1,5 +1,6 @@
 import { Metadata, status, type Client, type ClientDuplexStream, type MetadataValue, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResults } from '../src/grpc/generated/chainpay/v1/relay';
+import { DeadlineTimer } from '../src/lib/deadline-timer';
 import { WriteBatcher } from '../src/lib/write-batcher';
 import type { CallCancellation } from './call-cancellation';
 import type { UnaryMethod } from './daemon-client';
@@ -16,7 +17,6 @@ interface PendingCall {
   readonly cancellation: CallCancellation | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: ServiceError) => void;
-  readonly timer: NodeJS.Timeout | null;
   /** The stream the call was written on: its end fails this call (and no call of a later stream). */
   stream: RelayStream | null;
 }
@@ -68,6 +68,8 @@ const MAX_TIMEOUT_MS = 0xffffffff;
  */
 export class RelayClient {
   readonly #pending = new Map<number, PendingCall>();
+  /** The pending calls' deadlines, on one timer (src/lib/deadline-timer.ts). */
+  readonly #deadlines = new DeadlineTimer((now) => this.#expireDue(now));
   #stream: RelayStream | null = null;
   #nextId = 1;
   #unsupported = false;
@@ -86,9 +88,9 @@ export class RelayClient {
       // Past already: failed as grpc-js fails such a call, without sending it.
       if (left <= 0) return reject(deadlineError());
       const id = this.#takeId();
-      const timer = Number.isFinite(left) ? setTimeout(() => this.#settle(id, (p) => p.reject(deadlineError())), left) : null;
-      const pending: PendingCall = { method: method as UnaryMethod<unknown, unknown>, request, metadata, deadline, cancellation, resolve: resolve as (value: unknown) => void, reject, timer, stream: null };
+      const pending: PendingCall = { method: method as UnaryMethod<unknown, unknown>, request, metadata, deadline, cancellation, resolve: resolve as (value: unknown) => void, reject, stream: null };
       this.#pending.set(id, pending);
+      this.#deadlines.watch(deadline);
       let bytes: Buffer;
       try {
         bytes = method.requestSerialize(request);
@@ -106,6 +108,7 @@ export class RelayClient {
   close(): void {
     this.#stream?.call.cancel();
     this.#stream = null;
+    this.#deadlines.stop();
   }
 
   #takeId(): number {
@@ -119,9 +122,18 @@ export class RelayClient {
     const p = this.#pending.get(id);
     if (p === undefined) return;
     this.#pending.delete(id);
-    if (p.timer !== null) clearTimeout(p.timer);
     p.cancellation?.clear();
     how(p);
+  }
+
+  /** Fails the pending calls past their deadline (DEADLINE_EXCEEDED); returns the earliest deadline left. */
+  #expireDue(now: number): number {
+    let next = Infinity;
+    for (const [id, p] of this.#pending) {
+      if (p.deadline <= now) this.#settle(id, (q) => q.reject(deadlineError()));
+      else if (p.deadline < next) next = p.deadline;
+    }
+    return next;
   }
 
   /** The caller gave up: CANCELLED here, and the daemon is told (its handler sees `cancelled`). */

@@ -2,7 +2,8 @@ import { Metadata, status, type MetadataValue, type ServerDuplexStream, type Ser
 import type { Logger } from 'pino';
 import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResult, type RelayResults, type RelayServiceServer } from './generated/chainpay/v1/relay';
 import { encodeRelayResults } from './relay-result-encoding';
-import { RelayedCall, type RelayOutcome } from './relayed-call';
+import { RelayedCall, type RelayOutcome, type Settle } from './relayed-call';
+import { DeadlineTimer } from '../lib/deadline-timer';
 import { WriteBatcher } from '../lib/write-batcher';
 
 type UnaryImplementation = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
@@ -89,19 +90,19 @@ export class Relay {
    * call was cancelled first (RelayedCall.cancel). Returns the running call (to cancel it), or null
    * when the call was refused before any handler ran (answered already).
    */
-  dispatch(relayed: RelayCall, settle: (outcome: RelayOutcome | null) => void): RelayedCall | null {
-    if (this.#draining) return refused(settle, status.UNAVAILABLE, 'the daemon is shutting down');
+  dispatch(relayed: RelayCall, settle: Settle): RelayedCall | null {
+    if (this.#draining) return refused(settle, relayed.id, status.UNAVAILABLE, 'the daemon is shutting down');
     const method = this.#methods.get(relayed.method);
-    if (method === undefined) return refused(settle, status.UNIMPLEMENTED, `unknown method ${relayed.method}`);
+    if (method === undefined) return refused(settle, relayed.id, status.UNIMPLEMENTED, `unknown method ${relayed.method}`);
     let request: unknown;
     let metadata: Metadata;
     try {
       metadata = toMetadata(relayed.metadata);
       request = method.deserialize(Buffer.from(relayed.request));
     } catch (err) {
-      return refused(settle, status.INVALID_ARGUMENT, `malformed relayed call: ${(err as Error).message}`);
+      return refused(settle, relayed.id, status.INVALID_ARGUMENT, `malformed relayed call: ${(err as Error).message}`);
     }
-    const call = new RelayedCall(request, metadata, relayed.method, relayed.timeout_ms, settle);
+    const call = new RelayedCall(relayed.id, request, metadata, relayed.method, relayed.timeout_ms, settle);
     const callback = this.#answer(method, call);
     try {
       method.implementation(call as unknown as ServerUnaryCall<unknown, unknown>, callback);
@@ -150,8 +151,14 @@ export class Relay {
 export const RELAY_MESSAGE_MAX_BYTES = 1024 * 1024;
 
 class RelayStream {
-  /** Calls whose outcome is not settled yet, by id (ids are unique among a stream's calls in flight). */
-  readonly #running = new Map<number, RelayedCall>();
+  /**
+   * Calls whose outcome is not settled yet, each at its `slot` (removed by moving the last one into
+   * its place): no hashing and no allocation per call. Only a cancel (rare) looks a call up by id,
+   * with a scan of the calls in flight.
+   */
+  readonly #running: RelayedCall[] = [];
+  /** The deadlines of the running calls, on one timer: a call past its deadline is expired. */
+  readonly #deadlines = new DeadlineTimer((now) => this.#expireDue(now));
   #ending = false;
   #closed = false;
   /** Results ready together go back in one message (WriteBatcher: one socket write, not one each). */
@@ -173,7 +180,8 @@ class RelayStream {
     // every call still running is cancelled.
     const closed = () => {
       this.#closed = true;
-      for (const running of [...this.#running.values()]) {
+      this.#deadlines.stop();
+      for (const running of [...this.#running]) {
         relay.logCancelled(running, 'the relay stream ended');
         running.cancel();
       }
@@ -184,23 +192,46 @@ class RelayStream {
     call.on('end', () => this.endWhenIdle());
     call.on('data', (batch: RelayCalls) => {
       for (const relayed of batch.calls) {
-        const id = relayed.id;
-        const running = relay.dispatch(relayed, (outcome) => {
-          const mine = this.#running.get(id);
-          if (mine !== undefined && mine.done) this.#running.delete(id);
-          if (outcome !== null && !this.#closed) this.#results.push({ id, ...outcome });
-          if (this.#ending) this.#endIfIdle();
-        });
-        if (running !== null && !running.done) this.#running.set(id, running);
+        const running = relay.dispatch(relayed, this.#settled);
+        if (running !== null && !running.done) {
+          running.slot = this.#running.length;
+          this.#running.push(running);
+          this.#deadlines.watch(running.deadline);
+        }
       }
       // After the calls: a cancel may name a call of this very message.
       for (const id of batch.cancelled) this.#cancel(id);
     });
   }
 
+  /** Every call of this stream ends here (Settle): its result goes out unless it was cancelled. */
+  readonly #settled: Settle = (outcome, id, settled) => {
+    if (settled !== null && settled.slot >= 0) {
+      const last = this.#running.pop()!;
+      if (last !== settled) {
+        this.#running[settled.slot] = last;
+        last.slot = settled.slot;
+      }
+      settled.slot = -1;
+    }
+    if (outcome !== null && !this.#closed) this.#results.push({ id, ...outcome });
+    if (this.#ending) this.#endIfIdle();
+  };
+
+  /** Expires the running calls past their deadline; returns the earliest deadline left. */
+  #expireDue(now: number): number {
+    let next = Infinity;
+    // A copy: expiring a call takes it out of #running.
+    for (const running of [...this.#running]) {
+      if (running.deadline <= now) running.expire();
+      else if (running.deadline < next) next = running.deadline;
+    }
+    return next;
+  }
+
   #cancel(id: number): void {
-    const running = this.#running.get(id);
-    // Unknown: answered already (its result crossed the cancel), or never sent.
+    // Not found: answered already (its result crossed the cancel), or never sent.
+    const running = this.#running.find((c) => c.id === id);
     if (running === undefined) return;
     this.relay.logCancelled(running, 'the gateway cancelled it');
     running.cancel();
@@ -212,7 +243,7 @@ class RelayStream {
   }
 
   #endIfIdle(): void {
-    if (this.#running.size > 0 || this.#closed) return;
+    if (this.#running.length > 0 || this.#closed) return;
     // Results still queued go out before the end of the stream (a write queued before end() is sent).
     this.#results.flushNow();
     this.#closed = true;
@@ -225,8 +256,8 @@ function refusal(code: status, details: string): RelayOutcome {
 }
 
 /** A call refused before any handler ran: settled at once, nothing to cancel. */
-function refused(settle: (outcome: RelayOutcome) => void, code: status, details: string): null {
-  settle(refusal(code, details));
+function refused(settle: Settle, id: number, code: status, details: string): null {
+  settle(refusal(code, details), id, null);
   return null;
 }
 

@@ -6,10 +6,11 @@ import type { RelayResult } from './generated/chainpay/v1/relay';
 export type RelayOutcome = Omit<RelayResult, 'id'>;
 
 /**
- * setTimeout holds at most 2^31-1 ms (~24.8 days); a longer wait would fire at once. A relayed
- * timeout beyond it (RelayCall.timeout_ms is a uint32) expires after that long.
+ * How a relayed call reports its end: its outcome (null: cancelled, no result), its id, and the
+ * call itself (null when it was refused before any handler ran). One function per relay stream,
+ * not a closure per call.
  */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export type Settle = (outcome: RelayOutcome | null, id: number, call: RelayedCall | null) => void;
 
 /**
  * The ServerUnaryCall a relayed call's handler gets, behaving as grpc-js's does on a unary call:
@@ -18,6 +19,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * passes the call is answered DEADLINE_EXCEEDED, and then, like a call its caller cancelled, it
  * turns `cancelled` and emits 'cancelled' (on the next tick, as grpc-js does).
  *
+ * The deadline is watched by the call's relay stream (one timer for all its calls,
+ * src/lib/deadline-timer.ts), which calls `expire`.
+ *
  * Invariant: `settle` is called exactly once, by whichever comes first: the handler's answer
  * (`finish`), the deadline (DEADLINE_EXCEEDED) or the caller's cancel (null: no result is sent).
  * Whatever the handler answers after that is dropped; a handler that already wrote keeps what it
@@ -25,24 +29,23 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export class RelayedCall extends EventEmitter {
   cancelled = false;
-  readonly #deadline: number;
+  /** ms since the epoch; Infinity: none (timeout_ms 0). */
+  readonly deadline: number;
+  /** Its index in its stream's list of running calls (RelayStream), -1 when in none. */
+  slot = -1;
   #done = false;
-  #timer: NodeJS.Timeout | null = null;
 
   constructor(
+    /** The RelayCall's id, unique among its stream's calls in flight. */
+    readonly id: number,
     readonly request: unknown,
     readonly metadata: Metadata,
     private readonly path: string,
     timeoutMs: number,
-    private readonly settle: (outcome: RelayOutcome | null) => void,
+    private readonly settle: Settle,
   ) {
     super();
-    if (timeoutMs > 0) {
-      this.#deadline = Date.now() + timeoutMs;
-      this.#timer = setTimeout(expire, Math.min(timeoutMs, MAX_TIMER_MS), this);
-    } else {
-      this.#deadline = Infinity;
-    }
+    this.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : Infinity;
   }
 
   /** Whether the call has its outcome (answered, expired or cancelled). */
@@ -53,21 +56,20 @@ export class RelayedCall extends EventEmitter {
   /** The handler's answer; ignored once the call is done. */
   finish(outcome: RelayOutcome): void {
     if (!this.#close()) return;
-    this.settle(outcome);
+    this.settle(outcome, this.id, this);
   }
 
   /** The caller gave up on the call (a cancel message, or the relay stream's end): no result. */
   cancel(): void {
     if (!this.#close()) return;
     this.#markCancelled();
-    this.settle(null);
+    this.settle(null, this.id, this);
   }
 
-  /** The deadline passed before the handler answered. */
+  /** The deadline passed before the handler answered (called by its stream's DeadlineTimer). */
   expire(): void {
-    this.#timer = null;
     if (!this.#close()) return;
-    this.settle({ code: status.DEADLINE_EXCEEDED, response: Buffer.alloc(0), details: 'Deadline exceeded', trailers: [] });
+    this.settle({ code: status.DEADLINE_EXCEEDED, response: Buffer.alloc(0), details: 'Deadline exceeded', trailers: [] }, this.id, this);
     this.#markCancelled();
   }
 
@@ -78,7 +80,7 @@ export class RelayedCall extends EventEmitter {
     return 'relay';
   }
   getDeadline(): number {
-    return this.#deadline;
+    return this.deadline;
   }
   getHost(): string {
     return 'relay';
@@ -88,8 +90,6 @@ export class RelayedCall extends EventEmitter {
   #close(): boolean {
     if (this.#done) return false;
     this.#done = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
     return true;
   }
 
@@ -99,11 +99,7 @@ export class RelayedCall extends EventEmitter {
   }
 }
 
-// Module functions rather than per-call closures: see Relay#answerOnce on tsx's keepNames.
-function expire(call: RelayedCall): void {
-  call.expire();
-}
-
+// A module function rather than a per-call closure: see Relay#answer on tsx's keepNames.
 function emitCancelled(call: RelayedCall): void {
   call.emit('cancelled', 'cancelled');
 }
