@@ -1,4 +1,5 @@
 import { Client, credentials, type ChannelCredentials, type ChannelOptions, type Metadata } from '@grpc/grpc-js';
+import type { CallCancellation } from './call-cancellation';
 import { RelayClient } from './relay-client';
 
 /** The slice of a generated method definition (e.g. `InvoiceServiceService.getInvoice`) a unary call needs. */
@@ -37,13 +38,17 @@ export class DaemonClient {
 
   constructor(address: string, opts: { credentials?: ChannelCredentials; deadlineMs?: number } = {}) {
     this.#client = new Client(address, opts.credentials ?? credentials.createInsecure(), CHANNEL_OPTIONS);
-    this.#relay = new RelayClient(this.#client, (method, request, metadata, deadline) => this.#unary(method, request, metadata, deadline));
+    this.#relay = new RelayClient(this.#client, (method, request, metadata, deadline, cancellation) => this.#unary(method, request, metadata, deadline, cancellation));
     this.#deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   }
 
-  /** One call of a daemon method with a deadline; rejects with a grpc-js ServiceError (mapped by errors.ts). */
-  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadlineMs = this.#deadlineMs): Promise<Res> {
-    return this.#relay.call(method, request, metadata, Date.now() + deadlineMs);
+  /**
+   * One call of a daemon method with the gateway's deadline; rejects with a grpc-js ServiceError
+   * (mapped by errors.ts). A `cancellation` that fires cancels the call (CANCELLED; the daemon's
+   * handler sees `call.cancelled`).
+   */
+  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, cancellation?: CallCancellation): Promise<Res> {
+    return this.#relay.call(method, request, metadata, Date.now() + this.#deadlineMs, cancellation);
   }
 
   /** A unary call of its own (the health check: it must see the daemon's gRPC server itself). */
@@ -51,11 +56,14 @@ export class DaemonClient {
     return this.#unary(method, request, metadata, Date.now() + deadlineMs);
   }
 
-  #unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadline: number): Promise<Res> {
+  #unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadline: number, cancellation?: CallCancellation): Promise<Res> {
     return new Promise((resolve, reject) => {
-      this.#client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, request, metadata, { deadline }, (err, response) =>
-        err ? reject(err) : resolve(response as Res),
-      );
+      const call = this.#client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, request, metadata, { deadline }, (err, response) => {
+        cancellation?.clear();
+        if (err) reject(err);
+        else resolve(response as Res);
+      });
+      cancellation?.listen(() => call.cancel());
     });
   }
 

@@ -4,11 +4,11 @@ import { serializeRelayCalls } from './relay-call-encoding';
 
 const generatedBatch = RelayServiceService.relayBatched.requestSerialize;
 /** One call as the batch the relay client writes, by the generated serializer. */
-const generated = (c: RelayCall): Buffer => generatedBatch({ calls: [c] });
-const serializeRelayCall = (c: RelayCall): Buffer => serializeRelayCalls({ calls: [c] });
+const generated = (c: RelayCall): Buffer => generatedBatch({ calls: [c], cancelled: [] });
+const serializeRelayCall = (c: RelayCall): Buffer => serializeRelayCalls({ calls: [c], cancelled: [] });
 
-function call(id: number, requestBytes: number, metadata: RelayMetadata[]): RelayCall {
-  return { id, method: '/chainpay.v1.InvoiceService/GetInvoice', request: randomBytes(requestBytes), metadata };
+function call(id: number, requestBytes: number, metadata: RelayMetadata[], timeoutMs = 15_000): RelayCall {
+  return { id, method: '/chainpay.v1.InvoiceService/GetInvoice', request: randomBytes(requestBytes), metadata, timeout_ms: timeoutMs };
 }
 
 const signed: RelayMetadata[] = [
@@ -21,8 +21,8 @@ const signed: RelayMetadata[] = [
 describe('serializeRelayCalls', () => {
   it('writes the same bytes as the generated serializer, call after call on the kept writer', () => {
     const cases: RelayCall[] = [
-      { id: 0, method: '', request: Buffer.alloc(0), metadata: [] },
-      call(1, 0, []),
+      { id: 0, method: '', request: Buffer.alloc(0), metadata: [], timeout_ms: 0 },
+      call(1, 0, [], 0),
       call(127, 40, signed),
       call(128, 300, signed),
       // Larger than any call before it (the kept writer grows), then small ones again (it does not shrink).
@@ -35,20 +35,29 @@ describe('serializeRelayCalls', () => {
       expect({ id: c.id, equal: ours.equals(generated(c)) }).toEqual({ id: c.id, equal: true });
       const [back] = RelayCalls.decode(ours).calls;
       if (!back) throw new Error('no call decoded');
-      expect({ id: back.id, method: back.method, request: Buffer.from(back.request).equals(Buffer.from(c.request)), metadata: back.metadata.length }).toEqual({
+      expect({ id: back.id, method: back.method, request: Buffer.from(back.request).equals(Buffer.from(c.request)), metadata: back.metadata.length, timeout: back.timeout_ms }).toEqual({
         id: c.id,
         method: c.method,
         request: true,
         metadata: c.metadata.length,
+        timeout: c.timeout_ms,
       });
     }
   });
 
   it('writes a batch of calls in order, as the generated serializer does', () => {
     const batch = [call(1, 40, signed), call(2, 0, []), call(300, 2_000, signed)];
-    const ours = serializeRelayCalls({ calls: batch });
-    expect(ours.equals(generatedBatch({ calls: batch }))).toBe(true);
+    const ours = serializeRelayCalls({ calls: batch, cancelled: [] });
+    expect(ours.equals(generatedBatch({ calls: batch, cancelled: [] }))).toBe(true);
     expect(RelayCalls.decode(ours).calls.map((c) => c.id)).toEqual([1, 2, 300]);
+  });
+
+  it('writes the ids of cancelled calls after the calls, as the generated serializer does', () => {
+    const batch = { calls: [call(7, 40, signed)], cancelled: [7, 3, 0xffffffff] };
+    const ours = serializeRelayCalls(batch);
+    expect(ours.equals(generatedBatch(batch))).toBe(true);
+    const back = RelayCalls.decode(ours);
+    expect([back.calls.map((c) => c.id), back.cancelled]).toEqual([[7], [7, 3, 0xffffffff]]);
   });
 
   it('hands out bytes no later call overwrites', () => {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { createGatewayLogger } from './logger';
 import { baseMetadata, requireSignedHeaders, signedMetadata } from './auth';
 import { assertJsonObject, readBody, requireJsonContentType } from './body';
+import { CallCancellation } from './call-cancellation';
 import { DaemonClient } from './daemon-client';
 import { HttpError, isServiceError, toHttpError } from './errors';
 import { HealthCheck } from './health';
@@ -113,7 +114,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
     }
     const metadata = await callMetadata(req, method, match.spec.signed, requestId);
-    const result = await match.spec.handle({ params: match.params, daemon, metadata });
+    // A client that closes its connection before the answer cancels the daemon call ('close'
+    // comes after every response; unfinished, it means the socket went first).
+    const cancellation = new CallCancellation();
+    res.once('close', () => {
+      if (!res.writableFinished) cancellation.cancel();
+    });
+    const result = await match.spec.handle({ params: match.params, daemon, metadata, cancellation });
     sendJson(res, result.status, result.body, {}, closing !== undefined);
   }
 

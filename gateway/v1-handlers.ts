@@ -3,6 +3,7 @@ import { CreateInvoiceRequest, InvoiceServiceService, type GetInvoiceRequest } f
 import { MerchantServiceService } from '../src/grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceService } from '../src/grpc/generated/chainpay/v1/networks';
 import { CreateWithdrawalRequest, WithdrawalServiceService } from '../src/grpc/generated/chainpay/v1/withdrawals';
+import type { CallCancellation } from './call-cancellation';
 import type { DaemonClient, UnaryMethod } from './daemon-client';
 import { InvoiceBodies } from './invoice-bodies';
 import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
@@ -17,6 +18,8 @@ export interface HandlerContext {
   readonly daemon: DaemonClient;
   /** x-request-id, plus the signed headers and body on signed routes. */
   readonly metadata: Metadata;
+  /** Fires when the HTTP client goes away before its answer: the daemon call is cancelled. */
+  readonly cancellation: CallCancellation;
 }
 
 export interface HandlerResult {
@@ -33,14 +36,14 @@ function present<T>(value: T | undefined, what: string): T {
   return value;
 }
 
-export const listNetworks: Handler = async ({ daemon, metadata }) => {
-  const res = await daemon.call(NetworkServiceService.listNetworks, { include_inactive: false }, metadata);
+export const listNetworks: Handler = async ({ daemon, metadata, cancellation }) => {
+  const res = await daemon.call(NetworkServiceService.listNetworks, { include_inactive: false }, metadata, cancellation);
   // `livemode` beyond the spec's one field: false on a devnet daemon (every network simulated).
   return { status: 200, body: { networks: res.networks.map(encodeNetwork), livemode: res.livemode } };
 };
 
-export const createInvoice: Handler = async ({ daemon, metadata }) => {
-  const res = await daemon.call(InvoiceServiceService.createInvoice, CreateInvoiceRequest.create(), metadata);
+export const createInvoice: Handler = async ({ daemon, metadata, cancellation }) => {
+  const res = await daemon.call(InvoiceServiceService.createInvoice, CreateInvoiceRequest.create(), metadata, cancellation);
   return { status: res.created ? 201 : 200, body: encodeInvoice(present(res.invoice, 'invoice')) };
 };
 
@@ -50,27 +53,27 @@ const invoiceBodies = new InvoiceBodies();
 
 export const getInvoice: Handler = async (ctx) => {
   const uuid = param(ctx, 'uuid');
-  const bytes = await ctx.daemon.call(getInvoiceBytes, { uuid }, ctx.metadata);
+  const bytes = await ctx.daemon.call(getInvoiceBytes, { uuid }, ctx.metadata, ctx.cancellation);
   return { status: 200, body: invoiceBodies.body(uuid, bytes) };
 };
 
 export const setInvoiceNetwork: Handler = async (ctx) => {
   const request = { uuid: param(ctx, 'uuid'), network: '' };
-  const invoice = await ctx.daemon.call(InvoiceServiceService.setInvoiceNetwork, request, ctx.metadata);
+  const invoice = await ctx.daemon.call(InvoiceServiceService.setInvoiceNetwork, request, ctx.metadata, ctx.cancellation);
   return { status: 200, body: encodeInvoice(invoice) };
 };
 
-export const createWithdrawal: Handler = async ({ daemon, metadata }) => {
-  const res = await daemon.call(WithdrawalServiceService.createWithdrawal, CreateWithdrawalRequest.create(), metadata);
+export const createWithdrawal: Handler = async ({ daemon, metadata, cancellation }) => {
+  const res = await daemon.call(WithdrawalServiceService.createWithdrawal, CreateWithdrawalRequest.create(), metadata, cancellation);
   return { status: res.created ? 201 : 200, body: encodeWithdrawal(present(res.withdrawal, 'withdrawal')) };
 };
 
 export const getWithdrawal: Handler = async (ctx) => {
-  const withdrawal = await ctx.daemon.call(WithdrawalServiceService.getWithdrawal, { uuid: param(ctx, 'uuid') }, ctx.metadata);
+  const withdrawal = await ctx.daemon.call(WithdrawalServiceService.getWithdrawal, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
   return { status: 200, body: encodeWithdrawal(withdrawal) };
 };
 
-export const getBalance: Handler = async ({ daemon, metadata }) => {
-  const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata);
+export const getBalance: Handler = async ({ daemon, metadata, cancellation }) => {
+  const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata, cancellation);
   return { status: 200, body: encodeBalance(balance) };
 };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { DomainError, type DomainErrorKind } from '../domain/errors';
+import { CallCancelledError } from './call-cancelled';
 
 /** The one mapping domain -> gRPC. The gateway maps gRPC -> HTTP in gateway/errors.ts. */
 const STATUS_OF_KIND: Record<DomainErrorKind, status> = {
@@ -26,6 +27,11 @@ const PRINTABLE_ASCII = /^[ -~]*$/;
 
 export function toServiceError(error: unknown, logger: Logger, context: Record<string, unknown> = {}): Partial<ServiceError> {
   const metadata = new Metadata();
+  if (error instanceof CallCancelledError) {
+    // Not a fault: the caller left (or its deadline passed) before the handler wrote anything.
+    logger.debug({ ...context }, error.message);
+    return { code: status.CANCELLED, details: error.message, metadata };
+  }
   if (error instanceof DomainError) {
     metadata.set(ERROR_CODE_KEY, error.code);
     if (error.field) {

@@ -1,9 +1,10 @@
 import { Metadata, status, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
 import pino from 'pino';
 import { Relay } from './relay';
-import type { RelayResult } from './generated/chainpay/v1/relay';
+import type { RelayedCall, RelayOutcome } from './relayed-call';
 
-type Result = Omit<RelayResult, 'id'>;
+/** What `dispatch` settles a call with: its outcome, or null when it was cancelled. */
+type Result = RelayOutcome | null;
 type Impl = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
 
 const PATH = '/test.Echo/Say';
@@ -30,10 +31,23 @@ function relayWith(implementation: Impl): Relay {
 /** Every answer `dispatch` gives for one call, collected after the handler's callbacks ran. */
 async function answersOf(relay: Relay, request = 'hello', metadata: { key: string; value: Buffer }[] = []): Promise<Result[]> {
   const answers: Result[] = [];
-  relay.dispatch({ id: 1, method: PATH, request: Buffer.from(request, 'utf8'), metadata }, (r) => answers.push(r));
+  relay.dispatch({ id: 1, method: PATH, request: Buffer.from(request, 'utf8'), metadata, timeout_ms: 0 }, (r) => answers.push(r));
   await new Promise((resolve) => setImmediate(resolve));
   return answers;
 }
+
+/** A handler that records its call and answers only when the test says so. */
+function heldHandler() {
+  const held: { call?: ServerUnaryCall<unknown, unknown>; answer?: sendUnaryData<unknown>; cancelledEvents: number } = { cancelledEvents: 0 };
+  const impl: Impl = (call, callback) => {
+    held.call = call;
+    held.answer = callback;
+    call.on('cancelled', () => held.cancelledEvents++);
+  };
+  return { held, relay: relayWith(impl) };
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
 
 describe('Relay.dispatch', () => {
   it('hands the handler the request, metadata and path, and answers with its serialized response', async () => {
@@ -97,8 +111,65 @@ describe('Relay.dispatch', () => {
       called = true;
     });
     const answers: Result[] = [];
-    relay.dispatch({ id: 1, method: '/test.Echo/Other', request: Buffer.alloc(0), metadata: [] }, (r) => answers.push(r));
+    const running = relay.dispatch({ id: 1, method: '/test.Echo/Other', request: Buffer.alloc(0), metadata: [], timeout_ms: 0 }, (r) => answers.push(r));
     expect(called).toBe(false);
+    expect(running).toBeNull();
     expect(answers).toEqual([{ code: status.UNIMPLEMENTED, response: Buffer.alloc(0), details: 'unknown method /test.Echo/Other', trailers: [] }]);
+  });
+});
+
+describe('a relayed call\'s deadline and cancellation (as grpc-js gives them on a unary call)', () => {
+  it('getDeadline() is the arrival time plus timeout_ms; without a timeout it is Infinity', () => {
+    const { held, relay } = heldHandler();
+    const before = Date.now();
+    const running = relay.dispatch({ id: 1, method: PATH, request: Buffer.from('x'), metadata: [], timeout_ms: 5_000 }, () => undefined);
+    const after = Date.now();
+    expect(held.call!.getDeadline()).toBeGreaterThanOrEqual(before + 5_000);
+    expect(held.call!.getDeadline()).toBeLessThanOrEqual(after + 5_000);
+    running!.cancel();
+    relay.dispatch({ id: 2, method: PATH, request: Buffer.from('x'), metadata: [], timeout_ms: 0 }, () => undefined);
+    expect(held.call!.getDeadline()).toBe(Infinity);
+    expect(held.call!.cancelled).toBe(false);
+  });
+
+  // The stream's DeadlineTimer calls expire() once the deadline has passed (test/gateway/relay-deadline-cancel.test.ts).
+  it('a call that expires is answered DEADLINE_EXCEEDED once, then turns cancelled; the late answer is dropped', async () => {
+    const { held, relay } = heldHandler();
+    const answers: Result[] = [];
+    const running = relay.dispatch({ id: 1, method: PATH, request: Buffer.from('x'), metadata: [], timeout_ms: 30 }, (r) => answers.push(r));
+    expect([answers, held.call!.cancelled]).toEqual([[], false]);
+    running!.expire();
+    running!.expire();
+    expect(answers).toEqual([{ code: status.DEADLINE_EXCEEDED, response: Buffer.alloc(0), details: 'Deadline exceeded', trailers: [] }]);
+    expect(held.call!.cancelled).toBe(true);
+    await tick();
+    expect(held.cancelledEvents).toBe(1);
+    held.answer!(null, 'too late');
+    expect(answers).toHaveLength(1);
+  });
+
+  it('a call answered in time keeps its answer: expiring it later does nothing', async () => {
+    const { held, relay } = heldHandler();
+    const answers: Result[] = [];
+    const running = relay.dispatch({ id: 1, method: PATH, request: Buffer.from('x'), metadata: [], timeout_ms: 30 }, (r) => answers.push(r));
+    held.answer!(null, 'in time');
+    running!.expire();
+    await tick();
+    expect(answers.map((a) => a?.response.toString())).toEqual(['in time']);
+    expect([held.call!.cancelled, held.cancelledEvents]).toEqual([false, 0]);
+  });
+
+  it('a cancelled call settles with no result; its handler sees cancelled and one \'cancelled\' event, and its answer is dropped', async () => {
+    const { held, relay } = heldHandler();
+    const answers: Result[] = [];
+    const running: RelayedCall | null = relay.dispatch({ id: 1, method: PATH, request: Buffer.from('x'), metadata: [], timeout_ms: 10_000 }, (r) => answers.push(r));
+    expect(running).not.toBeNull();
+    running!.cancel();
+    running!.cancel();
+    expect([answers, held.call!.cancelled, running!.done]).toEqual([[null], true, true]);
+    await tick();
+    expect(held.cancelledEvents).toBe(1);
+    held.answer!(null, 'after cancel');
+    expect(answers).toEqual([null]);
   });
 });

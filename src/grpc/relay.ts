@@ -2,7 +2,9 @@ import { Metadata, status, type MetadataValue, type ServerDuplexStream, type Ser
 import type { Logger } from 'pino';
 import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadata, type RelayResult, type RelayResults, type RelayServiceServer } from './generated/chainpay/v1/relay';
 import { encodeRelayResults } from './relay-result-encoding';
-import { WriteBatcher } from './write-batcher';
+import { RelayedCall, type RelayOutcome, type Settle } from './relayed-call';
+import { DeadlineTimer } from '../lib/deadline-timer';
+import { WriteBatcher } from '../lib/write-batcher';
 
 type UnaryImplementation = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
 
@@ -25,8 +27,10 @@ interface HandlerError {
  * unary implementation registered for its method, with the request and metadata it carries, and
  * its outcome (response or status, details and trailers) goes back as a RelayResult. So a relayed
  * call authenticates, validates and fails exactly as a direct one; only the transport differs.
+ * The handler also sees the call's deadline and its cancellation as on a unary call (RelayedCall).
  *
- * Invariant: every call accepted on a stream gets exactly one result while the stream is open.
+ * Invariant: every call accepted on a stream gets exactly one result while the stream is open,
+ * unless the gateway cancelled it (then none). The end of a stream cancels its calls in flight.
  */
 export class Relay {
   readonly #methods = new Map<string, RelayedMethod>();
@@ -81,51 +85,61 @@ export class Relay {
     if (this.#draining) stream.endWhenIdle();
   }
 
-  /** Runs one call; `answer` is called exactly once. */
-  dispatch(relayed: RelayCall, answer: (result: Omit<RelayResult, 'id'>) => void): void {
-    if (this.#draining) return answer(refusal(status.UNAVAILABLE, 'the daemon is shutting down'));
+  /**
+   * Runs one call. `settle` is called exactly once: with the call's outcome, or with null if the
+   * call was cancelled first (RelayedCall.cancel). Returns the running call (to cancel it), or null
+   * when the call was refused before any handler ran (answered already).
+   */
+  dispatch(relayed: RelayCall, settle: Settle): RelayedCall | null {
+    if (this.#draining) return refused(settle, relayed.id, status.UNAVAILABLE, 'the daemon is shutting down');
     const method = this.#methods.get(relayed.method);
-    if (method === undefined) return answer(refusal(status.UNIMPLEMENTED, `unknown method ${relayed.method}`));
+    if (method === undefined) return refused(settle, relayed.id, status.UNIMPLEMENTED, `unknown method ${relayed.method}`);
     let request: unknown;
     let metadata: Metadata;
     try {
       metadata = toMetadata(relayed.metadata);
       request = method.deserialize(Buffer.from(relayed.request));
     } catch (err) {
-      return answer(refusal(status.INVALID_ARGUMENT, `malformed relayed call: ${(err as Error).message}`));
+      return refused(settle, relayed.id, status.INVALID_ARGUMENT, `malformed relayed call: ${(err as Error).message}`);
     }
-    const callback = this.#answerOnce(method, relayed.method, answer);
+    const call = new RelayedCall(relayed.id, request, metadata, relayed.method, relayed.timeout_ms, settle);
+    const callback = this.#answer(method, call);
     try {
-      method.implementation(new RelayedCall(request, metadata, relayed.method) as unknown as ServerUnaryCall<unknown, unknown>, callback);
+      method.implementation(call as unknown as ServerUnaryCall<unknown, unknown>, callback);
     } catch (err) {
       // Our handlers map every error themselves (grpc/handler.ts); this is a bug, answered as one.
       this.logger.error({ err, method: relayed.method }, 'relayed handler threw');
       callback({ code: status.INTERNAL, details: 'internal error' }, null);
     }
+    return call;
   }
 
   /**
-   * The handler's callback: the first call answers, later ones are ignored. Returned as an
-   * anonymous arrow (and RelayedCall is a class): under tsx, esbuild's keepNames gives every
-   * named closure an Object.defineProperty of its name each time it is created, which on the
-   * per-call path cost ~4% of a GET's CPU (profiled).
+   * The handler's callback: the first answer settles the call (RelayedCall.finish), later ones
+   * and any after its deadline or cancel are ignored. Returned as an anonymous arrow (and
+   * RelayedCall is a class): under tsx, esbuild's keepNames gives every named closure an
+   * Object.defineProperty of its name each time it is created, which on the per-call path cost
+   * ~4% of a GET's CPU (profiled).
    */
-  #answerOnce(method: RelayedMethod, name: string, answer: (result: Omit<RelayResult, 'id'>) => void): sendUnaryData<unknown> {
-    let answered = false;
+  #answer(method: RelayedMethod, call: RelayedCall): sendUnaryData<unknown> {
     return (err, value) => {
-      if (answered) return;
-      answered = true;
+      if (call.done) return;
       if (err) {
         const e = err as HandlerError;
-        return answer({ code: e.code ?? status.UNKNOWN, response: Buffer.alloc(0), details: e.details ?? e.message ?? '', trailers: e.metadata ? fromMetadata(e.metadata) : [] });
+        return call.finish({ code: e.code ?? status.UNKNOWN, response: Buffer.alloc(0), details: e.details ?? e.message ?? '', trailers: e.metadata ? fromMetadata(e.metadata) : [] });
       }
       try {
-        answer({ code: status.OK, response: method.serialize(value), details: '', trailers: [] });
+        call.finish({ code: status.OK, response: method.serialize(value), details: '', trailers: [] });
       } catch (serializeError) {
-        this.logger.error({ err: serializeError, method: name }, 'relayed response could not be serialized');
-        answer(refusal(status.INTERNAL, 'response could not be serialized'));
+        this.logger.error({ err: serializeError, method: call.getPath() }, 'relayed response could not be serialized');
+        call.finish(refusal(status.INTERNAL, 'response could not be serialized'));
       }
     };
+  }
+
+  /** A call of a stream whose caller cancelled it: logged at debug level, with its request id. */
+  logCancelled(call: RelayedCall, why: string): void {
+    if (this.logger.isLevelEnabled('debug')) this.logger.debug({ method: call.getPath(), request_id: call.metadata.get('x-request-id')[0], why }, 'relayed call cancelled');
   }
 }
 
@@ -137,7 +151,14 @@ export class Relay {
 export const RELAY_MESSAGE_MAX_BYTES = 1024 * 1024;
 
 class RelayStream {
-  #inFlight = 0;
+  /**
+   * Calls whose outcome is not settled yet, each at its `slot` (removed by moving the last one into
+   * its place): no hashing and no allocation per call. Only a cancel (rare) looks a call up by id,
+   * with a scan of the calls in flight.
+   */
+  readonly #running: RelayedCall[] = [];
+  /** The deadlines of the running calls, on one timer: a call past its deadline is expired. */
+  readonly #deadlines = new DeadlineTimer((now) => this.#expireDue(now));
   #ending = false;
   #closed = false;
   /** Results ready together go back in one message (WriteBatcher: one socket write, not one each). */
@@ -145,7 +166,7 @@ class RelayStream {
 
   constructor(
     private readonly call: ServerDuplexStream<RelayCalls, RelayResults>,
-    relay: Relay,
+    private readonly relay: Relay,
   ) {
     this.#results = new WriteBatcher<RelayResult>(
       (results, written) => {
@@ -155,8 +176,15 @@ class RelayStream {
       (r) => r.response.length + r.details.length + 32,
       RELAY_MESSAGE_MAX_BYTES,
     );
+    // The gateway went away (or the stream failed): as with unary calls on a lost connection,
+    // every call still running is cancelled.
     const closed = () => {
       this.#closed = true;
+      this.#deadlines.stop();
+      for (const running of [...this.#running]) {
+        relay.logCancelled(running, 'the relay stream ended');
+        running.cancel();
+      }
     };
     call.on('cancelled', closed);
     call.on('error', closed);
@@ -164,14 +192,49 @@ class RelayStream {
     call.on('end', () => this.endWhenIdle());
     call.on('data', (batch: RelayCalls) => {
       for (const relayed of batch.calls) {
-        this.#inFlight++;
-        relay.dispatch(relayed, (result) => {
-          this.#inFlight--;
-          if (!this.#closed) this.#results.push({ id: relayed.id, ...result });
-          if (this.#ending) this.#endIfIdle();
-        });
+        const running = relay.dispatch(relayed, this.#settled);
+        if (running !== null && !running.done) {
+          running.slot = this.#running.length;
+          this.#running.push(running);
+          this.#deadlines.watch(running.deadline);
+        }
       }
+      // After the calls: a cancel may name a call of this very message.
+      for (const id of batch.cancelled) this.#cancel(id);
     });
+  }
+
+  /** Every call of this stream ends here (Settle): its result goes out unless it was cancelled. */
+  readonly #settled: Settle = (outcome, id, settled) => {
+    if (settled !== null && settled.slot >= 0) {
+      const last = this.#running.pop()!;
+      if (last !== settled) {
+        this.#running[settled.slot] = last;
+        last.slot = settled.slot;
+      }
+      settled.slot = -1;
+    }
+    if (outcome !== null && !this.#closed) this.#results.push({ id, ...outcome });
+    if (this.#ending) this.#endIfIdle();
+  };
+
+  /** Expires the running calls past their deadline; returns the earliest deadline left. */
+  #expireDue(now: number): number {
+    let next = Infinity;
+    // A copy: expiring a call takes it out of #running.
+    for (const running of [...this.#running]) {
+      if (running.deadline <= now) running.expire();
+      else if (running.deadline < next) next = running.deadline;
+    }
+    return next;
+  }
+
+  #cancel(id: number): void {
+    // Not found: answered already (its result crossed the cancel), or never sent.
+    const running = this.#running.find((c) => c.id === id);
+    if (running === undefined) return;
+    this.relay.logCancelled(running, 'the gateway cancelled it');
+    running.cancel();
   }
 
   endWhenIdle(): void {
@@ -180,7 +243,7 @@ class RelayStream {
   }
 
   #endIfIdle(): void {
-    if (this.#inFlight > 0 || this.#closed) return;
+    if (this.#running.length > 0 || this.#closed) return;
     // Results still queued go out before the end of the stream (a write queued before end() is sent).
     this.#results.flushNow();
     this.#closed = true;
@@ -188,42 +251,14 @@ class RelayStream {
   }
 }
 
-function refusal(code: status, details: string): Omit<RelayResult, 'id'> {
+function refusal(code: status, details: string): RelayOutcome {
   return { code, response: Buffer.alloc(0), details, trailers: [] };
 }
 
-/** The slice of ServerUnaryCall a unary implementation reads: its request and metadata. */
-class RelayedCall {
-  readonly cancelled = false;
-
-  constructor(
-    readonly request: unknown,
-    readonly metadata: Metadata,
-    private readonly path: string,
-  ) {}
-
-  getPath(): string {
-    return this.path;
-  }
-  getPeer(): string {
-    return 'relay';
-  }
-  getDeadline(): number {
-    return Infinity;
-  }
-  getHost(): string {
-    return 'relay';
-  }
-  sendMetadata(): void {}
-  on(): this {
-    return this;
-  }
-  once(): this {
-    return this;
-  }
-  emit(): boolean {
-    return false;
-  }
+/** A call refused before any handler ran: settled at once, nothing to cancel. */
+function refused(settle: Settle, id: number, code: status, details: string): null {
+  settle(refusal(code, details), id, null);
+  return null;
 }
 
 export function toMetadata(entries: readonly RelayMetadata[]): Metadata {

@@ -3,8 +3,9 @@ import path from 'node:path';
 
 /**
  * DESIGN.md, Layout: dependencies point one way, each chain SDK has one importer, and the gateway
- * imports only the generated gRPC client. Checked on the import statements of the production code
- * (unit tests beside the code may use other helpers).
+ * imports only the generated gRPC client and the pure, dependency-free helpers of src/lib (which
+ * both sides share). Checked on the import statements of the production code (unit tests beside
+ * the code may use other helpers).
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -41,6 +42,15 @@ function offenders(dir: string, forbidden: (target: string) => boolean): string[
 
 const sdk = (name: string) => (target: string) => target === name || target.startsWith(`${name}/`);
 
+/** What the gateway may not import of the daemon: everything under src/ but the generated code and src/lib. */
+const refusedToGateway = (target: string): boolean => target.startsWith('src/') && !target.startsWith('src/grpc/generated/') && !target.startsWith('src/lib/');
+
+/** What src/lib may not import: anything of ours outside src/lib, and any package (Node's built-ins excepted). */
+const refusedToLib = (target: string): boolean => {
+  if (target.startsWith('node:')) return false;
+  return !target.startsWith('src/lib/');
+};
+
 describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
   it.each([
     ['viem', 'src/chains/evm'],
@@ -67,7 +77,25 @@ describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
     expect(offenders('src/views', (t) => t.startsWith('src/') && !allowed.some((a) => t.startsWith(a)))).toEqual([]);
   });
 
-  it('the gateway imports only the generated gRPC code of the daemon', () => {
-    expect(offenders('gateway', (t) => t.startsWith('src/') && !t.startsWith('src/grpc/generated/'))).toEqual([]);
+  it('the gateway imports only the generated gRPC code and src/lib of the daemon', () => {
+    expect(offenders('gateway', refusedToGateway)).toEqual([]);
+  });
+
+  it('the gateway rule refuses the rest of the daemon, src/lib aside', () => {
+    // Targets as offenders() resolves them from gateway/*.ts.
+    const target = (spec: string) => path.relative(ROOT, path.resolve(ROOT, 'gateway', spec));
+    for (const spec of ['../src/grpc/relay', '../src/grpc/errors', '../src/domain/money', '../src/store/entities', '../src/library/x', '../src/lib-extra/x', '../src/lib/../grpc/relay']) {
+      expect([spec, refusedToGateway(target(spec))]).toEqual([spec, true]);
+    }
+    for (const spec of ['../src/lib/write-batcher', '../src/grpc/generated/chainpay/v1/relay', './relay-client', '@grpc/grpc-js']) {
+      expect([spec, refusedToGateway(target(spec))]).toEqual([spec, false]);
+    }
+  });
+
+  it('src/lib is pure: it imports only its own modules and Node built-ins', () => {
+    expect(fs.readdirSync(path.join(ROOT, 'src/lib')).some((f) => f.endsWith('.ts'))).toBe(true);
+    expect(offenders('src/lib', refusedToLib)).toEqual([]);
+    for (const t of ['src/grpc/relay', 'src/domain/errors', '@grpc/grpc-js', 'pino', 'decimal.js']) expect([t, refusedToLib(t)]).toEqual([t, true]);
+    for (const t of ['src/lib/other', 'node:events']) expect([t, refusedToLib(t)]).toEqual([t, false]);
   });
 });

@@ -22,6 +22,9 @@ function signedMetadata(creds: MerchantCredentials, body = ''): grpc.Metadata {
 const entries = (md: grpc.Metadata) =>
   Object.entries(md.toJSON()).flatMap(([key, values]) => values.map((v) => ({ key, value: Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1') })));
 
+/** A call as the tests write it: no id (openRelay numbers them), no deadline unless given. */
+type Call = Omit<RelayCall, 'id' | 'timeout_ms'> & { timeout_ms?: number };
+
 /**
  * One relay stream; `call` writes a RelayCalls message of one call and resolves with its result,
  * `callAll` writes one message of several; `messages` counts the RelayResults messages received.
@@ -38,10 +41,10 @@ function openRelay(stack: Stack) {
     for (const r of batch.results) waiting.get(r.id)?.(r);
   });
   let next = 1;
-  const callAll = (calls: Omit<RelayCall, 'id'>[]): Promise<RelayResult[]> => {
+  const callAll = (calls: Call[]): Promise<RelayResult[]> => {
     const ids = calls.map(() => next++);
     const results = ids.map((id) => new Promise<RelayResult>((resolve) => waiting.set(id, resolve)));
-    stream.write({ calls: calls.map((c, i) => ({ id: ids[i]!, ...c })) });
+    stream.write({ calls: calls.map((c, i) => ({ id: ids[i]!, timeout_ms: 0, ...c })), cancelled: [] });
     // A stream that ends first fails the calls at once (a refused message ends it with RESOURCE_EXHAUSTED).
     const endedFirst = ended.then((s): never => {
       throw new Error(`relay stream ended: ${s.code} ${s.details}`);
@@ -51,7 +54,7 @@ function openRelay(stack: Stack) {
   return {
     ended,
     received,
-    call: async (c: Omit<RelayCall, 'id'>): Promise<RelayResult> => (await callAll([c]))[0]!,
+    call: async (c: Call): Promise<RelayResult> => (await callAll([c]))[0]!,
     callAll,
     close: () => {
       stream.cancel();

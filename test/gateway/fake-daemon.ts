@@ -19,6 +19,10 @@ export interface RecordedCall {
   readonly metadata: grpc.Metadata;
   /** Whether the call came over RelayService (the relay's calls report the peer 'relay'). */
   readonly relayed: boolean;
+  /** The call object the handler got (its deadline, `cancelled` and 'cancelled' event). */
+  readonly call: grpc.ServerUnaryCall<unknown, unknown>;
+  /** How many 'cancelled' events the call emitted so far (listened to from its start). */
+  cancelledEvents(): number;
 }
 
 export type Responder = (request: any, metadata: grpc.Metadata) => unknown;
@@ -85,7 +89,9 @@ export class FakeDaemon {
   }
 
   #answer(name: string, call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>): void {
-    this.calls.push({ method: name, request: call.request, metadata: call.metadata, relayed: call.getPeer() === 'relay' });
+    let cancelledEvents = 0;
+    call.on('cancelled', () => cancelledEvents++);
+    this.calls.push({ method: name, request: call.request, metadata: call.metadata, relayed: call.getPeer() === 'relay', call, cancelledEvents: () => cancelledEvents });
     const responder = this.#responders.get(name);
     if (responder === undefined) return cb({ code: grpc.status.UNIMPLEMENTED, details: `no responder for ${name}` });
     Promise.resolve()

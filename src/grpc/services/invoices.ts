@@ -9,6 +9,7 @@ import { defined, requestBody } from '../request-body';
 import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { serializeOnce } from '../serialize-once';
+import { stopIfCancelled } from '../call-cancelled';
 
 type LoadedRows = { readonly row: Invoice; readonly payments: InvoicePayment[] };
 
@@ -48,6 +49,8 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const active = await activeNetworks();
       const input = parseCreateInvoice(body, active);
       const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
+      // The last point where nothing is written yet: a client gone by now creates nothing.
+      stopIfCancelled(call, 'CreateInvoice');
       const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network, log.requestId);
       // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
       // cached either (keepQr: false) until something reads it.
@@ -63,6 +66,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       // 404 before 422 about the network: another merchant's invoice must not reveal anything.
       await ctx.invoices.get(call.request.uuid, caller.merchantId);
       const network = parseNetwork(requested, await activeNetworks());
+      stopIfCancelled(call, 'SetInvoiceNetwork');
       return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network, log.requestId));
     }),
     watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {

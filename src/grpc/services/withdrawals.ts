@@ -7,6 +7,7 @@ import { defined, requestBody } from '../request-body';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
+import { stopIfCancelled } from '../call-cancelled';
 
 /**
  * Merchant-facing payouts (signed REST through the gateway, or a service token) and the whitelist
@@ -41,7 +42,10 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
       const caller = await ctx.auth.merchantRequired(call.metadata);
       const r = call.request;
       const body = requestBody(caller, () => defined({ network: r.network || undefined, address: r.address || undefined, amount: r.amount || undefined, reference: r.reference }));
-      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, await activeNetworks(), log.requestId);
+      const networks = await activeNetworks();
+      // The last point where nothing is written yet: a client gone by now requests no payout.
+      stopIfCancelled(call, 'CreateWithdrawal');
+      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, networks, log.requestId);
       return { withdrawal: toWithdrawalMessage(row, ctx), created };
     }),
     getWithdrawal: unary(ctx.logger, 'GetWithdrawal', async (call) => {

@@ -24,6 +24,11 @@ export const protobufFileName = "chainpay/v1/relay.proto";
 
 export interface RelayCalls {
   calls: RelayCall[];
+  /**
+   * Ids of calls (sent in this message or an earlier one) the caller no longer waits for, as a
+   * unary call's client cancels it. The daemon handles this message's calls before its cancels.
+   */
+  cancelled: number[];
 }
 
 export interface RelayResults {
@@ -44,6 +49,11 @@ export interface RelayCall {
   /** The method's request message, serialized. */
   request: Buffer;
   metadata: RelayMetadata[];
+  /**
+   * Time left until the call's deadline when it was sent, in milliseconds (as grpc-timeout, a
+   * duration, not a time: the two hosts' clocks need not agree); 0: no deadline.
+   */
+  timeout_ms: number;
 }
 
 export interface RelayResult {
@@ -59,13 +69,20 @@ export interface RelayResult {
 }
 
 function createBaseRelayCalls(): RelayCalls {
-  return { calls: [] };
+  return { calls: [], cancelled: [] };
 }
 
 export const RelayCalls: MessageFns<RelayCalls> = {
   encode(message: RelayCalls, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.calls) {
       RelayCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.cancelled.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.cancelled) {
+        writer.uint32(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -91,6 +108,24 @@ export const RelayCalls: MessageFns<RelayCalls> = {
             message.calls.push(RelayCall.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag === 16) {
+              message.cancelled.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cancelled.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -106,6 +141,9 @@ export const RelayCalls: MessageFns<RelayCalls> = {
   fromJSON(object: any): RelayCalls {
     return {
       calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => RelayCall.fromJSON(e)) : [],
+      cancelled: globalThis.Array.isArray(object?.cancelled)
+        ? object.cancelled.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -113,6 +151,9 @@ export const RelayCalls: MessageFns<RelayCalls> = {
     const obj: any = {};
     if (message.calls?.length) {
       obj.calls = message.calls.map((e) => RelayCall.toJSON(e));
+    }
+    if (message.cancelled?.length) {
+      obj.cancelled = message.cancelled.map((e) => Math.round(e));
     }
     return obj;
   },
@@ -123,6 +164,7 @@ export const RelayCalls: MessageFns<RelayCalls> = {
   fromPartial(object: DeepPartial<RelayCalls>): RelayCalls {
     const message = createBaseRelayCalls();
     message.calls = object.calls?.map((e) => RelayCall.fromPartial(e)) || [];
+    message.cancelled = object.cancelled?.map((e) => e) || [];
     return message;
   },
 };
@@ -282,7 +324,7 @@ export const RelayMetadata: MessageFns<RelayMetadata> = {
 };
 
 function createBaseRelayCall(): RelayCall {
-  return { id: 0, method: "", request: Buffer.alloc(0), metadata: [] };
+  return { id: 0, method: "", request: Buffer.alloc(0), metadata: [], timeout_ms: 0 };
 }
 
 export const RelayCall: MessageFns<RelayCall> = {
@@ -298,6 +340,9 @@ export const RelayCall: MessageFns<RelayCall> = {
     }
     for (const v of message.metadata) {
       RelayMetadata.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.timeout_ms !== 0) {
+      writer.uint32(40).uint32(message.timeout_ms);
     }
     return writer;
   },
@@ -347,6 +392,14 @@ export const RelayCall: MessageFns<RelayCall> = {
             message.metadata.push(RelayMetadata.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.timeout_ms = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -367,6 +420,11 @@ export const RelayCall: MessageFns<RelayCall> = {
       metadata: globalThis.Array.isArray(object?.metadata)
         ? object.metadata.map((e: any) => RelayMetadata.fromJSON(e))
         : [],
+      timeout_ms: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
     };
   },
 
@@ -384,6 +442,9 @@ export const RelayCall: MessageFns<RelayCall> = {
     if (message.metadata?.length) {
       obj.metadata = message.metadata.map((e) => RelayMetadata.toJSON(e));
     }
+    if (message.timeout_ms !== 0) {
+      obj.timeoutMs = Math.round(message.timeout_ms);
+    }
     return obj;
   },
 
@@ -396,6 +457,7 @@ export const RelayCall: MessageFns<RelayCall> = {
     message.method = object.method ?? "";
     message.request = object.request ?? Buffer.alloc(0);
     message.metadata = object.metadata?.map((e) => RelayMetadata.fromPartial(e)) || [];
+    message.timeout_ms = object.timeout_ms ?? 0;
     return message;
   },
 };
@@ -546,13 +608,19 @@ export const RelayResult: MessageFns<RelayResult> = {
  * message per socket write and waits for it to complete before the next, so on a stream of
  * single calls, answers that were ready together still went out one write and one event-loop turn
  * each (one writev per call on each side, measured with strace in bench scenario 1).
+ *
+ * A relayed call keeps the two properties of a unary call its handler can see: its deadline
+ * (RelayCall.timeout_ms; call.getDeadline() on the daemon, DEADLINE_EXCEEDED once it passes) and
+ * its cancellation (RelayCalls.cancelled: the caller gave up on it; call.cancelled and the
+ * 'cancelled' event on the daemon).
  */
 export type RelayServiceService = typeof RelayServiceService;
 export const RelayServiceService = {
   /**
    * Calls are answered in the order they complete, each result carrying its call's id. A sender
    * batches what is ready when it writes (and what became ready while its last write was under
-   * way); it never waits for more.
+   * way); it never waits for more. Every call gets exactly one result, unless it was cancelled:
+   * a cancelled call gets none.
    */
   relayBatched: {
     path: "/chainpay.v1.RelayService/RelayBatched" as const,
@@ -569,7 +637,8 @@ export interface RelayServiceServer extends UntypedServiceImplementation {
   /**
    * Calls are answered in the order they complete, each result carrying its call's id. A sender
    * batches what is ready when it writes (and what became ready while its last write was under
-   * way); it never waits for more.
+   * way); it never waits for more. Every call gets exactly one result, unless it was cancelled:
+   * a cancelled call gets none.
    */
   relayBatched: handleBidiStreamingCall<RelayCalls, RelayResults>;
 }
@@ -578,7 +647,8 @@ export interface RelayServiceClient extends Client {
   /**
    * Calls are answered in the order they complete, each result carrying its call's id. A sender
    * batches what is ready when it writes (and what became ready while its last write was under
-   * way); it never waits for more.
+   * way); it never waits for more. Every call gets exactly one result, unless it was cancelled:
+   * a cancelled call gets none.
    */
   relayBatched(): ClientDuplexStream<RelayCalls, RelayResults>;
   relayBatched(options: Partial<CallOptions>): ClientDuplexStream<RelayCalls, RelayResults>;

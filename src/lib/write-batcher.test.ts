@@ -1,12 +1,8 @@
-import { WriteBatcher as DaemonWriteBatcher } from './write-batcher';
-import { WriteBatcher as GatewayWriteBatcher } from '../../gateway/write-batcher';
+import { WriteBatcher } from './write-batcher';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe.each([
-  ['daemon', DaemonWriteBatcher],
-  ['gateway', GatewayWriteBatcher],
-])('WriteBatcher (%s)', (_end, WriteBatcher) => {
+describe('WriteBatcher', () => {
   /** A batcher whose writes are recorded and complete only when the test says so. */
   function recorded() {
     const writes: number[][] = [];

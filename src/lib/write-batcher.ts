@@ -15,9 +15,9 @@
  * Invariants: items are written in the order they were queued, each exactly once; while a write
  * has not reported `written`, the next batch waits (`flushNow` excepted).
  *
- * The gateway's end of the relay has the same class (gateway/write-batcher.ts): the gateway imports
- * nothing of the daemon but its generated gRPC client (DESIGN.md, Layout). One test runs against
- * both (write-batcher.test.ts).
+ * Both ends of the relay use this one class (src/grpc/relay.ts, gateway/relay-client.ts): it lives
+ * in src/lib, the folder of pure, dependency-free helpers the gateway may import (DESIGN.md, Layout;
+ * test/foundation/dependency-direction.test.ts).
  */
 export class WriteBatcher<T> {
   #queue: T[] = [];
