@@ -1,15 +1,9 @@
 import { Client, credentials, type ChannelCredentials, type ChannelOptions, type Metadata } from '@grpc/grpc-js';
 import type { CallCancellation } from './call-cancellation';
 import { RelayClient } from './relay-client';
+import type { UnaryMethod } from './unary-method';
 
-/** The slice of a generated method definition (e.g. `InvoiceServiceService.getInvoice`) a unary call needs. */
-export interface UnaryMethod<Req, Res> {
-  readonly path: string;
-  readonly requestStream: false;
-  readonly responseStream: false;
-  readonly requestSerialize: (value: Req) => Buffer;
-  readonly responseDeserialize: (value: Buffer) => Res;
-}
+export type { UnaryMethod } from './unary-method';
 
 /**
  * The signed body travels in metadata (up to 64 KiB, ~87 KiB base64), so the limit is raised; the

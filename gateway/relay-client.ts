@@ -3,7 +3,7 @@ import { RelayServiceService, type RelayCall, type RelayCalls, type RelayMetadat
 import { DeadlineTimer } from '../src/lib/deadline-timer';
 import { WriteBatcher } from '../src/lib/write-batcher';
 import type { CallCancellation } from './call-cancellation';
-import type { UnaryMethod } from './daemon-client';
+import type { UnaryMethod } from './unary-method';
 import { serializeRelayCalls } from './relay-call-encoding';
 
 /** How the relay client calls the daemon directly (a unary call of its own). */

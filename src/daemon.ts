@@ -57,7 +57,7 @@ import { startMetricsServer, type MetricsServer } from './observability/metrics-
 import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
-import { RequestLoad } from './actors/request-load';
+import { RequestLoad } from './lib/request-load';
 import { releaseReservations, type DerivedTwice } from './store/repos/address-pool';
 import { loadDevnetClockOffset, saveDevnetClockOffset } from './store/repos/devnet-clock-offset';
 

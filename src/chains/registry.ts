@@ -34,16 +34,8 @@ export interface ChainAdapters {
   readonly devnet: Map<NetworkCode, DevnetControls>;
 }
 
-export interface LiveAdapterInput {
-  readonly network: NetworkCode;
-  readonly codec: AddressCodec;
-  readonly keys: KeyMaterial;
-  readonly clock: Clock;
-  readonly options: unknown;
-  readonly onRpc?: RpcObserver;
-}
-
-export type LiveAdapterFactory = (input: LiveAdapterInput) => ChainAdapter;
+import type { LiveAdapterFactory } from './live-adapter';
+export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
 
 /**
  * SWITCH POINT: live chain families plug in here, one factory per family, e.g.

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { EventSubscriber } from '@mikro-orm/core';
 import type { Logger } from 'pino';
-import type { RequestLoad } from '../actors/request-load';
+import type { RequestLoad } from '../lib/request-load';
 import type { Clock } from '../domain/clock';
 import { OutboxEvent } from '../store/entities';
 import { RawSql } from '../store/raw-sql';

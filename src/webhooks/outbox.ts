@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
 import { invoiceView, toRestInvoice, type ViewScope } from '../views/invoice-view';
-import { toRestWithdrawal, withdrawalView } from '../actors/withdrawals/withdrawal-view';
+import { toRestWithdrawal, withdrawalView } from '../views/withdrawal-view';
 import { newEventId } from './event-id';
 
 /**

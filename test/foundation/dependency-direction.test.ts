@@ -98,4 +98,33 @@ describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
     for (const t of ['src/grpc/relay', 'src/domain/errors', '@grpc/grpc-js', 'pino', 'decimal.js']) expect([t, refusedToLib(t)]).toEqual([t, true]);
     for (const t of ['src/lib/other', 'node:events']) expect([t, refusedToLib(t)]).toEqual([t, false]);
   });
+
+  it('no import cycles between the folders of src/ (file-level cycles: biome noImportCycles, npm run lint)', () => {
+    const folderOf = (file: string): string => file.split(path.sep).slice(0, 2).join('/');
+    const edges = new Map<string, Set<string>>();
+    for (const file of sources('src')) {
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = path.relative(ROOT, path.resolve(ROOT, path.dirname(file), spec));
+        const [from, to] = [folderOf(file), folderOf(target)];
+        if (from !== to && to.startsWith('src/')) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+      }
+    }
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean => {
+      for (const next of edges.get(from) ?? []) {
+        if (next === to) return true;
+        if (!seen.has(next)) {
+          seen.add(next);
+          if (reaches(next, to, seen)) return true;
+        }
+      }
+      return false;
+    };
+    const cycles = [...edges.keys()].filter((folder) => reaches(folder, folder));
+    expect(cycles).toEqual([]);
+    // The check sees a cycle when there is one.
+    edges.set('src/x', new Set(['src/y']));
+    edges.set('src/y', new Set(['src/x']));
+    expect(reaches('src/x', 'src/x')).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/stack';
 import { COMMIT_WAKE_MS, WebhookDispatcher } from '../../src/webhooks/dispatcher';
-import { RequestLoad } from '../../src/actors/request-load';
+import { RequestLoad } from '../../src/lib/request-load';
 import { claimDueEvent, keepUnaddressedEvents } from '../../src/webhooks/delivery';
 import { announceOutboxEvents, insertOutboxEventsSql } from '../../src/webhooks/outbox';
 import { MerchantsRepo } from '../../src/store/repos/merchants';

@@ -18,7 +18,7 @@ import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/stack';
-import { toRestWithdrawal, withdrawalView } from '../../src/actors/withdrawals/withdrawal-view';
+import { toRestWithdrawal, withdrawalView } from '../../src/views/withdrawal-view';
 import { addressOf, DAY_S, expectLedgerExact } from './support';
 
 /**

@@ -5,7 +5,7 @@ import { DaemonClock } from '../../src/actors/daemon-clock';
 import { insertWithdrawals } from '../../src/actors/withdrawals/creation-sql';
 import { persistedInitialSnapshot, WithdrawalActors } from '../../src/actors/withdrawals/withdrawal-actors';
 import { holdLines, holdReference } from '../../src/actors/withdrawals/withdrawal-ledger';
-import { toRestWithdrawal, withdrawalView } from '../../src/actors/withdrawals/withdrawal-view';
+import { toRestWithdrawal, withdrawalView } from '../../src/views/withdrawal-view';
 import { rolledBack, Withdrawals } from '../../src/actors/withdrawals/withdrawals';
 import { Whitelist } from '../../src/actors/withdrawals/whitelist';
 import { createAddressCodec } from '../../src/chains/codecs';

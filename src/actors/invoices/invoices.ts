@@ -16,9 +16,10 @@ import { isUniqueViolation, RawSql } from '../../store/raw-sql';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from './invoice-actors';
 import { OpenInvoiceReads } from './open-invoice-reads';
+import type { LoadedInvoice } from './loaded-invoice';
 import { AddressReserve } from './address-reserve';
 import { newMemo } from './memo';
-import { RequestLoad } from '../request-load';
+import { RequestLoad } from '../../lib/request-load';
 import { KeyedBatches, type BatchOutcome } from '../keyed-batches';
 
 export interface InvoiceDeps {
@@ -36,10 +37,7 @@ export interface InvoiceDeps {
   readonly requestLoad?: RequestLoad;
 }
 
-export interface LoadedInvoice {
-  readonly row: Invoice;
-  readonly payments: InvoicePayment[];
-}
+export type { LoadedInvoice } from './loaded-invoice';
 
 interface DepositTarget {
   readonly address: string;

@@ -1,4 +1,4 @@
-import type { LoadedInvoice } from './invoices';
+import type { LoadedInvoice } from './loaded-invoice';
 
 /** How many open invoices' committed rows are kept (least recently read dropped first). */
 export const OPEN_INVOICE_READS_MAX = 10_000;

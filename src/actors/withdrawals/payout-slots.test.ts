@@ -1,5 +1,5 @@
 import { PayoutSlots } from './payout-slots';
-import { RequestLoad } from '../request-load';
+import { RequestLoad } from '../../lib/request-load';
 
 describe('PayoutSlots', () => {
   it('never runs more than the limit at once, runs everything, in arrival order', async () => {

@@ -1,4 +1,4 @@
-import type { RequestLoad } from '../request-load';
+import type { RequestLoad } from '../../lib/request-load';
 
 /**
  * At most `limit` payout steps (sign, broadcast, status check) run at a time in one daemon, and only

@@ -8,7 +8,7 @@ import { errorText, NEEDS_OPERATOR_CODES, needsOperator, type CheckPayoutOutput,
 import type { ChainAdapter, StoredNonceWallet } from '../../chains/types';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { PayoutSlots } from './payout-slots';
-import type { RequestLoad } from '../request-load';
+import type { RequestLoad } from '../../lib/request-load';
 
 /** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
 export type PayoutKillPoint = 'after_sign' | 'after_broadcast';

@@ -13,7 +13,7 @@ import { RawSql, type Query } from '../../store/raw-sql';
 import { announceOutboxEvents, insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
 import { bookOutcomeSql } from './withdrawal-ledger';
-import type { RequestLoad } from '../request-load';
+import type { RequestLoad } from '../../lib/request-load';
 import { ActorActivity } from '../introspection/activity';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;

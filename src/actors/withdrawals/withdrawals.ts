@@ -21,7 +21,7 @@ import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actor
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
 import { AddressForms, type Whitelist } from './whitelist';
-import { RequestLoad } from '../request-load';
+import { RequestLoad } from '../../lib/request-load';
 
 export interface WithdrawalsDeps {
   readonly orm: MikroORM;

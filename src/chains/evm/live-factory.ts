@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
-import type { LiveAdapterInput } from '../registry';
+import type { LiveAdapterInput } from '../live-adapter';
 import type { ChainAdapter } from '../types';
 import { createEvmAdapter } from './adapter';
 import { isEvmNetwork } from './config';

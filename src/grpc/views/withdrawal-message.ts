@@ -1,6 +1,6 @@
 import type { Withdrawal as WithdrawalMessage, WhitelistEntry as WhitelistMessage } from '../generated/chainpay/v1/withdrawals';
 import type { WhitelistEntry, Withdrawal } from '../../store/entities';
-import { withdrawalView } from '../../actors/withdrawals/withdrawal-view';
+import { withdrawalView } from '../../views/withdrawal-view';
 
 /**
  * The row (the truth) as the control plane shows it. The plain view is the message's shape; the

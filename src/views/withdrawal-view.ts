@@ -1,5 +1,5 @@
-import type { Withdrawal } from '../../store/entities';
-import { canonicalDecimal } from '../../store/repos/network-settings';
+import type { Withdrawal } from '../store/entities';
+import { canonicalDecimal } from '../store/repos/network-settings';
 
 /**
  * The row (the truth) as the control plane and the webhooks show it: plain data, absent optional
