@@ -7,7 +7,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` would build before the sources are here; the build runs below.
+# --ignore-scripts: tsc needs no install script, and the build runs below, once the sources are here.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.js scripts/
@@ -20,7 +20,7 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only: no TypeScript, so `prepare` skips the build (dist/ comes from above).
+# Production dependencies only; `prepare` finds no sources to build here (dist/ comes from above).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /build/dist dist
 # DATA_DIR: key material (and the embedded PostgreSQL when DATABASE_URL is unset); a named volume
