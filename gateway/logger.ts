@@ -1,11 +1,36 @@
 import pino, { type Logger } from 'pino';
-import { batchedStdout } from './batched-stdout';
+
+/** Lines are written once this many bytes have gathered (~10 request lines)... */
+const BATCH_BYTES = 4096;
+/** ...or at the latest this long after they were logged. */
+const FLUSH_MS = 100;
+
+let stdout: pino.DestinationStream | undefined;
 
 /**
- * The gateway's log: stdout in batches of ~4 KiB or every 100 ms, through the process's one
- * batched destination (gateway/batched-stdout.ts). A synchronous write(2) per request line was the
- * largest single cost of a GET after the response's own write.
+ * The gateway's one stdout destination per process, shared by every gateway logger made in it:
+ * pino's own (sonic-boom), batching as the daemon's does (src/observability/logger.ts; the gateway
+ * imports nothing of the daemon's). A write(2) per request line was the largest single cost of a
+ * GET after the response's own write. Synchronous writes: with asynchronous ones, a batch still in
+ * the thread pool when the process exits lands after the lines the exit flush writes.
+ *
+ * pino flushes at exit only the destinations it made itself, so this one is flushed on 'exit'
+ * (which also follows an uncaught exception); only a SIGKILL loses lines, those of its last FLUSH_MS.
  */
+function gatewayStdout(): pino.DestinationStream {
+  if (stdout) return stdout;
+  const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
+  process.on('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // stdout closed already: nothing can be written.
+    }
+  });
+  stdout = destination;
+  return destination;
+}
+
 export function createGatewayLogger(level = 'info'): Logger {
-  return pino({ name: 'chainpay-gateway', level, base: { service: 'chainpay-gateway' } }, batchedStdout());
+  return pino({ name: 'chainpay-gateway', level, base: { service: 'chainpay-gateway' } }, gatewayStdout());
 }

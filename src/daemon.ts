@@ -20,6 +20,8 @@ import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
 import { createChainAdapters } from './chains/registry';
 import { evmLiveOptions } from './chains/evm';
+import { PgDevnetStore } from './chains/devnet/pg-store';
+import { RawSql } from './store/raw-sql';
 import type { RpcObserver } from './chains/types';
 import type { NetworkCode } from './domain/networks';
 import { InvoiceActors } from './actors/invoices/invoice-actors';
@@ -135,7 +137,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     keys: depositKeys,
     clock,
     devnet: {
-      storageDir: path.join(config.dataDir, 'devnet'),
+      // In the database, so a standby continues the same chains; DATA_DIR/devnet only holds an
+      // older version's journals, imported once.
+      store: new PgDevnetStore(new RawSql(orm)),
+      legacyJournalDir: path.join(config.dataDir, 'devnet'),
+      logger: logger.child({ component: 'devnet' }),
       blockIntervalMs: config.DEVNET_BLOCK_MS,
       finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
     },

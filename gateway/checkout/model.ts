@@ -1,6 +1,6 @@
 import type { CheckoutView } from '../../src/grpc/generated/chainpay/v1/invoices';
 import type { Network } from '../../src/grpc/generated/chainpay/v1/networks';
-import { addDecimal, ceilDecimal, compareDecimal, subtractDecimal } from './decimal';
+import { amount, amountText, ceilAmount } from './amount';
 import type { SafeHtml } from './html';
 import { sanitizeQrSvg } from './qr';
 
@@ -65,7 +65,8 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
   if (inv === undefined) throw new CheckoutViewError('checkout view has no invoice');
   const status = STATUSES.includes(inv.status) ? (inv.status as CheckoutStatus) : null;
   const buyerPays = inv.fee_payer !== 'merchant';
-  const due = subtractDecimal(inv.pay_amount, inv.received_amount);
+  const received = amount(inv.received_amount);
+  const due = amount(inv.pay_amount).minus(received);
   const chosen = inv.network ? view.networks.find((n) => n.code === inv.network) : undefined;
   return {
     uuid: inv.uuid,
@@ -82,7 +83,7 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
     qrSvg: inv.network ? sanitizeQrSvg(inv.qr_svg) : null,
     paymentUri: inv.payment_uri || null,
     receivedAmount: inv.received_amount,
-    amountDue: compareDecimal(due, '0') > 0 ? due : '0',
+    amountDue: due.gt(0) ? amountText(due) : '0',
     confirmations: inv.confirmations,
     requiredConfirmations: inv.required_confirmations,
     txHash: inv.tx_hash || null,
@@ -90,7 +91,7 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
     paidAt: inv.paid_at || null,
     returnUrl: httpUrl(inv.return_url),
     cancelUrl: httpUrl(inv.cancel_url),
-    canChooseNetwork: inv.status === 'pending' && compareDecimal(inv.received_amount, '0') === 0 && view.networks.length > 0,
+    canChooseNetwork: inv.status === 'pending' && received.isZero() && view.networks.length > 0,
     networks: view.networks.filter((n) => n.active).map((n) => networkOption(n, inv.amount, inv.platform_fee, buyerPays)),
   };
 }
@@ -101,16 +102,17 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
  * network-less invoice is already rounded to 8 places, so for 18-decimal tokens this may show up to
  * 1e-8 more than the daemon will ask; the daemon's figure is shown once the network is chosen.
  */
-function networkOption(n: Network, amount: string, platformFee: string, buyerPays: boolean): NetworkOption {
+function networkOption(n: Network, invoiceAmountText: string, platformFee: string, buyerPays: boolean): NetworkOption {
   const decimals = n.token_decimals > 0 ? n.token_decimals : 6;
-  const raw = buyerPays ? addDecimal(addDecimal(amount, platformFee), n.buyer_network_fee) : amount;
+  const invoiceAmount = amount(invoiceAmountText);
+  const raw = buyerPays ? invoiceAmount.plus(amount(platformFee)).plus(amount(n.buyer_network_fee)) : invoiceAmount;
   return {
     code: n.code,
     name: n.name || n.code,
     networkFee: buyerPays ? n.buyer_network_fee : '0',
-    payAmount: ceilDecimal(raw, decimals),
+    payAmount: amountText(ceilAmount(raw, decimals)),
     minInvoice: n.min_invoice,
-    available: compareDecimal(amount, n.min_invoice) >= 0,
+    available: invoiceAmount.gte(amount(n.min_invoice)),
   };
 }
 

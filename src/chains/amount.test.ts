@@ -14,6 +14,9 @@ describe('token amounts', () => {
       expect(() => toBaseUnits(bad, 6)).toThrow(expect.objectContaining({ code: 'invalid_amount' }));
     }
     expect(() => toBaseUnits('1.0000001', 6)).toThrow(expect.objectContaining({ code: 'amount_precision', field: 'amount' }));
+    // Exact up to 80 digits of base units (decimal.js at 80 digits), refused beyond rather than rounded.
+    expect(toBaseUnits(`${'9'.repeat(62)}.${'9'.repeat(18)}`, 18)).toBe(10n ** 80n - 1n);
+    expect(() => toBaseUnits(`1${'0'.repeat(62)}`, 18)).toThrow(expect.objectContaining({ code: 'invalid_amount' }));
   });
 
   it('formats base units canonically', () => {

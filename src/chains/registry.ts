@@ -2,7 +2,8 @@ import type { Clock } from '../domain/clock';
 import { NETWORK_FACTS, type ChainFamily, type NetworkCode } from '../domain/networks';
 import type { AddressCodec, KeyMaterial } from './codec';
 import { createAddressCodec } from './codecs';
-import { DevnetAdapter } from './devnet/adapter';
+import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
+import type { DevnetChainStore } from './devnet/store';
 import { AdapterUnavailableError } from './errors';
 import { evmLiveFactory } from './evm/live-factory';
 import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
@@ -15,8 +16,11 @@ export interface ChainAdaptersOptions {
   readonly keys: KeyMaterial;
   readonly clock: Clock;
   readonly devnet: {
-    /** Where devnet chains persist (one <NETWORK>.jsonl each); in memory when absent. */
-    readonly storageDir?: string;
+    /** Where devnet chains persist (the database: a standby continues them); in memory when absent. */
+    readonly store?: DevnetChainStore;
+    /** An older version's devnet journals (`<NETWORK>.jsonl`), imported into an empty store once. */
+    readonly legacyJournalDir?: string;
+    readonly logger?: DevnetLogger;
     readonly blockIntervalMs: number;
     readonly finalityDepth?: Partial<Record<NetworkCode, number>>;
   };
@@ -66,7 +70,9 @@ export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
       network,
       codec,
       clock: opts.clock,
-      storageDir: opts.devnet.storageDir,
+      store: opts.devnet.store,
+      legacyJournalDir: opts.devnet.legacyJournalDir,
+      logger: opts.devnet.logger,
       blockIntervalMs: opts.devnet.blockIntervalMs,
       finalityDepth: opts.devnet.finalityDepth?.[network],
     });

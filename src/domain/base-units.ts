@@ -1,4 +1,4 @@
-import { assertDecimals, toDecimal, type AmountLike } from './decimal';
+import { assertDecimals, Dec, formatAmount, toDecimal, type AmountLike, type Decimal } from './decimal';
 import { ValidationError } from './errors';
 
 /**
@@ -15,16 +15,16 @@ export function toBaseUnits(amount: AmountLike, decimals: number): bigint {
       max_decimals: decimals,
     });
   }
-  return BigInt(d.times(toDecimal(`1${'0'.repeat(decimals)}`)).toFixed(0));
+  return BigInt(d.times(unit(decimals)).toFixed(0));
 }
 
-/** Integer base units → canonical decimal string (10500000n with 6 decimals → "10.5"). */
+/** Integer base units → canonical decimal string (10500000n with 6 decimals → "10.5"). Exact: Dec holds 80 digits. */
 export function fromBaseUnits(units: bigint, decimals: number): string {
   assertDecimals(decimals);
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  const text = fraction ? `${whole}.${fraction}` : whole;
-  return negative && text !== '0' ? `-${text}` : text;
+  return formatAmount(toDecimal(units.toString()).div(unit(decimals)));
+}
+
+/** 10^decimals, what one token is in base units. */
+function unit(decimals: number): Decimal {
+  return Dec.pow(10, decimals);
 }

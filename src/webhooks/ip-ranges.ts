@@ -1,107 +1,98 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
  * Which IP addresses a webhook may never be sent to. `forbiddenRange(ip)` names the range an
  * address falls in, or returns null for a public address. IPv6 is an allow-list (global unicast
  * 2000::/3 only, minus the special blocks); IPv6 forms that embed an IPv4 address (mapped,
- * NAT64, 6to4) are judged by the embedded address.
+ * NAT64, 6to4) are judged by the embedded address. Addresses are matched by node:net's BlockList,
+ * which parses every text form of an address (compressed, dotted tail, leading zeros).
  */
-interface Range {
-  readonly base: bigint;
-  readonly prefix: number;
+type Subnet = readonly [network: string, prefix: number, label: string];
+
+const V4: readonly Subnet[] = [
+  ['0.0.0.0', 8, 'this-network 0.0.0.0/8'],
+  ['10.0.0.0', 8, 'private (RFC 1918)'],
+  ['100.64.0.0', 10, 'CGNAT 100.64.0.0/10'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local'],
+  ['172.16.0.0', 12, 'private (RFC 1918)'],
+  ['192.0.0.0', 24, 'IETF protocol assignments'],
+  ['192.0.2.0', 24, 'documentation'],
+  ['192.88.99.0', 24, '6to4 relay anycast'],
+  ['192.168.0.0', 16, 'private (RFC 1918)'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation'],
+  ['203.0.113.0', 24, 'documentation'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+];
+
+/** In this order: the first match names the range (::/128 and ::1/128 lie inside ::/96). */
+const V6: readonly Subnet[] = [
+  ['::', 128, 'unspecified'],
+  ['::1', 128, 'loopback'],
+  ['::', 96, 'IPv4-compatible (deprecated)'],
+  ['64:ff9b:1::', 48, 'local-use NAT64'],
+  ['100::', 64, 'discard-only'],
+  ['2001::', 23, 'IETF protocol assignments'],
+  ['2001:db8::', 32, 'documentation'],
+  ['3fff::', 20, 'documentation'],
+  ['fc00::', 7, 'unique-local'],
+  ['fe80::', 10, 'link-local'],
+  ['fec0::', 10, 'site-local (deprecated)'],
+  ['ff00::', 8, 'multicast'],
+];
+
+/** The two 16-bit groups of a dotted IPv4 address of the table above, as IPv6 text ("10.0.0.0" -> "a00:0"). */
+function v4Groups(dotted: string): string {
+  const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number);
+  return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/**
+ * IPv6 blocks whose bits carry an IPv4 address: the block, and where a V4 subnet lies inside it
+ * (its IPv6 network and the bits in front of the IPv4 address).
+ */
+const EMBEDS_V4: ReadonlyArray<{ readonly name: string; readonly block: Subnet; readonly inner: (v4: string) => string; readonly bitsBefore: number }> = [
+  { name: 'IPv4-mapped', block: ['::ffff:0:0', 96, 'IPv4-mapped'], inner: (v4) => `::ffff:${v4Groups(v4)}`, bitsBefore: 96 },
+  { name: 'NAT64', block: ['64:ff9b::', 96, 'NAT64'], inner: (v4) => `64:ff9b::${v4Groups(v4)}`, bitsBefore: 96 },
+  { name: '6to4', block: ['2002::', 16, '6to4'], inner: (v4) => `2002:${v4Groups(v4)}::`, bitsBefore: 16 },
+];
+
+/** One BlockList per labelled subnet: BlockList answers whether, the label says which. */
+interface Rule {
+  readonly list: BlockList;
   readonly label: string;
 }
 
-const range = (bits: 32 | 128, text: string, label: string): Range => {
-  const [addr, prefix] = text.split('/') as [string, string];
-  return { base: bits === 32 ? ipv4ToBigInt(addr)! : ipv6ToBigInt(addr)!, prefix: Number(prefix), label };
-};
-
-const V4: readonly Range[] = [
-  range(32, '0.0.0.0/8', 'this-network 0.0.0.0/8'),
-  range(32, '10.0.0.0/8', 'private (RFC 1918)'),
-  range(32, '100.64.0.0/10', 'CGNAT 100.64.0.0/10'),
-  range(32, '127.0.0.0/8', 'loopback'),
-  range(32, '169.254.0.0/16', 'link-local'),
-  range(32, '172.16.0.0/12', 'private (RFC 1918)'),
-  range(32, '192.0.0.0/24', 'IETF protocol assignments'),
-  range(32, '192.0.2.0/24', 'documentation'),
-  range(32, '192.88.99.0/24', '6to4 relay anycast'),
-  range(32, '192.168.0.0/16', 'private (RFC 1918)'),
-  range(32, '198.18.0.0/15', 'benchmarking'),
-  range(32, '198.51.100.0/24', 'documentation'),
-  range(32, '203.0.113.0/24', 'documentation'),
-  range(32, '224.0.0.0/4', 'multicast'),
-  range(32, '240.0.0.0/4', 'reserved'),
-];
-
-const V6: readonly Range[] = [
-  range(128, '::/128', 'unspecified'),
-  range(128, '::1/128', 'loopback'),
-  range(128, '::/96', 'IPv4-compatible (deprecated)'),
-  range(128, '64:ff9b:1::/48', 'local-use NAT64'),
-  range(128, '100::/64', 'discard-only'),
-  range(128, '2001::/23', 'IETF protocol assignments'),
-  range(128, '2001:db8::/32', 'documentation'),
-  range(128, '3fff::/20', 'documentation'),
-  range(128, 'fc00::/7', 'unique-local'),
-  range(128, 'fe80::/10', 'link-local'),
-  range(128, 'fec0::/10', 'site-local (deprecated)'),
-  range(128, 'ff00::/8', 'multicast'),
-];
-
-/** IPv6 blocks whose low bits carry an IPv4 address: [block, where the IPv4 sits (shift)]. */
-const EMBEDS_V4: ReadonlyArray<readonly [Range, bigint, string]> = [
-  [range(128, '::ffff:0:0/96', 'IPv4-mapped'), 0n, 'IPv4-mapped'],
-  [range(128, '64:ff9b::/96', 'NAT64'), 0n, 'NAT64'],
-  [range(128, '2002::/16', '6to4'), 80n, '6to4'],
-];
-
-const GLOBAL_UNICAST = range(128, '2000::/3', 'global unicast');
-
-function inRange(value: bigint, bits: number, r: Range): boolean {
-  const shift = BigInt(bits - r.prefix);
-  return value >> shift === r.base >> shift;
+function rule(family: 'ipv4' | 'ipv6', [network, prefix, label]: Subnet): Rule {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, family);
+  return { list, label };
 }
 
-export function ipv4ToBigInt(ip: string): bigint | null {
-  if (isIP(ip) !== 4) return null;
-  return ip.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
-}
+const V4_RULES = V4.map((s) => rule('ipv4', s));
+const V6_RULES = V6.map((s) => rule('ipv6', s));
+const EMBED_RULES = EMBEDS_V4.map((e) => ({
+  block: rule('ipv6', e.block).list,
+  // The embedded forbidden ranges, as IPv6 subnets of the block: labelled "<name> <IPv4 label>".
+  rules: V4.map(([network, prefix, label]) => rule('ipv6', [e.inner(network), e.bitsBefore + prefix, `${e.name} ${label}`])),
+}));
+const GLOBAL_UNICAST = rule('ipv6', ['2000::', 3, 'global unicast']).list;
 
-export function ipv6ToBigInt(input: string): bigint | null {
-  const ip = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (isIP(ip) !== 6) return null;
-  const [head, tail] = ip.includes('::') ? (ip.split('::') as [string, string]) : [ip, null];
-  const groups = (s: string): string[] => (s === '' ? [] : s.split(':').flatMap((g) => (g.includes('.') ? v4Groups(g) : [g])));
-  const left = groups(head);
-  const right = tail === null ? [] : groups(tail);
-  const all = tail === null ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return all.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
-
-function v4Groups(dotted: string): string[] {
-  const n = ipv4ToBigInt(dotted)!;
-  return [(n >> 16n).toString(16), (n & 0xffffn).toString(16)];
-}
-
-function v4Text(n: bigint): string {
-  return [24n, 16n, 8n, 0n].map((s) => String((n >> s) & 0xffn)).join('.');
-}
+const firstMatch = (rules: readonly Rule[], ip: string, family: 'ipv4' | 'ipv6'): string | null =>
+  rules.find((r) => r.list.check(ip, family))?.label ?? null;
 
 /** The forbidden range `ip` falls in (a short label), or null when it is a public address. */
-export function forbiddenRange(ip: string): string | null {
-  const v4 = ipv4ToBigInt(ip);
-  if (v4 !== null) return V4.find((r) => inRange(v4, 32, r))?.label ?? null;
-  const v6 = ipv6ToBigInt(ip);
-  if (v6 === null) return 'not an IP address';
-  for (const [block, shift, name] of EMBEDS_V4) {
-    if (!inRange(v6, 128, block)) continue;
-    const inner = v4Text((v6 >> shift) & 0xffffffffn);
-    const label = forbiddenRange(inner);
-    return label === null ? null : `${name} ${label}`;
+export function forbiddenRange(input: string): string | null {
+  // A bracketed literal ("[::1]") or a zone id ("fe80::1%eth0") is the same address to connect to.
+  const ip = input.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const family = isIP(ip);
+  if (family === 4) return firstMatch(V4_RULES, ip, 'ipv4');
+  if (family !== 6) return 'not an IP address';
+  for (const embed of EMBED_RULES) {
+    // Inside such a block the embedded IPv4 address alone decides, also when it is public.
+    if (embed.block.check(ip, 'ipv6')) return firstMatch(embed.rules, ip, 'ipv6');
   }
-  const special = V6.find((r) => inRange(v6, 128, r));
-  if (special) return special.label;
-  return inRange(v6, 128, GLOBAL_UNICAST) ? null : 'reserved';
+  return firstMatch(V6_RULES, ip, 'ipv6') ?? (GLOBAL_UNICAST.check(ip, 'ipv6') ? null : 'reserved');
 }

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
-import { invoiceView, toRestInvoice } from '../actors/invoices/invoice-view';
+import { invoiceView, toRestInvoice } from '../views/invoice-view';
 import { toRestWithdrawal, withdrawalView } from '../actors/withdrawals/withdrawal-view';
 import { newEventId } from './event-id';
 
@@ -12,7 +12,7 @@ import { newEventId } from './event-id';
  */
 export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types: readonly string[], publicUrl: string, now: Date): Promise<void> {
   const payments = await em.find(InvoicePayment, { invoiceUuid: row.uuid });
-  const data = toRestInvoice(invoiceView(row, payments, publicUrl));
+  const data = toRestInvoice(await invoiceView(row, payments, publicUrl));
   for (const type of types) {
     const id = newEventId();
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });

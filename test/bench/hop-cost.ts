@@ -3,7 +3,7 @@
  * in grpc-js, as a unary call (an HTTP/2 stream per call) and as a message on an open stream (how
  * RelayService carries it). A trivial server in a child process answers every call with a 4.7 KB
  * body (an invoice's size); 16 calls in flight, 3 windows of 4 s each, the first one warming up.
- * This is the measurement behind the relay (README, gRPC control plane; BENCHMARKS.md scenario 2).
+ * This is the measurement behind the relay (docs/architecture.md, The gateway's hop; BENCHMARKS.md scenario 2).
  */
 import { fork } from 'node:child_process';
 import * as grpc from '@grpc/grpc-js';

@@ -61,13 +61,15 @@ function parseArgs(argv: readonly string[]): Options {
 function layoutNotes(layout: 'one' | 'split'): string[] {
   const sut =
     layout === 'split'
-      ? 'The system under test runs as in production (docker-compose.yml): the daemon (`startDaemon(loadConfig(...))`, embedded PostgreSQL under a fresh DATA_DIR, devnet chains) in one process and the gateway (`createGateway`) in another, talking gRPC over 127.0.0.1 (`--layout split`, the default; `--layout one` runs both in one process as `npm start` does). LOG_LEVEL is the default (info; the gateway logs every /v1 request); logs go to files. "Server CPU" figures add up both processes.'
-      : 'The system under test runs in ONE process, as `npm start` runs it (`--layout one`): the daemon (`startDaemon(loadConfig(...))`, embedded PostgreSQL under a fresh DATA_DIR, devnet chains) and the gateway (`createGateway`) in front of it, talking gRPC over 127.0.0.1. LOG_LEVEL is the default (info; the gateway logs every /v1 request); logs go to a file.';
+      ? 'The system under test runs as in production (docker-compose.yml): the daemon (embedded PostgreSQL under a fresh DATA_DIR, devnet chains) and the gateway in two processes, talking gRPC over 127.0.0.1 (`--layout one` runs both in one process, as `npm start` does). LOG_LEVEL is info (the gateway logs every /v1 request), to files. "Server CPU" adds up both processes.'
+      : 'The system under test runs in ONE process, as `npm start` runs it (`--layout one`): the daemon (embedded PostgreSQL under a fresh DATA_DIR, devnet chains) and the gateway in front of it, talking gRPC over 127.0.0.1. LOG_LEVEL is info (the gateway logs every /v1 request), to a file.';
   return [
     sut,
-    'The load generator is a SEPARATE Node process (keep-alive HTTP/1.1 over raw sockets, pre-built signed requests), so it never shares an event loop with the daemon or the gateway. The SQL baselines run from that process too, each client on its own connection.',
-    'The embedded PostgreSQL runs as its own processes. On 2 cores, the server processes, PostgreSQL and the load generator share the same two cores: every figure includes that contention.',
+    'The load generator is a separate Node process (keep-alive HTTP/1.1 over raw sockets, pre-signed requests); the SQL baselines run from it too, each client on its own connection.',
+    'PostgreSQL runs as its own processes. All processes share the same cores: every figure includes that contention.',
     'Scenario 5 adds a `hardhat node` process (the real EVM JSON-RPC), scenario 3 runs its daemon alone with `--max-old-space-size=1024`.',
+    'Each process gets the Node flags of its start script in package.json (docs/performance.md says why each is there).',
+    "CPU figures: each process's CPU time over the measured time, per request. For the service, PostgreSQL counts all its processes; for a SQL baseline, only its own backends (/proc/PID/schedstat of each connection's pg_backend_pid()) plus its client.",
   ];
 }
 

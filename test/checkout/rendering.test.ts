@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { Invoice, type CheckoutView } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { Network } from '../../src/grpc/generated/chainpay/v1/networks';
-import { addDecimal, ceilDecimal, compareDecimal, subtractDecimal } from '../../gateway/checkout/decimal';
+import { amount, amountText, ceilAmount, DecimalFormatError } from '../../gateway/checkout/amount';
 import { escapeHtml, html, jsonForScript } from '../../gateway/checkout/html';
 import { toBuyerJson, toCheckoutModel } from '../../gateway/checkout/model';
 import { renderCheckoutPage } from '../../gateway/checkout/page';
@@ -48,19 +48,27 @@ describe('html', () => {
   });
 });
 
-describe('decimal display arithmetic', () => {
-  it('adds, subtracts, compares and rounds up exactly', () => {
-    expect(addDecimal('10.12345678', '0.00000001')).toBe('10.12345679');
-    expect(addDecimal('0.1', '0.2')).toBe('0.3');
-    expect(subtractDecimal('11.1', '4')).toBe('7.1');
-    expect(subtractDecimal('1', '1.5')).toBe('-0.5');
-    expect(subtractDecimal('2.50', '2.5')).toBe('0');
-    expect(compareDecimal('1.000000000000000001', '1')).toBe(1);
-    expect(compareDecimal('0.5', '0.50')).toBe(0);
-    expect(ceilDecimal('11.2246913478', 6)).toBe('11.224692');
-    expect(ceilDecimal('11.224692', 6)).toBe('11.224692');
-    expect(ceilDecimal('1.00000001025', 18)).toBe('1.00000001025');
-    expect(() => addDecimal('1e5', '1')).toThrow('not a decimal string');
+describe('decimal display arithmetic (decimal.js)', () => {
+  it('adds, subtracts, compares and rounds up exactly, in canonical text', () => {
+    expect(amountText(amount('10.12345678').plus(amount('0.00000001')))).toBe('10.12345679');
+    expect(amountText(amount('0.1').plus(amount('0.2')))).toBe('0.3');
+    expect(amountText(amount('11.1').minus(amount('4')))).toBe('7.1');
+    expect(amountText(amount('1').minus(amount('1.5')))).toBe('-0.5');
+    expect(amountText(amount('2.50').minus(amount('2.5')))).toBe('0');
+    expect(amountText(amount('-0'))).toBe('0');
+    expect(amountText(amount('123456789012345678901234567890.123456789012345678').plus(amount('0.000000000000000001')))).toBe('123456789012345678901234567890.123456789012345679');
+    expect(amountText(amount('0.000000000000000001'))).toBe('0.000000000000000001');
+    expect(amount('1.000000000000000001').cmp(amount('1'))).toBe(1);
+    expect(amount('0.5').cmp(amount('0.50'))).toBe(0);
+    expect(amountText(ceilAmount(amount('11.2246913478'), 6))).toBe('11.224692');
+    expect(amountText(ceilAmount(amount('11.224692'), 6))).toBe('11.224692');
+    expect(amountText(ceilAmount(amount('1.00000001025'), 18))).toBe('1.00000001025');
+  });
+
+  it('takes only plain decimal strings (not what decimal.js alone would parse)', () => {
+    for (const bad of ['1e5', '0x1f', 'Infinity', 'NaN', '.5', '5.', ' 1', '+1', '']) {
+      expect(() => amount(bad)).toThrow(DecimalFormatError);
+    }
   });
 });
 

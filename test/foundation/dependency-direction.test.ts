@@ -56,10 +56,15 @@ describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
     expect(offenders('src/domain', (t) => t.startsWith('src/') && !t.startsWith('src/domain/'))).toEqual([]);
   });
 
-  it('nothing below grpc imports grpc (actors, chains, store, domain, webhooks)', () => {
-    for (const dir of ['src/actors', 'src/chains', 'src/store', 'src/domain', 'src/webhooks']) {
+  it('nothing below grpc imports grpc (actors, chains, store, domain, webhooks, views)', () => {
+    for (const dir of ['src/actors', 'src/chains', 'src/store', 'src/domain', 'src/webhooks', 'src/views']) {
       expect(offenders(dir, (t) => t.startsWith('src/grpc'))).toEqual([]);
     }
+  });
+
+  it('views (the invoice as the control plane and webhooks show it) import only domain, store and their own modules', () => {
+    const allowed = ['src/domain/', 'src/store/', 'src/views/'];
+    expect(offenders('src/views', (t) => t.startsWith('src/') && !allowed.some((a) => t.startsWith(a)))).toEqual([]);
   });
 
   it('the gateway imports only the generated gRPC code of the daemon', () => {

@@ -37,7 +37,7 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
   it('the daemon fixes V8\'s old-generation growing factor at 3, the gateway leaves it to V8', () => {
     // After a full GC while idle, V8 measures a slow mutator and sets the next limit only ~10% above
     // the live heap, so the daemon (whose heap is mostly long-lived actors) marked them all again
-    // soon after load came back (BENCHMARKS.md, scenarios 1 and 2, stop 25).
+    // soon after load came back (docs/performance.md, Node/V8 flags: bench scenarios 1 and 2).
     expect(split('start').flags).toContain('--heap-growing-percent=200');
     expect(split('start:daemon').flags).toContain('--heap-growing-percent=200');
     expect(split('start:gateway').flags.some((f) => f.startsWith('--heap-growing-percent'))).toBe(false);
@@ -45,7 +45,7 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
 
   it('the gateway turns V8\'s allocation-site pretenuring off, the daemon keeps it', () => {
     // Under GETs the gateway's pretenured short-lived objects filled its old generation: a major GC
-    // every ~0.3 s (BENCHMARKS.md, scenario 2, stop 29). The daemon's actors do live long.
+    // every ~0.3 s (docs/performance.md, Node/V8 flags: bench scenario 2). The daemon's actors do live long.
     expect(split('start:gateway').flags).toContain('--no-allocation-site-pretenuring');
     expect(split('start:daemon').flags).not.toContain('--no-allocation-site-pretenuring');
   });

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { InvoiceUpdate } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { createMerchant, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 import { createInvoice, getInvoice, mine, pay, watchInvoice } from './helpers';
-import { qrSvgCached, renderQrSvg } from '../../src/actors/invoices/qr';
+import { paymentQrCached, renderPaymentQr } from '../../src/views/payment-qr';
 
 jest.setTimeout(60_000);
 
@@ -31,10 +31,10 @@ describe('GET /v1/invoices/{uuid} while the invoice changes', () => {
     const { rows } = await sql.query<{ payment_uri: string }>('select payment_uri from invoices where uuid = $1', [inv.uuid]);
     const link = rows[0]!.payment_uri;
     expect(link).toMatch(/^ethereum:/);
-    expect(inv.qr_svg).toBe(renderQrSvg(link));
-    expect(qrSvgCached(link)).toBe(false);
+    expect(inv.qr_svg).toBe(await renderPaymentQr(link));
+    expect(paymentQrCached(link)).toBe(false);
     expect((await getInvoice(stack, m, inv.uuid)).qr_svg).toBe(inv.qr_svg);
-    expect(qrSvgCached(link)).toBe(true);
+    expect(paymentQrCached(link)).toBe(true);
   });
 
   it('after each commit the next GET shows it: confirming, every confirmation, then paid', async () => {

@@ -4,7 +4,7 @@ import type { CreateWithdrawalResponse } from '../../src/grpc/generated/chainpay
 import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
 import { addressOf, advance, DAY_S, fund, stackRpcs, waitBroadcast, waitForWithdrawal, whitelist, WD_ENV } from '../withdrawals/support';
 
-/** The operator's promise (README, Metrics and logs): log lines carry the ids they are about. */
+/** The operator's promise (docs/operations.md, Logs): log lines carry the ids they are about. */
 describe('structured logs of state changes', () => {
   let stack: Stack;
   let m: MerchantCredentials;

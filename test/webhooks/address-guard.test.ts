@@ -60,6 +60,50 @@ describe('address guard: which addresses are forbidden', () => {
   });
   it('something that is not an address is refused', () => {
     expect(forbiddenRange('example.com')).toBe('not an IP address');
+    for (const bad of ['', '1.2.3', '1.2.3.256', '::ffff:1.2.3', 'fe80::1::2', '[::1']) expect(forbiddenRange(bad)).toBe('not an IP address');
+  });
+
+  it('every text form of an IPv4-mapped, NAT64 or 6to4 address is judged by the IPv4 address inside', () => {
+    // The same loopback and private addresses in the spellings an attacker may try (node:net's
+    // BlockList reads them all as one address).
+    for (const ip of ['::ffff:127.0.0.1', '::FFFF:7F00:0001', '0:0:0:0:0:ffff:127.0.0.1', '0000:0000:0000:0000:0000:FFFF:7F00:0001', '::ffff:7f00:1', '[::ffff:127.0.0.1]']) {
+      expect(forbiddenRange(ip)).toBe('IPv4-mapped loopback');
+    }
+    expect(forbiddenRange('64:ff9b::127.0.0.1')).toBe('NAT64 loopback');
+    expect(forbiddenRange('2002:7f00:1:ffff::1')).toBe('6to4 loopback');
+    // Each forbidden IPv4 range, at its edges, through each embedding; the address just outside stays public.
+    const edges: ReadonlyArray<readonly [string, string, string]> = [
+      ['172.16.0.0', '172.31.255.255', '172.32.0.0'],
+      ['100.64.0.0', '100.127.255.255', '100.128.0.0'],
+      ['198.18.0.0', '198.19.255.255', '198.20.0.0'],
+      ['169.254.0.0', '169.254.255.255', '169.255.0.0'],
+    ];
+    const hex = (v4: string): string => {
+      const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+      return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    };
+    const forms: ReadonlyArray<readonly [string, (v4: string) => string]> = [
+      ['IPv4-mapped', (v4) => `::ffff:${v4}`],
+      ['IPv4-mapped', (v4) => `::ffff:${hex(v4)}`],
+      ['NAT64', (v4) => `64:ff9b::${v4}`],
+      ['6to4', (v4) => `2002:${hex(v4)}::1`],
+    ];
+    for (const [first, last, outside] of edges) {
+      const label = forbiddenRange(first);
+      expect(label).not.toBeNull();
+      expect(forbiddenRange(last)).toBe(label);
+      for (const [name, form] of forms) {
+        expect(forbiddenRange(form(first))).toBe(`${name} ${label}`);
+        expect(forbiddenRange(form(last))).toBe(`${name} ${label}`);
+        expect(forbiddenRange(form(outside))).toBeNull();
+      }
+    }
+  });
+
+  it('a zone id or brackets do not hide the address', () => {
+    expect(forbiddenRange('[fe80::1%eth0]')).toBe('link-local');
+    expect(forbiddenRange('[::1]')).toBe('loopback');
+    expect(forbiddenRange('[2606:4700:4700::1111]')).toBeNull();
   });
 });
 

@@ -95,14 +95,14 @@ export class Receiver {
   }
 }
 
-/** The merchant's check of `X-Service-Signature` (as in the README). */
+/** The merchant's check of `X-Service-Signature` (as in docs/webhooks.md). */
 export function verifyServiceSignature(apiSecret: string, body: Buffer, header: string | string[] | undefined): boolean {
   const expected = Buffer.from(createHmac('sha256', apiSecret).update(body).digest('hex'));
   const given = Buffer.from(String(header ?? ''));
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** The merchant's Standard Webhooks check (as in the README): any listed v1 signature may match. */
+/** The merchant's Standard Webhooks check (as in docs/webhooks.md): any listed v1 signature may match. */
 export function verifyStandardWebhook(whsec: string, headers: IncomingHttpHeaders, body: Buffer): boolean {
   const id = String(headers['webhook-id']);
   const ts = String(headers['webhook-timestamp']);

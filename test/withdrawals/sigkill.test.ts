@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { openDatabase } from '../../src/store/orm';
 import type { CreateMerchantResponse, MerchantServiceClient } from '../../src/grpc/generated/chainpay/v1/merchants';
 import type { CreateWithdrawalResponse, Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
-import type { JournalEntry } from '../../src/chains/devnet/types';
+import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
@@ -30,21 +30,29 @@ async function startProcess(db: TestDatabase, dataDir: string, killAt?: string):
   return { proc, ended, ...processRpcs(address, dataDir) };
 }
 
-function journal(dataDir: string): JournalEntry[] {
-  const lines = fs.readFileSync(path.join(dataDir, 'devnet', 'TRC20.jsonl'), 'utf8').split('\n').filter(Boolean);
-  return lines.map((l) => JSON.parse(l) as JournalEntry);
+/** Broadcasts the devnet accepted and not yet mined (each is committed before broadcastPayout returns). */
+async function pendingBroadcasts(db: TestDatabase, txHash: string): Promise<number> {
+  return (await query<{ n: number }>(db, `select count(*)::int as n from devnet_mempool where network = 'TRC20' and tx_hash = $1`, [txHash]))[0]!.n;
 }
 
-/** Broadcasts the devnet accepted (each is journaled before broadcastPayout returns). */
-function broadcastsOf(dataDir: string, txHash: string): number {
-  return journal(dataDir).filter((e) => e.type === 'mempool' && e.transfer.txHash === txHash).length;
+/** Transfers to `to` in the canonical blocks of the devnet chain (the database holds it). */
+async function onChainTransfersTo(db: TestDatabase, to: string): Promise<{ txHash: string; amount: string }[]> {
+  return query<{ txHash: string; amount: string }>(
+    db,
+    `select t.tx_hash as "txHash", trim_scale(t.amount)::text as amount from devnet_transfers t join devnet_blocks b on b.network = t.network and b.hash = t.block_hash
+      where t.network = 'TRC20' and b.canonical and t.to_address = $1 order by b.height, t.event_index`,
+    [to],
+  );
 }
 
-/** Transfers to `to` in the devnet chain's blocks, read from its journal (no reorgs happen here). */
-function onChainTransfersTo(dataDir: string, to: string): { txHash: string; amount: string }[] {
-  const entries = journal(dataDir);
-  expect(entries.some((e) => e.type === 'reorg')).toBe(false);
-  return entries.flatMap((e) => (e.type === 'block' ? e.block.transfers.filter((t) => t.to === to).map((t) => ({ txHash: t.txHash, amount: t.amount })) : []));
+async function query<T>(db: TestDatabase, text: string, values: unknown[]): Promise<T[]> {
+  const client = new Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
 }
 
 describe('a payout interrupted by SIGKILL', () => {
@@ -85,8 +93,8 @@ describe('a payout interrupted by SIGKILL', () => {
     expect(stored!.signed_hash).toMatch(/\S/);
     expect(stored!.signed_raw).toBeTruthy();
     const row = { uuid: stored!.uuid, tx_hash: stored!.signed_hash };
-    expect(onChainTransfersTo(dataDir, payee)).toEqual([]);
-    expect(broadcastsOf(dataDir, row.tx_hash)).toBe(0);
+    expect(await onChainTransfersTo(db, payee)).toEqual([]);
+    expect(await pendingBroadcasts(db, row.tx_hash)).toBe(0);
 
     // 2. Restarted: the stored transaction is broadcast, and the daemon is killed right after that
     //    (resuming may beat the gRPC server to it, so only the process is watched).
@@ -95,7 +103,7 @@ describe('a payout interrupted by SIGKILL', () => {
     expect(b.proc.output()).toMatch(/reusing the persisted transaction/);
     expect(b.proc.output()).toMatch(/"point":"after_broadcast"/);
     expect(b.proc.output()).not.toMatch(/payout signed and persisted/);
-    expect(broadcastsOf(dataDir, row.tx_hash)).toBe(1); // sent, not yet in a block
+    expect(await pendingBroadcasts(db, row.tx_hash)).toBe(1); // sent, not yet in a block
 
     // 3. Restarted without the hook: rebroadcast (harmless) or found, confirmed, completed.
     const c = await startProcess(db, dataDir);
@@ -108,7 +116,7 @@ describe('a payout interrupted by SIGKILL', () => {
       expect(done.tx_hash).toBe(row.tx_hash);
       expect(done.completed_at).toBeTruthy();
       expect(c.proc.output()).not.toMatch(/payout signed and persisted/);
-      expect(onChainTransfersTo(dataDir, payee)).toEqual([{ txHash: row.tx_hash, amount: '19' }]);
+      expect(await onChainTransfersTo(db, payee)).toEqual([{ txHash: row.tx_hash, amount: '19' }]);
 
       const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
       expect(bal).toEqual({ available: '30', held: '0' });

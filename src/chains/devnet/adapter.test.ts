@@ -1,12 +1,12 @@
 import { createAddressCodec } from '../codecs';
-import type { NetworkCode } from '../../domain/networks';
+import { NETWORK_CODES, NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainWatch, WatchedAddresses } from '../types';
 import { DevnetAdapter } from './adapter';
-import { CountingSet, manualClock, Recorder } from './testing';
+import { CountingSet, eventually, manualClock, Recorder } from './testing';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 
-function devnet(network: NetworkCode, extra: { finalityDepth?: number; storageDir?: string; retryDelayMs?: number } = {}): DevnetAdapter {
+function devnet(network: NetworkCode, extra: { finalityDepth?: number; retryDelayMs?: number } = {}): DevnetAdapter {
   return new DevnetAdapter({ network, codec: createAddressCodec(network, { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, ...extra });
 }
 
@@ -105,7 +105,7 @@ describe('DevnetAdapter: pay and watch', () => {
     const chain = devnet('ARBITRUM', { finalityDepth: 2 });
     await chain.mine(5);
     const rec = new Recorder();
-    watches.push(chain.watch({ from: { height: 1, hash: chain.block(1)!.hash }, watched: new CountingSet(new Set()), sink: rec.sink }));
+    watches.push(chain.watch({ from: { height: 1, hash: (await chain.block(1))!.hash }, watched: new CountingSet(new Set()), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === 5);
     expect(rec.seen.map((o) => `${o.kind}:${'height' in o ? o.height : ''}`)).toEqual([
       'block:2', 'finalize:1', 'block:3', 'finalize:2', 'block:4', 'finalize:3', 'block:5', 'finalize:4',
@@ -171,10 +171,13 @@ describe('DevnetAdapter: pay and watch', () => {
     expect(chain.head().head).toBe(0); // not before init()
     await chain.init();
     clock.advance(1000);
+    await eventually(() => chain.head().head === 1);
+    // The next block is timed from the end of the last one's write: never two in flight.
     clock.advance(1000);
-    expect(chain.head().head).toBe(2);
+    await eventually(() => chain.head().head === 2);
     await chain.close();
     clock.advance(5000);
+    await new Promise((r) => setTimeout(r, 20));
     expect(chain.head().head).toBe(2);
     await expect(chain.mine(1)).rejects.toThrow(/closed/);
   });
@@ -183,12 +186,43 @@ describe('DevnetAdapter: pay and watch', () => {
     await expect(devnet('TON').mine(0)).rejects.toMatchObject({ code: 'invalid_blocks' });
   });
 
-  it('exposes the codec: links carry the configured token, decimals and chain id', () => {
-    const chain = devnet('BEP20');
-    const link = chain.paymentLink({ address: chain.deriveDepositAddress(0), amount: '1.5', memo: null });
-    expect(link).toBe(`ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000000000000000`);
-    expect(chain.tokenContract).toBe('0x55d398326f99059fF775485246999027B3197955');
-    expect(chain.tokenDecimals).toBe(18);
-    expect(chain.mode).toBe('devnet');
+  it('links carry the devnet token and chain id, never mainnet USDT: a real wallet cannot pay them', async () => {
+    const amount = { amount: '1.5', memo: null };
+    const bsc = devnet('BEP20');
+    expect(bsc.paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toBe('ethereum:0x790a20263ECcFcabec396279bD6708b5c4F3ad6e@2100000056/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000000000000000');
+    expect(devnet('POLYGON').paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toBe('ethereum:0x30A76416337482dBeA50a728d0c2Bb95230fA6a7@2100000137/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000');
+    expect(devnet('ARBITRUM').paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toMatch(/^ethereum:0x900b408C95c2763F3F457CB087e597e921279b16@2100042161\/transfer\?/);
+    const tron = devnet('TRC20');
+    expect(tron.paymentLink({ address: tron.deriveDepositAddress(0), ...amount })).toBe(`tron:${tron.deriveDepositAddress(0)}?token=TGdqt9pjrY4Nve1TaLswfjfbfvyifyS7SS&amount=1.5`);
+    const ton = devnet('TON');
+    expect(ton.paymentLink({ address: ton.sharedDepositAddress(), amount: '1.5', memo: 'inv-1' })).toBe(`ton://transfer/${ton.sharedDepositAddress()}?jetton=EQDOaXNp0XFHOKctTC9RzPHe0NOiasd_v-Sp3NLvnSopJ2Dm&amount=1500000&text=inv-1`);
+    const sol = devnet('SOLANA');
+    expect(sol.paymentLink({ address: sol.deriveDepositAddress(0), ...amount })).toBe(`solana:${sol.deriveDepositAddress(0)}?amount=1.5&spl-token=AvYoSedFZBsz5ayJ8tArkgCKdZaNJMmBQRT3oxmJiv4v`);
+    for (const network of NETWORK_CODES) {
+      const chain = devnet(network);
+      const facts = NETWORK_FACTS[network];
+      const link = chain.paymentLink({ address: network === 'TON' ? chain.sharedDepositAddress() : chain.deriveDepositAddress(0), ...amount });
+      expect(link.toLowerCase()).not.toContain(facts.mainnetToken.toLowerCase());
+      if (facts.chainId !== undefined) expect(link).not.toContain(`@${facts.chainId}/`);
+      expect(chain.isValidAddress(chain.tokenContract)).toBe(true); // a well-formed id of the family
+      expect(chain.tokenDecimals).toBe(facts.tokenDecimals); // the real precision
+      expect(chain.mode).toBe('devnet');
+      // What the watch counts is that token: a devnet payment is seen, under the devnet id.
+      const rec = new Recorder();
+      const to = network === 'TON' ? chain.sharedDepositAddress() : chain.deriveDepositAddress(0);
+      await chain.init();
+      watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched: watchedOf(chain, to), sink: rec.sink }));
+      await chain.pay({ to, amount: '1', memo: 'm' });
+      await rec.until(() => rec.of('transfer').length === 1);
+    }
+  });
+
+  it('refuses the mainnet USDT id as a devnet token', () => {
+    for (const network of NETWORK_CODES) {
+      const codec = createAddressCodec(network, { mnemonic: MNEMONIC });
+      expect(() => new DevnetAdapter({ network, codec, clock: manualClock(), blockIntervalMs: 0, tokenContract: NETWORK_FACTS[network].mainnetToken })).toThrow(/must not be mainnet USDT/);
+    }
+    // EVM ids in another letter case are the same contract.
+    expect(() => new DevnetAdapter({ network: 'POLYGON', codec: createAddressCodec('POLYGON', { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, tokenContract: NETWORK_FACTS.POLYGON.mainnetToken.toLowerCase() })).toThrow(/must not be mainnet USDT/);
   });
 });

@@ -5,7 +5,9 @@ import type { AddressCodec } from '../codec';
 import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
 import { DevnetChain } from './chain';
 import { randomTxHash } from './hashes';
-import { DevnetJournal } from './journal';
+import { assertNotMainnetToken, devnetChainId, devnetFakeTokenId, devnetTokenId } from './ids';
+import { importLegacyJournal } from './legacy-journal';
+import type { DevnetChainStore } from './store';
 import { decodeDevnetPayout, encodeDevnetPayout } from './payouts';
 import { positiveAmount, validAddress } from './requests';
 import type { DevnetTransfer, PendingTransfer } from './types';
@@ -16,18 +18,33 @@ export interface DevnetAdapterOptions {
   /** The family's real codec: devnet addresses, validation and links are the live ones. */
   readonly codec: AddressCodec;
   readonly clock: Clock;
-  /** Persist the chain to `<storageDir>/<NETWORK>.jsonl`; in memory when absent. */
-  readonly storageDir?: string;
+  /**
+   * Where the chain persists (the database in the daemon: a standby continues the same chain);
+   * init() loads it. Absent: in memory only, usable without init().
+   */
+  readonly store?: DevnetChainStore;
+  /** Canonical blocks kept in memory with a store (default 2048); older ones are read from it. */
+  readonly memoryBlocks?: number;
+  /**
+   * The directory of an older version's journal (`<dir>/<NETWORK>.jsonl`): imported into the store
+   * once, when the store has no chain for the network yet, then renamed `.jsonl.imported`.
+   */
+  readonly legacyJournalDir?: string;
   /** Mine an empty block this often once init() ran; 0 = only pay/mine/reorg make blocks. */
   readonly blockIntervalMs: number;
   /** Confirmations that make a block final (reorgs stop short of it). Default 20. */
   readonly finalityDepth?: number;
-  /** Default: the real mainnet id from NETWORK_FACTS (on devnet it is just an id). */
+  /** Default: the network's devnet USDT id (ids.ts); a mainnet USDT id is refused. */
   readonly tokenContract?: string;
   /** First retry delay after a sink failure (default 250 ms). */
   readonly retryDelayMs?: number;
-  /** A timer-mined block failed (journal write); the timer keeps going. */
-  readonly onError?: (error: Error) => void;
+  /** Structured logs (a pino logger fits): a timer block that failed, a journal imported. */
+  readonly logger?: DevnetLogger;
+}
+
+export interface DevnetLogger {
+  info(details: object, message: string): void;
+  error(details: object, message: string): void;
 }
 
 export const DEFAULT_DEVNET_FINALITY = 20;
@@ -44,8 +61,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   readonly tokenDecimals: number;
   readonly finalityDepth: number;
   private readonly facts: NetworkFacts;
-  private readonly chain: DevnetChain;
-  private readonly journal: DevnetJournal | undefined;
+  /** Set by the constructor (in memory) or by init() (stored). */
+  private opened: DevnetChain | undefined;
   private readonly fakeContract: string;
   private sharedKey: string | undefined;
   private activeWatch: DevnetWatch | undefined;
@@ -55,30 +72,34 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   constructor(private readonly options: DevnetAdapterOptions) {
     this.network = options.network;
     this.facts = NETWORK_FACTS[options.network];
-    this.tokenContract = options.tokenContract ?? this.facts.mainnetToken;
+    // Never the mainnet USDT id: a real wallet could then pay a devnet link with real money.
+    this.tokenContract = options.tokenContract ?? devnetTokenId(options.network, options.codec);
+    assertNotMainnetToken(options.network, this.tokenContract, options.codec);
     this.tokenDecimals = this.facts.tokenDecimals;
     this.finalityDepth = options.finalityDepth ?? DEFAULT_DEVNET_FINALITY;
     if (!Number.isInteger(this.finalityDepth) || this.finalityDepth < 1) throw new RangeError('finalityDepth must be an integer >= 1');
     // A look-alike token: a valid contract id of the same format that is not USDT.
-    this.fakeContract = options.codec.sampleAddress(`chainpay-devnet:${this.network}:fake-usdt`);
+    this.fakeContract = devnetFakeTokenId(options.network, options.codec);
     this.deriveDepositAddresses = options.codec.deriveDepositAddresses?.bind(options.codec);
     this.normalizeDerivedAddress = options.codec.normalizeDerivedAddress?.bind(options.codec);
-    const opened = options.storageDir ? DevnetJournal.open(options.storageDir, options.network) : undefined;
-    this.journal = opened?.journal;
-    this.chain = new DevnetChain({
-      network: options.network,
-      family: this.facts.family,
-      clock: options.clock,
-      finalityDepth: this.finalityDepth,
-      journal: opened?.journal,
-      replay: opened?.entries,
-    });
+    if (!options.store) this.opened = DevnetChain.memory(this.chainOptions());
   }
 
-  /** Checks the key material can produce deposit addresses, then starts the block timer. */
+  /**
+   * Checks the key material can produce deposit addresses, loads the stored chain (creating it, or
+   * importing an older version's journal, on first use), then starts the block timer.
+   */
   async init(): Promise<void> {
     if (this.facts.depositMode === 'master_memo') this.sharedKey = this.normalizeAddress(this.sharedDepositAddress());
     else this.deriveDepositAddress(0);
+    const { store } = this.options;
+    if (store && !this.opened) {
+      if (this.options.legacyJournalDir) {
+        const imported = await importLegacyJournal({ store, network: this.network, dir: this.options.legacyJournalDir });
+        if (imported) this.options.logger?.info({ network: this.network, ...imported }, 'devnet journal of an older version imported into the database');
+      }
+      this.opened = await DevnetChain.open({ ...this.chainOptions(), store, memoryBlocks: this.options.memoryBlocks });
+    }
     if (this.options.blockIntervalMs > 0 && this.timer === undefined) this.scheduleBlock();
   }
 
@@ -89,7 +110,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const shared = this.sharedKey;
     // Filter exactly like a live adapter: only the configured token counts, then one Set lookup.
     const matches = (t: DevnetTransfer): boolean => t.contract === this.tokenContract && (t.toKey === shared || watched.has(t.toKey));
-    const watch = new DevnetWatch({ ...options, network: this.network, chain: this.chain, matches, retryDelayMs: this.options.retryDelayMs, now: () => this.options.clock.now() });
+    const watch = new DevnetWatch({ ...options, network: this.network, chain: this.chain(), matches, retryDelayMs: this.options.retryDelayMs, now: () => this.options.clock.now() });
     this.activeWatch = watch;
     return {
       head: () => watch.head(),
@@ -118,7 +139,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   }
 
   paymentLink(input: PaymentLinkInput): string {
-    return this.options.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals, chainId: this.facts.chainId });
+    return this.options.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals, chainId: devnetChainId(this.network) });
   }
 
   async signPayout(request: PayoutRequest): Promise<SignedPayout> {
@@ -130,16 +151,18 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   /** Queues the payout for the next mined block; a second broadcast of the same hash is a no-op. */
   async broadcastPayout(payout: SignedPayout): Promise<void> {
     const body = decodeDevnetPayout(this.facts.family, this.network, payout);
-    this.chain.submit(this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract));
+    await this.live().submit(this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract));
   }
 
   async payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
-    const location = this.chain.locate(payout.txHash);
+    const chain = this.chain();
+    const location = await chain.locate(payout.txHash);
     if (!location) return { state: 'unknown' };
     if (location.state === 'pending') return { state: 'pending' };
-    return { state: 'mined', blockHeight: location.height, confirmations: this.chain.head().height - location.height + 1 };
+    return { state: 'mined', blockHeight: location.height, confirmations: chain.head().height - location.height + 1 };
   }
 
+  /** Stops the timer and the watch, then waits for the chain's writes in flight (before the database closes). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -147,7 +170,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     this.timer = undefined;
     await this.activeWatch?.stop();
     this.activeWatch = undefined;
-    this.journal?.close();
+    await this.opened?.drain();
   }
 
   // ---- DevnetControls ----
@@ -161,52 +184,62 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const memo = this.facts.family === 'ton' && input.memo ? input.memo : null; // '' is no comment
     const contract = input.token === 'fake' ? this.fakeContract : this.tokenContract;
     const txHash = randomTxHash(this.facts.family);
-    const block = this.live().mine(1, [this.transfer(txHash, from, to, amount, memo, contract)]);
+    const block = await this.live().mine(1, [this.transfer(txHash, from, to, amount, memo, contract)]);
     return { txHash, blockHeight: block.height };
   }
 
   async mine(blocks: number): Promise<{ head: number; hash: string }> {
     if (!Number.isInteger(blocks) || blocks < 1 || blocks > 10_000) throw new ValidationError('invalid_blocks', 'blocks must be an integer from 1 to 10000', 'blocks');
-    const head = this.live().mine(blocks);
+    const head = await this.live().mine(blocks);
     return { head: head.height, hash: head.hash };
   }
 
   async reorg(depth: number): Promise<{ head: number; hash: string }> {
-    const head = this.live().reorg(depth);
+    const head = await this.live().reorg(depth);
     return { head: head.height, hash: head.hash };
   }
 
   head(): { head: number; hash: string } {
-    const head = this.chain.head();
+    const head = this.chain().head();
     return { head: head.height, hash: head.hash };
   }
 
   /** ChainAdapter.blockAt: the canonical block as a rescan cursor. */
   async blockAt(height: number): Promise<ChainCursor | null> {
-    const block = this.chain.blockAt(height);
+    const block = await this.chain().blockAt(height);
     return block ? { height: block.height, hash: block.hash } : null;
   }
 
   /** A canonical block (CLI inspection, tests). */
-  block(height: number): { height: number; hash: string; parentHash: string; timestamp: Date; transfers: number } | undefined {
-    const block = this.chain.blockAt(height);
+  async block(height: number): Promise<{ height: number; hash: string; parentHash: string; timestamp: Date; transfers: number } | undefined> {
+    const block = await this.chain().blockAt(height);
     return block && { height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp), transfers: block.transfers.length };
+  }
+
+  private chain(): DevnetChain {
+    if (!this.opened) throw new Error(`devnet ${this.network}: init() loads the stored chain first`);
+    return this.opened;
   }
 
   private live(): DevnetChain {
     if (this.closed) throw new Error(`devnet ${this.network} is closed`);
-    return this.chain;
+    return this.chain();
   }
 
+  private chainOptions(): { network: NetworkCode; family: NetworkFacts['family']; clock: Clock; finalityDepth: number } {
+    return { network: this.network, family: this.facts.family, clock: this.options.clock, finalityDepth: this.finalityDepth };
+  }
+
+  /** The next empty block is timed from the end of the last one's write (never two in flight). */
   private scheduleBlock(): void {
     this.timer = this.options.clock.setTimeout(() => {
       if (this.closed) return;
-      try {
-        this.chain.mine(1);
-      } catch (error) {
-        this.options.onError?.(error as Error);
-      }
-      this.scheduleBlock();
+      this.chain()
+        .mine(1)
+        .catch((error: unknown) => this.options.logger?.error({ err: error, network: this.network }, 'devnet block could not be written; the next one is tried on time'))
+        .finally(() => {
+          if (!this.closed) this.scheduleBlock();
+        });
     }, this.options.blockIntervalMs);
   }
 

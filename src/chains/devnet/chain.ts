@@ -3,8 +3,9 @@ import type { Clock } from '../../domain/clock';
 import type { ChainFamily, NetworkCode } from '../../domain/networks';
 import type { ChainCursor } from '../types';
 import { deterministicBlockHash, randomBlockHash } from './hashes';
-import type { DevnetJournal } from './journal';
-import type { DevnetBlock, DevnetTransfer, JournalEntry, PendingTransfer } from './types';
+import { DevnetHeadMovedError, type BlockHeader, type ChainExtension, type DevnetChainStore, type StoredChain } from './store';
+import type { DevnetBlock, DevnetTransfer, PendingTransfer } from './types';
+import { BlockWindow } from './window';
 
 export interface DevnetChainOptions {
   readonly network: NetworkCode;
@@ -16,64 +17,126 @@ export interface DevnetChainOptions {
    * uses to credit a payment, so reorg() never removes a block a payment could be credited in.
    */
   readonly finalityDepth: number;
-  readonly journal?: DevnetJournal;
-  /** Journal entries to replay (DevnetJournal.open). */
-  readonly replay?: readonly JournalEntry[];
+}
+
+export interface StoredChainOptions extends DevnetChainOptions {
+  readonly store: DevnetChainStore;
+  /** Canonical blocks kept in memory (older ones are read from the store). Default 2048; at least 2 x finalityDepth + 1. */
+  readonly memoryBlocks?: number;
 }
 
 export type TxLocation = { readonly state: 'mined'; readonly height: number } | { readonly state: 'pending' } | null;
 
+const DEFAULT_MEMORY_BLOCKS = 2048;
+/** Trimming waits until this many blocks above the window piled up (one pass per batch, not per block). */
+const TRIM_SLACK = 256;
+/** Blocks below the window read from the store in one go (catching up from an old cursor). */
+const PAGE = 256;
+
 /**
- * One simulated chain: a canonical block list (index = height, genesis at 0), every block ever seen
- * by hash (orphans too, so a cursor on a dead branch finds its way back), a mempool and a tx index.
- * All mutations are synchronous and journaled before they return; listeners are told afterwards.
+ * One simulated chain: canonical blocks (genesis at 0), the recent ones and every recent orphan in
+ * memory (BlockWindow), a mempool, and a store holding all of it (the database in the daemon).
+ *
+ * Invariants:
+ * - Changes run one at a time (a queue); each is written to the store in one transaction before
+ *   memory changes and listeners are told, so nothing outside ever sees a block the store lacks.
+ *   A watcher's cursor (saved in the same database) therefore always names a stored block.
+ * - A write whose outcome is unknown (error) marks the memory stale: the next change re-reads
+ *   the store first. A write refused because the stored head moved (another writer) re-reads
+ *   and is computed again once.
+ * - Blocks below the window are final (a reorg is shallower than finalityDepth), so a page of
+ *   them read from the store stays valid.
  */
 export class DevnetChain {
   readonly network: NetworkCode;
   readonly finalityDepth: number;
-  private readonly blocks: DevnetBlock[] = [];
-  private readonly byHash = new Map<string, DevnetBlock>();
-  private readonly txIndex = new Map<string, number>();
-  private readonly mempool = new Map<string, PendingTransfer>();
+  private window: BlockWindow;
+  private mempool = new Map<string, PendingTransfer>();
   private readonly listeners = new Set<() => void>();
+  private readonly store: DevnetChainStore | undefined;
+  private readonly memoryBlocks: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private stale = false;
+  private page: readonly DevnetBlock[] = [];
 
-  constructor(private readonly options: DevnetChainOptions) {
+  private constructor(
+    private readonly options: DevnetChainOptions,
+    loaded: StoredChain,
+    store?: DevnetChainStore,
+    memoryBlocks = Number.POSITIVE_INFINITY,
+  ) {
     this.network = options.network;
     this.finalityDepth = options.finalityDepth;
-    for (const entry of options.replay ?? []) this.apply(entry);
-    if (this.blocks.length === 0) {
-      const genesis = { height: 0, hash: deterministicBlockHash(options.family, `chainpay-devnet:${this.network}:genesis`), parentHash: deterministicBlockHash(options.family, ''), timestamp: options.clock.now().getTime(), transfers: [] };
-      this.commit([{ type: 'block', block: genesis }]);
+    this.store = store;
+    this.memoryBlocks = memoryBlocks;
+    this.window = windowOf(options.network, loaded);
+    for (const t of loaded.mempool) this.mempool.set(t.txHash, t);
+  }
+
+  /** A chain in memory only (tests, tools): it starts at its genesis and dies with the process. */
+  static memory(options: DevnetChainOptions): DevnetChain {
+    const genesis = genesisOf(options);
+    return new DevnetChain(options, { head: genesis, blocks: [genesis], mempool: [] });
+  }
+
+  /** The stored chain of the network, created with its genesis block on first use. */
+  static async open(options: StoredChainOptions): Promise<DevnetChain> {
+    const memoryBlocks = Math.max(options.memoryBlocks ?? DEFAULT_MEMORY_BLOCKS, 2 * options.finalityDepth + 1);
+    let loaded = await options.store.load(options.network, memoryBlocks);
+    if (!loaded) {
+      const genesis = genesisOf(options);
+      await options.store.create(options.network, { head: genesis, blocks: [{ block: genesis, canonical: true }], mempool: [] });
+      loaded = await options.store.load(options.network, memoryBlocks);
+      if (!loaded) throw new Error(`devnet ${options.network}: the chain was created but cannot be read back`);
     }
+    return new DevnetChain(options, loaded, options.store, memoryBlocks);
   }
 
   head(): DevnetBlock {
-    return this.blocks[this.blocks.length - 1]!;
+    return this.window.head();
   }
 
-  blockAt(height: number): DevnetBlock | undefined {
-    return this.blocks[height];
+  /** The canonical block at `height` (below the memory window: read from the store, a page at a time). */
+  async blockAt(height: number): Promise<DevnetBlock | undefined> {
+    if (!Number.isInteger(height) || height < 0 || height > this.head().height) return undefined;
+    const held = this.window.at(height);
+    if (held || !this.store) return held;
+    let page = this.page;
+    const first = page[0]?.height;
+    if (first === undefined || height < first || height >= first + page.length) {
+      page = await this.store.canonicalBlocks(this.network, height, Math.min(PAGE, this.window.base() - height));
+      this.page = page;
+    }
+    // Canonical heights are contiguous, so a page is indexed by height.
+    const start = page[0]?.height;
+    return start === undefined ? undefined : page[height - start];
   }
 
   /** The highest canonical block on the cursor's branch; genesis when the hash was never seen here. */
-  commonAncestor(cursor: ChainCursor): ChainCursor {
-    let block = this.byHash.get(cursor.hash);
-    while (block && this.blocks[block.height]?.hash !== block.hash) block = this.byHash.get(block.parentHash);
-    const ancestor = block ?? this.blocks[0]!;
-    return { height: ancestor.height, hash: ancestor.hash };
+  async commonAncestor(cursor: ChainCursor): Promise<ChainCursor> {
+    let hash = cursor.hash;
+    for (;;) {
+      const found = await this.find(hash);
+      if (!found) {
+        const genesis = await this.blockAt(0);
+        return { height: 0, hash: genesis!.hash };
+      }
+      if (found.canonical) return { height: found.block.height, hash: found.block.hash };
+      hash = found.block.parentHash;
+    }
   }
 
   /** Mines `count` blocks; the first one takes `transfers` and then the whole mempool. */
-  mine(count: number, transfers: readonly PendingTransfer[] = []): DevnetBlock {
-    const entries: JournalEntry[] = [];
-    let parent = this.head();
-    for (let i = 0; i < count; i++) {
-      const included = i === 0 ? [...transfers, ...this.mempool.values()] : [];
-      parent = this.nextBlock(parent, included);
-      entries.push({ type: 'block', block: parent });
-    }
-    this.commit(entries);
-    return this.head();
+  mine(count: number, transfers: readonly PendingTransfer[] = []): Promise<DevnetBlock> {
+    return this.change(() => {
+      const blocks: DevnetBlock[] = [];
+      let parent = this.head();
+      for (let i = 0; i < count; i++) {
+        parent = this.nextBlock(parent, i === 0 ? [...transfers, ...this.mempool.values()] : []);
+        blocks.push(parent);
+      }
+      return { expectedHead: cursorOf(this.head()), blocks };
+    });
   }
 
   /**
@@ -81,44 +144,108 @@ export class DevnetChain {
    * depth + 1 empty blocks on a new branch. Refused when it reaches a final block: the lowest dropped
    * block has `depth` confirmations, so depth >= finalityDepth would remove a final (credited) one.
    */
-  reorg(depth: number): DevnetBlock {
-    if (!Number.isInteger(depth) || depth < 1) throw new ValidationError('invalid_depth', 'reorg depth must be a positive integer', 'depth');
-    const head = this.head().height;
-    if (depth >= this.finalityDepth || depth > head) {
-      const max = Math.min(this.finalityDepth - 1, head);
-      throw new ValidationError(
-        'reorg_too_deep',
-        `reorg depth ${depth} would remove a final block: a block with ${this.finalityDepth} confirmations is final (head ${head}); the deepest allowed reorg is ${max}`,
-        'depth',
-        { depth, finalityDepth: this.finalityDepth, head, maxDepth: max },
-      );
-    }
-    const entries: JournalEntry[] = [{ type: 'reorg', depth }];
-    let parent = this.blocks[head - depth]!;
-    for (let i = 0; i <= depth; i++) {
-      parent = this.nextBlock(parent, []);
-      entries.push({ type: 'block', block: parent });
-    }
-    this.commit(entries);
-    return this.head();
+  reorg(depth: number): Promise<DevnetBlock> {
+    if (!Number.isInteger(depth) || depth < 1) return Promise.reject(new ValidationError('invalid_depth', 'reorg depth must be a positive integer', 'depth'));
+    return this.change(() => {
+      const head = this.head().height;
+      if (depth >= this.finalityDepth || depth > head) {
+        const max = Math.min(this.finalityDepth - 1, head);
+        throw new ValidationError(
+          'reorg_too_deep',
+          `reorg depth ${depth} would remove a final block: a block with ${this.finalityDepth} confirmations is final (head ${head}); the deepest allowed reorg is ${max}`,
+          'depth',
+          { depth, finalityDepth: this.finalityDepth, head, maxDepth: max },
+        );
+      }
+      const blocks: DevnetBlock[] = [];
+      let parent = this.window.at(head - depth)!;
+      for (let i = 0; i <= depth; i++) {
+        parent = this.nextBlock(parent, []);
+        blocks.push(parent);
+      }
+      return { expectedHead: cursorOf(this.head()), keepHeight: head - depth, blocks };
+    });
   }
 
   /** Queues a transfer for the next mined block (payout broadcast). Idempotent per tx hash. */
-  submit(transfer: PendingTransfer): void {
-    if (this.locate(transfer.txHash)) return;
-    this.commit([{ type: 'mempool', transfer }]);
+  submit(transfer: PendingTransfer): Promise<void> {
+    return this.exclusive(async () => {
+      if (await this.locate(transfer.txHash)) return;
+      try {
+        await this.store?.addPending(this.network, transfer);
+      } catch (error) {
+        this.stale = true;
+        throw error;
+      }
+      this.mempool.set(transfer.txHash, transfer);
+      this.notify();
+    });
   }
 
-  locate(txHash: string): TxLocation {
-    const height = this.txIndex.get(txHash);
-    if (height !== undefined) return { state: 'mined', height };
-    return this.mempool.has(txHash) ? { state: 'pending' } : null;
+  async locate(txHash: string): Promise<TxLocation> {
+    if (this.mempool.has(txHash)) return { state: 'pending' };
+    const height = this.window.minedHeight(txHash) ?? (this.store ? await this.store.minedHeight(this.network, txHash) : null);
+    return height === null || height === undefined ? null : { state: 'mined', height };
   }
 
-  /** Called after every change (new blocks, reorg, mempool); returns an unsubscribe function. */
+  /** Called after every change (new blocks, reorg, mempool, re-read); returns an unsubscribe function. */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves once the changes already queued are written (or failed). */
+  async drain(): Promise<void> {
+    await this.queue;
+  }
+
+  /** Writes one computed change, then applies it; see the class invariants. */
+  private change(compute: () => ChainExtension): Promise<DevnetBlock> {
+    return this.exclusive(async () => {
+      for (let attempt = 0; ; attempt++) {
+        const change = compute();
+        try {
+          await this.store?.extend(this.network, change);
+        } catch (error) {
+          this.stale = true;
+          if (error instanceof DevnetHeadMovedError && attempt === 0) {
+            await this.reload();
+            continue;
+          }
+          throw error;
+        }
+        if (change.keepHeight !== undefined) this.window.dropAbove(change.keepHeight);
+        this.window.append(change.blocks);
+        for (const block of change.blocks) for (const t of block.transfers) this.mempool.delete(t.txHash);
+        if (this.window.size() > this.memoryBlocks + TRIM_SLACK) this.window.trim(this.memoryBlocks);
+        this.notify();
+        return this.head();
+      }
+    });
+  }
+
+  /** Runs `op` after every earlier change, re-reading the store first when memory may be stale. */
+  private exclusive<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      if (this.stale) await this.reload();
+      return op();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async reload(): Promise<void> {
+    const loaded = await this.store?.load(this.network, this.memoryBlocks);
+    if (!loaded) throw new Error(`devnet ${this.network}: the stored chain is gone`);
+    this.window = windowOf(this.network, loaded);
+    this.mempool = new Map(loaded.mempool.map((t) => [t.txHash, t]));
+    this.page = [];
+    this.stale = false;
+    this.notify();
+  }
+
+  private async find(hash: string): Promise<{ block: BlockHeader; canonical: boolean } | null> {
+    return this.window.find(hash) ?? (this.store ? await this.store.blockByHash(this.network, hash) : null);
   }
 
   /** Every block gets a fresh random hash, so a replacement branch never repeats an orphan's hash. */
@@ -132,30 +259,29 @@ export class DevnetChain {
     };
   }
 
-  private commit(entries: readonly JournalEntry[]): void {
-    this.options.journal?.append(entries);
-    for (const entry of entries) this.apply(entry);
+  private notify(): void {
     for (const listener of [...this.listeners]) listener();
   }
+}
 
-  private apply(entry: JournalEntry): void {
-    if (entry.type === 'mempool') {
-      this.mempool.set(entry.transfer.txHash, entry.transfer);
-    } else if (entry.type === 'reorg') {
-      for (const block of this.blocks.splice(this.blocks.length - entry.depth)) {
-        for (const t of block.transfers) this.txIndex.delete(t.txHash);
-      }
-    } else {
-      const { block } = entry;
-      if (block.height !== this.blocks.length || (block.height > 0 && block.parentHash !== this.head().hash)) {
-        throw new Error(`devnet ${this.network}: block ${block.height} does not extend the head`);
-      }
-      this.blocks.push(block);
-      this.byHash.set(block.hash, block);
-      for (const t of block.transfers) {
-        this.txIndex.set(t.txHash, block.height);
-        this.mempool.delete(t.txHash);
-      }
-    }
-  }
+/** The same genesis hash on every start and database (a chain wiped and recreated shares it). */
+function genesisOf(options: DevnetChainOptions): DevnetBlock {
+  return {
+    height: 0,
+    hash: deterministicBlockHash(options.family, `chainpay-devnet:${options.network}:genesis`),
+    parentHash: deterministicBlockHash(options.family, ''),
+    timestamp: options.clock.now().getTime(),
+    transfers: [],
+  };
+}
+
+/** The loaded blocks must end at the stored head (one snapshot): anything else is a broken store. */
+function windowOf(network: NetworkCode, loaded: StoredChain): BlockWindow {
+  const window = new BlockWindow(loaded.blocks);
+  if (window.head().hash !== loaded.head.hash) throw new Error(`devnet ${network}: the stored head ${loaded.head.height} is not the last canonical block ${window.head().height}`);
+  return window;
+}
+
+function cursorOf(block: DevnetBlock): ChainCursor {
+  return { height: block.height, hash: block.hash };
 }

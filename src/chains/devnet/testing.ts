@@ -60,6 +60,15 @@ export class Recorder {
   }
 }
 
+/** Resolves once `predicate` holds (polled; the chain's writes and the watch loop run on the event loop). */
+export async function eventually(predicate: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 /** A watched set that counts lookups and refuses iteration (scans must not walk the whole set). */
 export class CountingSet implements WatchedAddresses {
   lookups = 0;

@@ -1,4 +1,4 @@
-/** The devnet's stored shapes (also the journal's line format; keep them JSON-plain). */
+/** The devnet's stored shapes (keep them JSON-plain: an older version journaled them as JSON lines). */
 
 /** A token transfer as it sits on the devnet chain (every token, not only USDT). */
 export interface DevnetTransfer {
@@ -28,9 +28,3 @@ export interface DevnetBlock {
   readonly timestamp: number;
   readonly transfers: readonly DevnetTransfer[];
 }
-
-export type JournalEntry =
-  | { readonly type: 'block'; readonly block: DevnetBlock }
-  /** Drop the last `depth` blocks; the replacement blocks follow as `block` entries. */
-  | { readonly type: 'reorg'; readonly depth: number }
-  | { readonly type: 'mempool'; readonly transfer: PendingTransfer };

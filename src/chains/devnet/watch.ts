@@ -31,6 +31,7 @@ export class DevnetWatch implements ChainWatch {
   private cursor: ChainCursor | null;
   private finalized = -1;
   private stopped = false;
+  private changed = false;
   private ended = false;
   private wake: (() => void) | undefined;
   private interrupt: (() => void) | undefined;
@@ -69,6 +70,7 @@ export class DevnetWatch implements ChainWatch {
   }
 
   private poke(): void {
+    this.changed = true;
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
@@ -78,7 +80,7 @@ export class DevnetWatch implements ChainWatch {
     const final = this.options.finalized ?? null;
     if (final !== null) {
       // The last final block we saw must still be canonical; otherwise stop: an operator decides.
-      if (this.options.chain.blockAt(final.height)?.hash !== final.hash) {
+      if ((await this.options.chain.blockAt(final.height))?.hash !== final.hash) {
         const tipHeight = this.cursor?.height ?? final.height;
         this.options.onError?.(new ReorgBeyondFinalityError(this.options.network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight }));
         return;
@@ -87,12 +89,15 @@ export class DevnetWatch implements ChainWatch {
     }
     let failures = 0;
     while (!this.stopped) {
-      const step = this.nextStep();
-      if (!step) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
-        continue;
-      }
       try {
+        // A change that lands while the next step is being read sets `changed` again: look again
+        // instead of sleeping through it.
+        this.changed = false;
+        const step = await this.nextStep();
+        if (!step) {
+          if (!this.changed && !this.stopped) await new Promise<void>((resolve) => (this.wake = resolve));
+          continue;
+        }
         for (const observation of step.observations) {
           if (this.stopped) return;
           await this.options.sink(observation);
@@ -107,20 +112,20 @@ export class DevnetWatch implements ChainWatch {
     }
   }
 
-  private nextStep(): Step | null {
+  private async nextStep(): Promise<Step | null> {
     const { chain, network } = this.options;
     const cursor = this.cursor;
-    if (cursor && chain.blockAt(cursor.height)?.hash !== cursor.hash) {
+    if (cursor && (await chain.blockAt(cursor.height))?.hash !== cursor.hash) {
       // The cursor's block left the canonical chain (maybe while we were down): rewind first.
-      const commonAncestor = chain.commonAncestor(cursor);
+      const commonAncestor = await chain.commonAncestor(cursor);
       return { observations: [{ kind: 'reorg', network, commonAncestor, depth: cursor.height - commonAncestor.height }], cursor: commonAncestor };
     }
     // No cursor (first run): the current head is the first block streamed.
-    const block = cursor ? chain.blockAt(cursor.height + 1) : chain.head();
+    const block = cursor ? await chain.blockAt(cursor.height + 1) : chain.head();
     return block ? this.blockStep(block) : null;
   }
 
-  private blockStep(block: DevnetBlock): Step {
+  private async blockStep(block: DevnetBlock): Promise<Step> {
     const { chain, network } = this.options;
     // Transfers before their block, as the EVM source does: the block observation commits the
     // cursor, so a crash after it must not be able to skip the block's transfers on restart.
@@ -132,7 +137,7 @@ export class DevnetWatch implements ChainWatch {
     observations.push({ kind: 'block', network, height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp) });
     // A block with finalityDepth confirmations (block.height - height + 1) is final.
     const finalHeight = block.height - chain.finalityDepth + 1;
-    const final = finalHeight > this.finalized ? chain.blockAt(finalHeight) : undefined;
+    const final = finalHeight > this.finalized ? await chain.blockAt(finalHeight) : undefined;
     if (final) observations.push({ kind: 'finalize', network, height: final.height, hash: final.hash });
     return { observations, cursor: { height: block.height, hash: block.hash }, finalized: final?.height };
   }

@@ -15,7 +15,7 @@ import type { ServiceContext } from '../context';
  */
 export function checkoutService(ctx: ServiceContext, chainModeOf: (code: string) => string): { definition: typeof CheckoutServiceService; implementation: CheckoutServiceServer } {
   const view = async (loaded: LoadedInvoice): Promise<CheckoutView> => {
-    const invoice = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+    const invoice = await toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
     const networks = await ctx.networks.list(() => ctx.orm.em.fork());
     return {
       invoice: { ...invoice, metadata_json: '{}', webhook_url: undefined, merchant_id: '', order_id: undefined },

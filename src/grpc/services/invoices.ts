@@ -15,15 +15,19 @@ type LoadedRows = { readonly row: Invoice; readonly payments: InvoicePayment[] }
 export function invoiceService(ctx: ServiceContext): { definition: typeof InvoiceServiceService; implementation: InvoiceServiceServer } {
   const activeNetworks = () => ctx.networks.list(() => ctx.orm.em.fork());
   // An open invoice's loaded rows are one shared object between its commits (OpenInvoiceReads):
-  // so is its message, and GetInvoice encodes that message once (serializeOnce below).
-  const messages = new WeakMap<LoadedRows, InvoiceMessage>();
-  const message = (loaded: LoadedRows): InvoiceMessage => {
-    let m = messages.get(loaded);
-    if (m === undefined) {
-      m = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
-      messages.set(loaded, m);
-    }
-    return m;
+  // so is its message (reads that come while it is being built share the promise), and
+  // GetInvoice encodes that message once (serializeOnce below).
+  const messages = new WeakMap<LoadedRows, Promise<InvoiceMessage>>();
+  const message = (loaded: LoadedRows): Promise<InvoiceMessage> => {
+    const kept = messages.get(loaded);
+    if (kept !== undefined) return kept;
+    const built = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+    messages.set(loaded, built);
+    // A failed build is not kept: the next read builds it again.
+    built.catch(() => {
+      if (messages.get(loaded) === built) messages.delete(loaded);
+    });
+    return built;
   };
 
   const implementation: InvoiceServiceServer = {
@@ -46,8 +50,8 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
       const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
       // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
-      // cached either (qrSvg keep: false) until something reads it.
-      return { invoice: messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false }), created };
+      // cached either (keepQr: false) until something reads it.
+      return { invoice: await (messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false })), created };
     }),
     getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
@@ -67,7 +71,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const uuid = call.request.uuid;
       await streamInvoiceChanges<InvoiceUpdateMessage>(ctx, call as ServerWritableStream<unknown, InvoiceUpdateMessage>, uuid, async (reason) => {
         const loaded = await ctx.invoices.get(uuid, caller.merchantId);
-        const invoice = message(loaded);
+        const invoice = await message(loaded);
         return { message: { invoice, reason }, open: loaded.row.open, key: JSON.stringify(invoice) };
       });
     }),
@@ -81,7 +85,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const limit = Math.min(Math.max(call.request.limit || 100, 1), 1000);
       const rows = await em.find(Invoice, where, { orderBy: { createdAt: 'desc' }, limit });
       const payments = rows.length ? await em.find(InvoicePayment, { invoiceUuid: { $in: rows.map((r) => r.uuid) } }) : [];
-      return { invoices: rows.map((row) => message({ row, payments: payments.filter((p) => p.invoiceUuid === row.uuid) })) };
+      return { invoices: await Promise.all(rows.map((row) => message({ row, payments: payments.filter((p) => p.invoiceUuid === row.uuid) }))) };
     }),
   };
   const getInvoice = InvoiceServiceService.getInvoice;

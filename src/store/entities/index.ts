@@ -11,6 +11,7 @@ export * from './audit-entry';
 export * from './withdrawal';
 export * from './withdrawal-cap-hour';
 export * from './system-setting';
+export * from './devnet-chain';
 
 import { MerchantSchema } from './merchant';
 import { NetworkSettingSchema } from './network-setting';
@@ -25,9 +26,11 @@ import { AuditEntrySchema } from './audit-entry';
 import { WhitelistEntrySchema, WithdrawalSchema } from './withdrawal';
 import { WithdrawalCapHourSchema } from './withdrawal-cap-hour';
 import { SystemSettingSchema } from './system-setting';
+import { DevnetBlockRowSchema, DevnetChainHeadSchema, DevnetPendingRowSchema, DevnetTransferRowSchema } from './devnet-chain';
 
 export const ALL_ENTITIES = [
   MerchantSchema, NetworkSettingSchema, InvoiceSchema, InvoicePaymentSchema, DepositAddressSchema,
   UnattributedDepositSchema, JournalSchema, LedgerEntrySchema, MerchantBalanceSchema, WatcherCursorSchema,
   OutboxEventSchema, WebhookAttemptSchema, AuditEntrySchema, WithdrawalSchema, WhitelistEntrySchema, WithdrawalCapHourSchema, SystemSettingSchema,
+  DevnetChainHeadSchema, DevnetBlockRowSchema, DevnetTransferRowSchema, DevnetPendingRowSchema,
 ];

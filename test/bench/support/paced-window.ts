@@ -7,7 +7,11 @@ export interface PacedWindow {
   readonly paced: LoadResult;
   /** Event-loop delay of the daemon and the gateway over the window, and where the slow requests were: to tell a stall in our processes from queueing. */
   readonly stalls: string;
+  /** The same with at most BRIEF_SLOTS slots (those with the most slow requests), for BENCHMARKS.md; the log keeps them all. */
+  readonly stallsBrief: string;
 }
+
+const BRIEF_SLOTS = 5;
 
 /** An open-loop window with the server processes' event-loop delay and the window's slow 100 ms slots recorded beside it. */
 export async function pacedWindow(ctx: BenchContext, server: Server, load: Child, name: string, params: Omit<OpenLoop, 'mode'>): Promise<PacedWindow> {
@@ -18,6 +22,10 @@ export async function pacedWindow(ctx: BenchContext, server: Server, load: Child
   const paced = await profiled(ctx, server, name, () => load.call<LoadResult>('http', { mode: 'open', ...params }));
   const [daemonLoop, gatewayLoop] = await Promise.all(processes.map((p) => p.call<LoopDelay>('loopDelayStop')));
   const delays = `daemon p99 ${daemonLoop!.p99Ms.toFixed(1)} ms, max ${daemonLoop!.maxMs.toFixed(0)} ms` + (gatewayLoop ? `; gateway p99 ${gatewayLoop.p99Ms.toFixed(1)} ms, max ${gatewayLoop.maxMs.toFixed(0)} ms` : '');
-  const slots = (paced.slowSlots ?? []).map((s) => `${s.atMs}: ${s.count}, ${s.maxMs}`).join('; ');
-  return { paced, stalls: `event-loop delay ${delays}; load generator max ${paced.ownLoopDelay?.maxMs.toFixed(0)} ms; slow 100 ms slots after the window's start at ~${windowStart} UTC (at ms: requests over 20 ms, slowest): ${slots || 'none'}` };
+  const all = paced.slowSlots ?? [];
+  const worst = [...all].sort((a, b) => b.count - a.count).slice(0, BRIEF_SLOTS).sort((a, b) => a.atMs - b.atMs);
+  const list = (slots: typeof all): string => slots.map((s) => `${s.atMs}: ${s.count}, ${s.maxMs}`).join('; ') || 'none';
+  const more = all.length > worst.length ? ` (and ${all.length - worst.length} more slots)` : '';
+  const head = `event-loop delay ${delays}; load generator max ${paced.ownLoopDelay?.maxMs.toFixed(0)} ms; slow 100 ms slots after the window's start at ~${windowStart} UTC (at ms: requests over 20 ms, slowest): `;
+  return { paced, stalls: head + list(all), stallsBrief: head + list(worst) + more };
 }

@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createAddressCodec } from '../codecs';
 import type { NetworkCode } from '../../domain/networks';
 import type { ChainWatch } from '../types';
@@ -8,23 +5,18 @@ import { DevnetAdapter } from './adapter';
 import { CountingSet, manualClock, Recorder } from './testing';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
-let dir: string;
 const opened: DevnetAdapter[] = [];
 const watches: ChainWatch[] = [];
 
-function devnet(network: NetworkCode, extra: { finalityDepth?: number; storageDir?: string } = {}): DevnetAdapter {
+function devnet(network: NetworkCode, extra: { finalityDepth?: number } = {}): DevnetAdapter {
   const adapter = new DevnetAdapter({ network, codec: createAddressCodec(network, { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, ...extra });
   opened.push(adapter);
   return adapter;
 }
 
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-devnet-'));
-});
 afterEach(async () => {
   await Promise.all(watches.splice(0).map((w) => w.stop()));
   await Promise.all(opened.splice(0).map((a) => a.close()));
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('devnet reorgs', () => {
@@ -34,11 +26,11 @@ describe('devnet reorgs', () => {
     const rec = new Recorder();
     await chain.mine(2);
     const ancestor = chain.head();
-    watches.push(chain.watch({ from: { height: 0, hash: chain.block(0)!.hash }, watched: new CountingSet(new Set([to.toLowerCase()])), sink: rec.sink }));
+    watches.push(chain.watch({ from: { height: 0, hash: (await chain.block(0))!.hash }, watched: new CountingSet(new Set([to.toLowerCase()])), sink: rec.sink }));
     const paid = await chain.pay({ to, amount: '4' }); // block 3
     await chain.mine(1); // block 4
     await rec.until(() => rec.lastBlock() === 4);
-    const orphan = chain.block(3)!.hash;
+    const orphan = (await chain.block(3))!.hash;
 
     const after = await chain.reorg(2);
     expect(after.head).toBe(5); // depth + 1 new blocks: the head moves forward
@@ -46,8 +38,8 @@ describe('devnet reorgs', () => {
     const fromReorg = rec.seen.slice(rec.seen.findIndex((o) => o.kind === 'reorg'));
     expect(fromReorg[0]).toEqual({ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 2, hash: ancestor.hash }, depth: 2 });
     expect(fromReorg.slice(1).map((o) => `${o.kind}:${'height' in o ? o.height : ''}`)).toEqual(['block:3', 'block:4', 'block:5']);
-    expect(chain.block(3)!.hash).not.toBe(orphan);
-    expect(chain.block(3)!.parentHash).toBe(ancestor.hash);
+    expect((await chain.block(3))!.hash).not.toBe(orphan);
+    expect((await chain.block(3))!.parentHash).toBe(ancestor.hash);
     expect(rec.of('transfer').map((t) => t.txHash)).toEqual([paid.txHash]); // only the first sighting
     await chain.mine(3);
     await rec.until(() => rec.lastBlock() === 8);
@@ -80,7 +72,7 @@ describe('devnet reorgs', () => {
     await failed.stop();
     // Still on the chain: the watch goes on from the cursor, finality above the saved final block.
     const ok = new Recorder();
-    watches.push(chain.watch({ from: cursor, finalized: { height: 4, hash: chain.block(4)!.hash }, watched: new CountingSet(new Set()), sink: ok.sink }));
+    watches.push(chain.watch({ from: cursor, finalized: { height: 4, hash: (await chain.block(4))!.hash }, watched: new CountingSet(new Set()), sink: ok.sink }));
     await ok.until(() => ok.lastBlock() === 8);
   });
 
@@ -93,77 +85,14 @@ describe('devnet reorgs', () => {
     const rec = new Recorder();
     watches.push(chain.watch({ from: cursor, watched: new CountingSet(new Set()), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === chain.head().head);
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 3, hash: chain.block(3)!.hash }, depth: 2 });
+    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 3, hash: (await chain.block(3))!.hash }, depth: 2 });
     expect(rec.of('block').map((b) => b.height)).toEqual([4, 5, 6, 7]);
-  });
-});
-
-describe('devnet persistence', () => {
-  it('replays the journal after a restart; a cursor resumes with catch-up', async () => {
-    const first = devnet('TRC20', { storageDir: dir });
-    const to = first.deriveDepositAddress(3);
-    await first.mine(2);
-    const cursor = { height: 2, hash: first.head().hash };
-    const paid = await first.pay({ to, amount: '12.345678' });
-    await first.mine(2);
-    const head = first.head();
-    // No close(): as after SIGKILL. Everything acknowledged is already fsynced.
-    const second = devnet('TRC20', { storageDir: dir });
-    expect(second.head()).toEqual(head);
-    expect(second.block(3)).toEqual(first.block(3));
-    const rec = new Recorder();
-    watches.push(second.watch({ from: cursor, watched: new CountingSet(new Set([to])), sink: rec.sink }));
-    await rec.until(() => rec.lastBlock() === 5);
-    expect(rec.of('transfer')).toEqual([expect.objectContaining({ txHash: paid.txHash, blockHeight: 3, amount: '12.345678', to })]);
-    expect(fs.readdirSync(dir)).toEqual(['TRC20.jsonl']);
-  });
-
-  it('a cursor on a branch orphaned before the restart walks back to the common ancestor', async () => {
-    const first = devnet('TON', { storageDir: dir });
-    await first.init();
-    const shared = first.sharedDepositAddress();
-    await first.mine(3);
-    const paid = await first.pay({ to: shared, amount: '1', memo: 'inv-1' }); // block 4
-    const cursor = { height: 4, hash: first.head().hash }; // the watcher saw the payment, then died
-    await first.reorg(2);
-    const second = devnet('TON', { storageDir: dir });
-    expect(second.head()).toEqual(first.head());
-    const rec = new Recorder();
-    watches.push(second.watch({ from: cursor, watched: new CountingSet(new Set()), sink: rec.sink }));
-    await rec.until(() => rec.lastBlock() === 5);
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'TON', commonAncestor: { height: 2, hash: first.block(2)!.hash }, depth: 2 });
-    expect(rec.of('transfer')).toEqual([]);
-    expect(paid.blockHeight).toBe(4);
-  });
-
-  it('cuts a torn last line (killed mid-write) and keeps going', async () => {
-    const first = devnet('SOLANA', { storageDir: dir });
-    await first.mine(2);
-    const file = path.join(dir, 'SOLANA.jsonl');
-    fs.appendFileSync(file, '{"type":"block","block":{"heig');
-    const second = devnet('SOLANA', { storageDir: dir });
-    expect(second.head()).toEqual(first.head());
-    await second.mine(1);
-    const third = devnet('SOLANA', { storageDir: dir });
-    expect(third.head().head).toBe(3);
-  });
-
-  it('refuses a journal corrupted before its last line', () => {
-    devnet('ARBITRUM', { storageDir: dir });
-    const file = path.join(dir, 'ARBITRUM.jsonl');
-    fs.writeFileSync(file, `garbage\n${fs.readFileSync(file, 'utf8')}`);
-    expect(() => devnet('ARBITRUM', { storageDir: dir })).toThrow(/corrupt/);
-  });
-
-  it('in memory without storageDir: the genesis hash is stable across instances', () => {
-    expect(devnet('POLYGON').head()).toEqual(devnet('POLYGON').head());
-    expect(devnet('POLYGON').head().hash).not.toBe(devnet('ARBITRUM').head().hash);
   });
 });
 
 describe('devnet payouts', () => {
   it('signs deterministically, broadcasts idempotently, and reports confirmations', async () => {
-    const chain = devnet('POLYGON', { storageDir: dir });
+    const chain = devnet('POLYGON');
     const request = { id: '2b7c3a52-7e0d-4c2e-9d4a-1f0e4f1f9a10', to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '25.000000' };
     const signed = await chain.signPayout(request);
     expect(await chain.signPayout(request)).toEqual(signed);
@@ -174,16 +103,14 @@ describe('devnet payouts', () => {
     await chain.broadcastPayout(signed);
     await chain.broadcastPayout(signed);
     expect(await chain.payoutStatus(signed)).toEqual({ state: 'pending' });
-    const restarted = devnet('POLYGON', { storageDir: dir }); // the mempool survives a restart
-    expect(await restarted.payoutStatus(signed)).toEqual({ state: 'pending' });
 
     const rec = new Recorder();
-    watches.push(restarted.watch({ from: { height: 0, hash: restarted.head().hash }, watched: new CountingSet(new Set([request.to.toLowerCase()])), sink: rec.sink }));
-    await restarted.mine(1);
-    await restarted.broadcastPayout(signed); // already mined: no-op
-    await restarted.mine(2);
-    expect(await restarted.payoutStatus(signed)).toEqual({ state: 'mined', blockHeight: 1, confirmations: 3 });
-    expect(restarted.block(1)!.transfers).toBe(1);
+    watches.push(chain.watch({ from: { height: 0, hash: chain.head().hash }, watched: new CountingSet(new Set([request.to.toLowerCase()])), sink: rec.sink }));
+    await chain.mine(1);
+    await chain.broadcastPayout(signed); // already mined: no-op
+    await chain.mine(2);
+    expect(await chain.payoutStatus(signed)).toEqual({ state: 'mined', blockHeight: 1, confirmations: 3 });
+    expect((await chain.block(1))!.transfers).toBe(1);
     await rec.until(() => rec.lastBlock() === 3);
     // A payout is a token transfer like any other: from the hot wallet, seen if `to` is watched.
     expect(rec.of('transfer')).toEqual([expect.objectContaining({ txHash: signed.txHash, amount: '25', from: createAddressCodec('POLYGON', { mnemonic: MNEMONIC }).hotWallet().address })]);

@@ -1,17 +1,29 @@
-import type { Invoice, InvoicePayment } from '../../store/entities';
-import { canonicalDecimal } from '../../store/repos/network-settings';
-import { qrSvg } from './qr';
+import type { Invoice, InvoicePayment } from '../store/entities';
+import { canonicalDecimal } from '../store/repos/network-settings';
+import { paymentQrSvg } from './payment-qr';
 
 /**
  * The row (the truth) as the control plane and the webhooks show it: plain data, absent optional
- * fields `undefined`. Actors and webhooks must not import src/grpc, so this has no generated type;
+ * fields `undefined`. Webhooks must not import src/grpc, so this has no generated type;
  * grpc/views/invoice-message.ts assigns it to the message, and the type-check fails there when the
  * two drift apart.
  */
-export type InvoiceView = ReturnType<typeof invoiceView>;
+export type InvoiceView = ReturnType<typeof invoiceFields>;
 
-/** `keepQr: false`: the QR code's SVG is not cached for later reads (qrSvg; a creation's response). */
-export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string, options: { keepQr?: boolean } = {}) {
+/**
+ * The view of an invoice with its QR code drawn (or taken from the cache). `keepQr: false`: the
+ * SVG is not cached for later reads (PaymentQrCache.get; a creation's response).
+ */
+export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string, options: { keepQr?: boolean } = {}): Promise<InvoiceView> {
+  // The fields are read from the row at once, before the await: the QR code is then the one of
+  // this view's payment_uri even if the row changes meanwhile.
+  const view = invoiceFields(row, payments, publicUrl);
+  if (view.payment_uri) view.qr_svg = await paymentQrSvg(view.payment_uri, { keep: options.keepQr });
+  return view;
+}
+
+/** The fields of the view; `qr_svg` is '' until invoiceView draws the payment link's QR code ('' while no network is chosen). */
+function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string) {
   return {
     uuid: row.uuid,
     status: row.status,
@@ -28,7 +40,7 @@ export function invoiceView(row: Invoice, payments: readonly InvoicePayment[], p
     address: row.address ?? undefined,
     memo: row.memo ?? undefined,
     checkout_url: `${publicUrl}/pay/${row.uuid}`,
-    qr_svg: row.paymentUri ? qrSvg(row.paymentUri, { keep: options.keepQr }) : '',
+    qr_svg: '',
     received_amount: canonicalDecimal(row.receivedAmount),
     confirmations: row.confirmations,
     required_confirmations: row.requiredConfirmations,
