@@ -4,20 +4,22 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 
 /**
- * The daemon's logger when stdout's reader has gone (`npm start | tee log`, then Ctrl-C ends tee):
- * a process exiting with a line still in its batch must exit, not retry the write to the closed
- * pipe every 100 ms forever (sonic-boom 4's flushSync did that on EPIPE).
+ * The daemon's and the gateway's loggers when stdout's reader has gone (`npm start | tee log`, then
+ * Ctrl-C ends tee): a process exiting with a line still in its batch must exit, not retry the write
+ * to the closed pipe every 100 ms forever (sonic-boom 4's flushSync did that on EPIPE).
  *
  * A real pipe, made by bash: Node's own stdio 'pipe' is a socket pair, on which the periodic flush's
  * empty write already fails with EPIPE, which hides the case (on a pipe an empty write succeeds).
  */
-describe('daemon logger: exit with a closed stdout pipe', () => {
+describe.each([
+  ['daemon', `const { createLogger } = require('./src/observability/logger'); const log = createLogger('info');`],
+  ['gateway', `const { createGatewayLogger } = require('./gateway/logger'); const log = createGatewayLogger('info');`],
+])('%s logger: exit with a closed stdout pipe', (_name, make) => {
   it('exits promptly when the last batch cannot be written (EPIPE)', () => {
     // 'first' goes out with the periodic flush and `head` exits after reading it; 'last' is still in
     // the batch when the process exits in the same tick, a second later.
     const script = `
-      const { createLogger } = require('./src/observability/logger');
-      const log = createLogger('info');
+      ${make}
       log.info('first');
       setTimeout(() => { log.info('last'); process.exit(0); }, 1000);
     `;
