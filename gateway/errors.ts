@@ -62,6 +62,8 @@ export const GRPC_TO_HTTP: Readonly<Partial<Record<GrpcStatus, Mapping>>> = {
 
 export const ERROR_CODE_KEY = 'chainpay-error-code';
 export const ERROR_FIELD_KEY = 'chainpay-error-field';
+/** The field as UTF-8 bytes, sent instead of ERROR_FIELD_KEY when it is not printable ASCII. */
+export const ERROR_FIELD_BIN_KEY = 'chainpay-error-field-bin';
 const SNAKE_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
 export function isServiceError(err: unknown): err is ServiceError {
@@ -79,7 +81,7 @@ export function httpErrorFromGrpc(err: ServiceError): HttpError {
   const trailers = err.metadata instanceof Metadata ? err.metadata : new Metadata();
   const named = firstString(trailers, ERROR_CODE_KEY);
   const code = named !== undefined && SNAKE_CODE.test(named) ? named : undefined;
-  const field = code !== undefined ? firstString(trailers, ERROR_FIELD_KEY) || undefined : undefined;
+  const field = code !== undefined ? firstString(trailers, ERROR_FIELD_KEY) || firstUtf8(trailers, ERROR_FIELD_BIN_KEY) || undefined : undefined;
   const message = code !== undefined && err.details ? err.details : mapping.message;
   const headers: Record<string, string> = {};
   if (mapping.http === 429) headers['Retry-After'] = retryAfterSeconds(trailers);
@@ -96,6 +98,11 @@ export function toHttpError(err: unknown): HttpError {
 function retryAfterSeconds(trailers: Metadata): string {
   const raw = firstString(trailers, 'retry-after');
   return raw !== undefined && /^[1-9]\d{0,5}$/.test(raw.trim()) ? raw.trim() : '1';
+}
+
+function firstUtf8(md: Metadata, key: string): string | undefined {
+  const value = md.get(key)[0];
+  return Buffer.isBuffer(value) ? value.toString('utf8') : undefined;
 }
 
 function firstString(md: Metadata, key: string): string | undefined {

@@ -59,6 +59,8 @@ export interface RestInvoice {
   payments: RestPayment[];
   return_url: string | null;
   cancel_url: string | null;
+  /** false on a devnet daemon: a test object, no real funds. */
+  livemode: boolean;
 }
 
 export interface RestWithdrawal {
@@ -72,8 +74,12 @@ export interface RestWithdrawal {
   net_payout: string;
   tx_hash: string | null;
   rejection_reason: string | null;
+  /** Beyond the spec: why a failed withdrawal failed; null unless status is failed. */
+  failure_reason: string | null;
   created_at: string;
   completed_at: string | null;
+  /** false on a devnet daemon: a test object, no real funds. */
+  livemode: boolean;
 }
 
 export interface RestBalance {
@@ -158,6 +164,7 @@ export function encodeInvoice(i: Invoice): RestInvoice {
     payments: i.payments.map(encodePayment),
     return_url: orNull(i.return_url),
     cancel_url: orNull(i.cancel_url),
+    livemode: i.livemode,
   };
 }
 
@@ -173,8 +180,10 @@ export function encodeWithdrawal(w: Withdrawal): RestWithdrawal {
     net_payout: w.net_payout,
     tx_hash: orNull(w.tx_hash),
     rejection_reason: orNull(w.rejection_reason),
+    failure_reason: orNull(w.failure_reason),
     created_at: w.created_at,
     completed_at: orNull(w.completed_at),
+    livemode: w.livemode,
   };
 }
 

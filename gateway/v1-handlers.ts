@@ -35,7 +35,8 @@ function present<T>(value: T | undefined, what: string): T {
 
 export const listNetworks: Handler = async ({ daemon, metadata }) => {
   const res = await daemon.call(NetworkServiceService.listNetworks, { include_inactive: false }, metadata);
-  return { status: 200, body: { networks: res.networks.map(encodeNetwork) } };
+  // `livemode` beyond the spec's one field: false on a devnet daemon (every network simulated).
+  return { status: 200, body: { networks: res.networks.map(encodeNetwork), livemode: res.livemode } };
 };
 
 export const createInvoice: Handler = async ({ daemon, metadata }) => {

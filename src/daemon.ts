@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Config } from './config/config';
+import { ConfigError, type Config } from './config/config';
+import { runnableNetworks } from './config/chain-mode';
 import { NETWORK_CODES } from './domain/networks';
 import { createLogger } from './observability/logger';
 import { openDatabase } from './store/orm';
@@ -8,6 +9,7 @@ import { acquireEngineLock } from './store/engine-lock';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres';
 import { loadDaemonKeys } from './security/key-files';
 import { verifyKeyFingerprintsAt } from './security/key-fingerprints';
+import { verifyDatabaseModeAt } from './security/database-mode';
 import { SecretBox } from './security/secret-box';
 import { DaemonClock } from './actors/daemon-clock';
 import { NetworkSettingsRepo } from './store/repos/network-settings';
@@ -18,7 +20,7 @@ import { networkService } from './grpc/services/networks';
 import { merchantService } from './grpc/services/merchants';
 import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
-import { createChainAdapters } from './chains/registry';
+import { createChainAdapters, hasLiveAdapter } from './chains/registry';
 import { evmLiveOptions } from './chains/evm';
 import { PgDevnetStore } from './chains/devnet/pg-store';
 import { RawSql } from './store/raw-sql';
@@ -37,7 +39,7 @@ import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { withdrawalService } from './grpc/services/withdrawals';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
-import { logPrivateTargets } from './webhooks/private-targets';
+import { PRIVATE_TARGETS_WARNING } from './webhooks/private-targets';
 import type { Resolver } from './webhooks/address-guard';
 import { operatorService } from './grpc/services/operator';
 import { operatorWebhooks } from './grpc/services/operator-webhooks';
@@ -57,7 +59,7 @@ import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
 import { RequestLoad } from './actors/request-load';
-import { releaseReservations } from './store/repos/address-pool';
+import { releaseReservations, type DerivedTwice } from './store/repos/address-pool';
 
 const CLOCK_OFFSET_KEY = 'devnet_clock_offset_ms';
 
@@ -80,10 +82,34 @@ export interface DaemonOptions {
   webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number; pollMs?: number };
   /** The engine lock's connection broke: another daemon may take over, so this one must stop. Default: stop(). */
   onEngineLockLost?: (err: Error) => void;
+  /**
+   * Tests only: a clock the test drives (e.g. past an invoice's expiry on a hardhat-backed live
+   * network). Default: real time on live (nothing can move it), the devnet clock on devnet. The
+   * entry points (main.ts, start-all.ts) never pass one.
+   */
+  clock?: DaemonClock;
+  /** Tests only: wraps the derivation thread's ranges (e.g. a wrong derivation, to see a pool refill stop). */
+  wrapDerivation?: (derive: DeriveRange) => DeriveRange;
 }
 
+/** Live mode runs each network with <CODE>_RPC_URL on its real chain: one without a live adapter yet cannot. */
+function refuseUnrunnableLive(config: Config): void {
+  if (config.CHAIN_MODE !== 'live') return;
+  for (const code of NETWORK_CODES) {
+    if (config.networks[code].rpcUrl !== undefined && !hasLiveAdapter(code)) {
+      throw new ConfigError(`${code}_RPC_URL`, `${code} cannot run on a real chain in this version (no live adapter for it yet); unset ${code}_RPC_URL (in live mode ${code} is then disabled)`);
+    }
+  }
+}
+
+/** Both derivations of a range of deposit addresses (DerivationThread#derive). */
+type DeriveRange = (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
+
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
+  // Before anything is set up: no key material written, no database started.
+  refuseUnrunnableLive(config);
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'chainpay-daemon');
+  const livemode = config.CHAIN_MODE === 'live';
   const keys = loadDaemonKeys(config.dataDir, config);
   for (const file of keys.generated) logger.info({ file }, 'generated key material on first start');
   if (keys.generated.some((f) => f.endsWith('operator-token'))) {
@@ -96,36 +122,44 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     embedded = await startEmbeddedPostgres(config.dataDir, logger);
     databaseUrl = embedded.url;
   }
-  // Keys that are not the database's would make stored secrets undecryptable and derive addresses
-  // from another seed: refuse before anything else (a standby too, before it waits for the lock).
+  // A database of the other chain mode would mix simulated and real money (checked first: its
+  // remedy, another database, also answers foreign keys); keys that are not the database's would
+  // make stored secrets undecryptable and derive addresses from another seed. Refuse before
+  // anything else (a standby too, before it waits for the lock).
   const dbUrl = databaseUrl;
-  const refuseForeignKeys = async (record: boolean, cleanup: () => Promise<void>): Promise<void> => {
+  const wantedMode = { mode: config.CHAIN_MODE, from: config.chainModeFrom };
+  const refuseForeign = async (record: boolean, cleanup: () => Promise<void>): Promise<void> => {
     try {
+      const mode = await verifyDatabaseModeAt(dbUrl, wantedMode, { record });
+      if (mode?.recorded) logger.info({ chainMode: mode.mode, inferred: mode.inferred }, 'chain mode recorded in the database');
       await verifyKeyFingerprintsAt(dbUrl, keys, { record });
     } catch (e) {
-      await cleanup().catch((err: unknown) => logger.warn({ err }, 'cleanup after the key check failed'));
+      await cleanup().catch((err: unknown) => logger.warn({ err }, 'cleanup after the start checks failed'));
       throw e;
     }
   };
-  await refuseForeignKeys(false, async () => void (await embedded?.stop()));
+  await refuseForeign(false, async () => void (await embedded?.stop()));
   // Only one daemon per database is the active engine (watchers, actors, dispatcher); others wait.
   let stopDaemon: () => Promise<void> = async () => undefined;
   const engineLock = await acquireEngineLock(databaseUrl, logger, (err) => (options.onEngineLockLost ?? (() => void stopDaemon()))(err));
   const orm = await openDatabase({ clientUrl: databaseUrl, logger });
   logger.info({ embedded: embedded !== null }, 'database ready, migrations applied');
-  await refuseForeignKeys(true, async () => {
+  await refuseForeign(true, async () => {
     engineLock.stopping();
     await orm.close(true);
     await engineLock.release();
     await embedded?.stop();
   });
 
-  // The devnet clock offset survives restarts, so advanced time never runs backwards.
-  const savedOffset = await orm.em.fork().findOne(SystemSetting, { key: CLOCK_OFFSET_KEY });
-  const clock = new DaemonClock({ offsetMs: Number(savedOffset?.value ?? 0) });
+  // The devnet clock offset survives restarts, so advanced time never runs backwards. Live: real
+  // time only; nothing can move it.
+  const savedOffset = livemode ? null : await orm.em.fork().findOne(SystemSetting, { key: CLOCK_OFFSET_KEY });
+  const clock = options.clock ?? new DaemonClock({ offsetMs: Number(savedOffset?.value ?? 0), fixed: livemode });
   const box = new SecretBox(keys.masterKey);
 
-  const enabled = NETWORK_CODES.filter((c) => config.networks[c].enabled);
+  // Devnet: every enabled network, simulated. Live: those with <CODE>_RPC_URL; the others are disabled.
+  const enabled = runnableNetworks(config.CHAIN_MODE, config.networks);
+  if (livemode) logger.info({ live: enabled, disabled: NETWORK_CODES.filter((c) => !enabled.includes(c)) }, 'live mode: networks without <CODE>_RPC_URL are disabled; no devnet control exists');
   // Metrics exist only once the actors do; RPC timings before that are dropped.
   let rpcSink: RpcObserver = () => undefined;
   const depositKeys = { mnemonic: keys.mnemonic, xpub: config.EVM_DEPOSIT_XPUB, tronXpub: config.TRON_DEPOSIT_XPUB };
@@ -145,12 +179,15 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       blockIntervalMs: config.DEVNET_BLOCK_MS,
       finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
     },
-    // A network with <CODE>_RPC_URL runs on the real chain; the others stay on devnet (unless CHAIN_MODE=live).
-    live: evmLiveOptions(config.networks),
+    live: livemode ? evmLiveOptions(config.networks) : undefined,
     onRpc: (o) => rpcSink(o),
   });
   for (const adapter of chains.adapters.values()) await adapter.init();
-  const networks = new NetworkSettingsRepo(() => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])));
+  const networks = new NetworkSettingsRepo(
+    () => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])),
+    undefined,
+    (code) => chains.adapters.has(code),
+  );
   await networks.seed(orm.em.fork(), NETWORK_CODES.map((c) => config.networks[c]), clock.now());
   // A run-time value kept from before may be below a live watcher's window: a reorg inside the gap
   // would reach credited payments and halt the watcher (never a silent loss), so say it loudly.
@@ -161,8 +198,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
   const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN });
-  // Per adapter, not CHAIN_MODE: a network with <CODE>_RPC_URL is live on a devnet daemon too.
-  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logPrivateTargets(logger, enabled.filter((c) => chains.adapters.get(c)?.mode === 'live'));
+  // Never live: loadConfig refuses the flag there.
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logger.warn(PRIVATE_TARGETS_WARNING);
   // Invoice and withdrawal creation in flight: payout steps and webhook bookkeeping yield to them (RequestLoad).
   const requestLoad = new RequestLoad();
   const webhooks = new WebhookDispatcher({ orm, logger: logger.child({ component: 'webhooks' }), clock, merchants, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, requestLoad, ...options.webhooks });
@@ -172,7 +209,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     orm,
     logger,
     clock,
-    writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, config.publicUrl, clock.now()),
+    writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, { publicUrl: config.publicUrl, livemode }, clock.now()),
     onClosed: () => undefined,
     // Expiry waits until the network's watcher has processed the chain past expires_at.
     chainTime: (network) => watchers.get(network as NetworkCode)?.chainTime() ?? null,
@@ -185,7 +222,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
     onAdded: (network, added) => watchers.get(network)?.addWatched(added),
-    deriveElsewhere: (network, from, count) => derivation.derive(network, from, count),
+    deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))((network, from, count) => derivation.derive(network, from, count)),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
   const unreserved = await releaseReservations(orm.em.fork());
@@ -207,6 +244,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     logger,
     clock,
     adapters: chains.adapters,
+    livemode,
     killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
     concurrency: config.PAYOUT_CONCURRENCY,
     requestLoad,
@@ -221,8 +259,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     actors: withdrawalActors,
     adapters: chains.adapters,
     whitelist,
+    livemode,
     // Devnet blocks come at once (or every DEVNET_BLOCK_MS): poll payouts often there.
-    pollIntervalMs: config.PAYOUT_POLL_INTERVAL_MS ?? (config.CHAIN_MODE === 'devnet' ? 250 : 5_000),
+    pollIntervalMs: config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250),
   });
 
   const restoreStarted = Date.now();
@@ -240,6 +279,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       actors: invoiceActors,
       activity: watcherActivity,
       chainHead: chains.devnet.has(code) ? async () => chains.devnet.get(code)!.head().head : undefined,
+      addressPool: () => pools.status(code),
       requiredConfirmations: async () => (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
     });
     watchers.set(code, watcher);
@@ -280,6 +320,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     defaultPlatformFeePercent: config.DEFAULT_PLATFORM_FEE_PERCENT,
     onMerchantCredentialsChanged: (apiKey) => secretCache.forget(apiKey),
     publicUrl: config.publicUrl,
+    livemode,
     invoices,
     invoiceActors,
     withdrawals,
@@ -300,7 +341,6 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     operatorAudit(ctx),
   ];
 
-  const chainModeOf = (code: string): string => chains.adapters.get(code as NetworkCode)?.mode ?? config.CHAIN_MODE;
   const grpc: GrpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -310,7 +350,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         const adapter = chains.adapters.get(code as NetworkCode);
         return adapter?.mode === 'live' ? adapter.finalityDepth : null;
       };
-      return [networkService(ctx, chainModeOf, liveFinalityOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx, chainModeOf), devnetService(ctx, chains.devnet, advanceClock), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
+      const services = [networkService(ctx, liveFinalityOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
+      // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
+      return livemode ? services : [...services, devnetService(ctx, chains.devnet, advanceClock)];
     })(),
   });
   healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity, watcherUnhealthyAfterMs: config.WATCHER_UNHEALTHY_AFTER_MS, watcherMaxLagSeconds: config.WATCHER_MAX_LAG_SECONDS });

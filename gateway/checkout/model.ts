@@ -27,6 +27,8 @@ export interface NetworkOption {
 
 export interface CheckoutModel {
   readonly uuid: string;
+  /** false on a devnet daemon: the page says it is a test (no real funds). */
+  readonly livemode: boolean;
   /** `null` for a status this gateway does not know yet (shown neutrally). */
   readonly status: CheckoutStatus | null;
   readonly final: boolean;
@@ -70,6 +72,7 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
   const chosen = inv.network ? view.networks.find((n) => n.code === inv.network) : undefined;
   return {
     uuid: inv.uuid,
+    livemode: inv.livemode,
     status,
     final: FINAL.includes(inv.status),
     title: inv.title?.trim() || null,
@@ -131,6 +134,7 @@ export function httpUrl(value: string | undefined): string | null {
 export function toBuyerJson(m: CheckoutModel): Record<string, unknown> {
   return {
     uuid: m.uuid,
+    livemode: m.livemode,
     status: m.status,
     title: m.title,
     currency: m.currency,

@@ -51,7 +51,16 @@ export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets:
     <div class="actions" id="region-actions">${regions.actions}</div>
     <p class="visually-hidden" id="copy-feedback" role="status"></p>
     <script type="application/json" id="checkout-boot">${jsonForScript(boot)}</script>`;
-  return layout(s, s.documentTitle(m.title), m.title ?? s.defaultTitle, body, assets, m.status ?? 'unknown');
+  const documentTitle = m.livemode ? s.documentTitle(m.title) : s.testTitle(s.documentTitle(m.title));
+  return layout(s, documentTitle, m.title ?? s.defaultTitle, body, assets, m.status ?? 'unknown', m.livemode ? null : testBanner(s));
+}
+
+/**
+ * A devnet invoice says it is a test, first thing in the header (read before the amount by a
+ * screen reader too); text, not colour alone. It never changes while the page is open.
+ */
+function testBanner(s: CheckoutStrings): SafeHtml {
+  return html`<p class="test-banner" id="test-banner" role="note"><strong>${s.testBannerTitle}</strong> ${s.testBannerBody}</p>`;
 }
 
 /** The 404 and error pages: same look, no script, nothing about any invoice. */
@@ -65,7 +74,7 @@ export function renderMessagePage(s: CheckoutStrings, assets: AssetUrls, opts: {
   return layout(s, opts.title, opts.title, body, { style: assets.style, script: null }, 'message');
 }
 
-function layout(s: CheckoutStrings, documentTitle: string, heading: string, main: SafeHtml, assets: { style: string; script: string | null }, status: string): SafeHtml {
+function layout(s: CheckoutStrings, documentTitle: string, heading: string, main: SafeHtml, assets: { style: string; script: string | null }, status: string, banner: SafeHtml | null = null): SafeHtml {
   return html`<!doctype html>
 <html lang="${s.lang}">
 <head>
@@ -82,6 +91,7 @@ ${assets.script ? html`<script src="${assets.script}" defer></script>` : ''}
 <body data-status="${status}">
 <a class="skip-link" href="#main">${s.skipToContent}</a>
 <header class="page-header">
+${banner ?? ''}
 <p class="eyebrow">${s.securePayment}</p>
 <h1 id="page-title">${heading}</h1>
 </header>

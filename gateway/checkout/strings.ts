@@ -9,6 +9,10 @@ export interface CheckoutStrings {
   readonly skipToContent: string;
   readonly securePayment: string;
   readonly defaultTitle: string;
+  // Devnet (test) invoices
+  readonly testTitle: (documentTitle: string) => string;
+  readonly testBannerTitle: string;
+  readonly testBannerBody: string;
   // Amount summary
   readonly amountToSend: string;
   readonly amountStillDue: string;
@@ -107,6 +111,9 @@ export const EN: CheckoutStrings = {
   skipToContent: 'Skip to payment details',
   securePayment: 'USDT payment',
   defaultTitle: 'Payment',
+  testTitle: (title) => `Test payment: ${title}`,
+  testBannerTitle: 'Test payment: no real funds.',
+  testBannerBody: 'This invoice runs on a simulated network (devnet). Do not send real USDT: a real wallet cannot pay it, and nothing paid here is real money.',
   amountToSend: 'Amount to send',
   amountStillDue: 'Amount still due',
   amountHeading: 'Amount',

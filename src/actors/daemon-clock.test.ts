@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { DaemonClock } from './daemon-clock';
+import { DaemonClock, FixedClockError } from './daemon-clock';
 
 /** Simulated time: Jest's fake timers drive both Date.now() and Node's setTimeout. */
 describe('DaemonClock timers', () => {
@@ -67,6 +67,20 @@ describe('DaemonClock timers', () => {
     expected.sort((a, b) => a - b);
     jest.advanceTimersByTime(10_000);
     expect(fired).toEqual(expected);
+  });
+
+  it('fixed (live): real time only; advance() throws and moves nothing, a saved offset is ignored', () => {
+    const offsets: number[] = [];
+    const clock = new DaemonClock({ fixed: true, offsetMs: 86_400_000, onAdvance: (offset) => offsets.push(offset) });
+    expect(clock.offset()).toBe(0);
+    expect(Math.abs(clock.now().getTime() - Date.now())).toBeLessThan(1000);
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('1d'), 86_400_000);
+    expect(() => clock.advance(86_400_000)).toThrow(FixedClockError);
+    jest.advanceTimersByTime(0);
+    expect(fired).toEqual([]);
+    expect(clock.offset()).toBe(0);
+    expect(offsets).toEqual([]);
   });
 
   it('advance (devnet): everything due by the new time fires, in due order; later timers wait', () => {

@@ -20,6 +20,14 @@ const FIRE_SLICE = 500;
 
 const earlier = (a: Timer, b: Timer): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);
 
+/** A live daemon's clock is real time: nothing may move it (a whitelist cooldown must really pass). */
+export class FixedClockError extends Error {
+  override readonly name = 'FixedClockError';
+  constructor() {
+    super('this clock follows real time and cannot be advanced (live mode)');
+  }
+}
+
 /**
  * The daemon's one clock: real time plus an offset that only devnet may advance.
  *
@@ -41,12 +49,15 @@ export class DaemonClock implements Clock {
   private wake: NodeJS.Timeout | null = null;
   private wakeDue = Infinity;
 
-  constructor(options: { offsetMs?: number; onAdvance?: (offsetMs: number) => void } = {}) {
-    this.offsetMs = options.offsetMs ?? 0;
+  /** `fixed`: real time only (live mode): advance() throws, the offset stays 0. */
+  constructor(options: { offsetMs?: number; onAdvance?: (offsetMs: number) => void; fixed?: boolean } = {}) {
+    this.fixed = options.fixed ?? false;
+    this.offsetMs = this.fixed ? 0 : options.offsetMs ?? 0;
     this.onAdvance = options.onAdvance;
   }
 
   private readonly onAdvance?: (offsetMs: number) => void;
+  private readonly fixed: boolean;
 
   now(): Date {
     return new Date(Date.now() + this.offsetMs);
@@ -73,6 +84,7 @@ export class DaemonClock implements Clock {
 
   /** Devnet only: move time forward; every timer now due fires in due order. */
   advance(ms: number): Date {
+    if (this.fixed) throw new FixedClockError();
     if (ms < 0) throw new RangeError('the clock cannot go backwards');
     this.offsetMs += ms;
     this.onAdvance?.(this.offsetMs);

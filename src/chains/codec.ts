@@ -44,11 +44,18 @@ export interface AddressCodec {
   deriveDepositAddress(index: number): string;
   /**
    * Deposit addresses from .. from+count-1, in order, each equal to deriveDepositAddress(i). Only
-   * where a range is cheaper per address than one index at a time (EVM, TRON: one parent
-   * decompression, one field inversion, a table-driven curve multiplication); elsewhere absent, and
-   * callers derive one index at a time (which also paces a refill per address).
+   * where a range is cheaper per address than one index at a time (EVM, TRON: the chain node is
+   * derived once per range); elsewhere absent, and callers derive one index at a time (which also
+   * paces a refill per address).
    */
   deriveDepositAddresses?(from: number, count: number): string[];
+  /**
+   * The same addresses from .. from+count-1 derived by a SECOND, independent implementation (other
+   * BIP-32 / SLIP-0010 code, curve library, hash and encoder: see each codec). A deposit address
+   * enters the pool only where both agree (store/repos/address-pool.ts refillPool). Rejects with
+   * UnsupportedOperationError on TON.
+   */
+  crossCheckDepositAddresses(from: number, count: number): Promise<string[]>;
   /** The shared deposit address (master_memo: TON); throws UnsupportedOperationError elsewhere. */
   sharedDepositAddress(): string;
   /** Format check used by the withdrawal whitelist; never throws. */

@@ -37,3 +37,11 @@ export class AdapterUnavailableError extends Error {
     super(`no ${mode} chain adapter for ${network}`);
   }
 }
+
+/** A live network was asked of a devnet registry: simulated and real chains never run side by side. */
+export class ChainModeMixError extends Error {
+  override readonly name = 'ChainModeMixError';
+  constructor(readonly network: string) {
+    super(`${network} has live chain options, but the chains run in devnet mode: devnet and live never mix in one daemon`);
+  }
+}

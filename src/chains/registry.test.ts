@@ -1,8 +1,8 @@
 import { NETWORK_CODES } from '../domain/networks';
 import { DevnetAdapter } from './devnet/adapter';
 import { manualClock } from './devnet/testing';
-import { AdapterUnavailableError } from './errors';
-import { createChainAdapters } from './registry';
+import { AdapterUnavailableError, ChainModeMixError } from './errors';
+import { createChainAdapters, hasLiveAdapter } from './registry';
 
 const keys = { mnemonic: 'test test test test test test test test test test test junk' };
 
@@ -42,6 +42,14 @@ describe('createChainAdapters', () => {
     } finally {
       await Promise.all([...adapters.values()].map((a) => a.close()));
     }
+  });
+
+  it('devnet: refuses live options for a network (devnet and live never mix in one daemon)', () => {
+    expect(() =>
+      createChainAdapters({ networks: ['TRC20', 'POLYGON'], mode: 'devnet', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 }, live: { POLYGON: { rpcUrl: 'http://127.0.0.1:8545', confirmations: 3 } } }),
+    ).toThrow(ChainModeMixError);
+    expect(hasLiveAdapter('POLYGON')).toBe(true);
+    expect(hasLiveAdapter('TRC20')).toBe(false);
   });
 
   it('live: refuses a family without a live adapter instead of falling back to devnet', () => {

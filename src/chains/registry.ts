@@ -4,7 +4,7 @@ import type { AddressCodec, KeyMaterial } from './codec';
 import { createAddressCodec } from './codecs';
 import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
 import type { DevnetChainStore } from './devnet/store';
-import { AdapterUnavailableError } from './errors';
+import { AdapterUnavailableError, ChainModeMixError } from './errors';
 import { evmLiveFactory } from './evm/live-factory';
 import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
 
@@ -24,7 +24,7 @@ export interface ChainAdaptersOptions {
     readonly blockIntervalMs: number;
     readonly finalityDepth?: Partial<Record<NetworkCode, number>>;
   };
-  /** Per-network options of the live adapters (RPC URL, token id, ...), opaque here. */
+  /** Per-network options of the live adapters (RPC URL, token id, ...), opaque here; mode live only. */
   readonly live?: Partial<Record<NetworkCode, unknown>>;
 }
 
@@ -53,14 +53,23 @@ export type LiveAdapterFactory = (input: LiveAdapterInput) => ChainAdapter;
  */
 const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory };
 
-/** One adapter per network: the devnet simulation, or the family's live adapter. Call init() on each. */
+/** Whether `network` can run on its real chain in this version (its family has a live adapter). */
+export function hasLiveAdapter(network: NetworkCode): boolean {
+  return LIVE_FACTORIES[NETWORK_FACTS[network].family] !== undefined;
+}
+
+/**
+ * One adapter per network: the devnet simulation of each (mode devnet), or each network's live
+ * adapter (mode live). Call init() on each.
+ */
 export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
   const adapters = new Map<NetworkCode, ChainAdapter>();
   const devnet = new Map<NetworkCode, DevnetControls>();
   for (const network of opts.networks) {
     const codec = createAddressCodec(network, opts.keys);
-    // Live when the whole daemon is, or when this network has live options (e.g. <CODE>_RPC_URL set).
-    if (opts.mode === 'live' || opts.live?.[network] !== undefined) {
+    // The mode is the whole daemon's: devnet and live never mix (DESIGN.md, Embedded defaults).
+    if (opts.mode === 'devnet' && opts.live?.[network] !== undefined) throw new ChainModeMixError(network);
+    if (opts.mode === 'live') {
       const factory = LIVE_FACTORIES[NETWORK_FACTS[network].family];
       if (!factory) throw new AdapterUnavailableError(network, 'live');
       adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc }));

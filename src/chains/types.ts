@@ -187,6 +187,11 @@ export interface ChainAdapter {
    * TRON: AddressCodec.deriveDepositAddresses); without it, derive one index at a time.
    */
   readonly deriveDepositAddresses?: (from: number, count: number) => string[];
+  /**
+   * The same deposit addresses derived by a second, independent implementation
+   * (AddressCodec.crossCheckDepositAddresses): the pool takes an address only where both agree.
+   */
+  crossCheckDepositAddresses(from: number, count: number): Promise<string[]>;
   /** The shared deposit address (master_memo networks). */
   sharedDepositAddress(): string;
   isValidAddress(address: string): boolean;

@@ -15,7 +15,7 @@ import { NetworkServiceClient } from '../grpc/generated/chainpay/v1/networks';
 import { OperatorServiceClient } from '../grpc/generated/chainpay/v1/operator';
 import { WithdrawalServiceClient } from '../grpc/generated/chainpay/v1/withdrawals';
 import { CliError } from './errors';
-import type { DaemonTarget } from './target';
+import { tokenHelp, type DaemonTarget } from './target';
 
 /** The last overload of a generated unary method: (request, metadata, options, callback). */
 export type UnaryMethod<Req, Res> = (
@@ -33,8 +33,14 @@ export type ExtraMetadata = Readonly<Record<string, string | undefined>>;
 
 const UNARY_DEADLINE_MS = 30_000;
 
-/** gRPC error -> CliError, reading the daemon's trailing `chainpay-error-code` / `-field`. */
-export function decodeRpcError(err: ServiceError, address?: string): CliError {
+/** The daemon's codes for a call without the operator token, or with a wrong one (src/grpc/auth.ts). */
+const TOKEN_CODES = new Set(['missing_operator_token', 'invalid_operator_token', 'missing_credentials']);
+
+/**
+ * gRPC error -> CliError, reading the daemon's trailing `chainpay-error-code` / `-field`. A refusal
+ * for want of the operator token says where the CLI looked and what fixes it (tokenHelp).
+ */
+export function decodeRpcError(err: ServiceError, address?: string, target?: Pick<DaemonTarget, 'tokenLookup'>): CliError {
   const first = (key: string): string | undefined => {
     const v = err.metadata?.get(key)[0];
     return v === undefined || v === '' ? undefined : String(v);
@@ -44,6 +50,7 @@ export function decodeRpcError(err: ServiceError, address?: string): CliError {
   let message = (err.details || err.message || statusName.toLowerCase()).replace(/\s*Resolution note:\s*$/, '');
   // No daemon code on UNAVAILABLE: the daemon itself is unreachable; say where we looked.
   if (!code && err.code === status.UNAVAILABLE && address) message = `cannot reach the daemon at ${address} (is it running? CHAINPAY_GRPC_ADDR): ${message}`;
+  if (err.code === status.UNAUTHENTICATED && code !== undefined && TOKEN_CODES.has(code) && target?.tokenLookup) message = `${message}: ${tokenHelp(target.tokenLookup)}`;
   return new CliError(code ?? statusName.toLowerCase(), message, first('chainpay-error-field'), statusName);
 }
 
@@ -77,7 +84,7 @@ export class Rpc {
     return new Promise((resolve, reject) => {
       const deadline = new Date(Date.now() + UNARY_DEADLINE_MS);
       method.call(client, request, this.metadata(extra), { deadline }, (err, res) => {
-        if (err) reject(decodeRpcError(err, this.target.address));
+        if (err) reject(decodeRpcError(err, this.target.address, this.target));
         else resolve(res);
       });
     });
@@ -108,7 +115,7 @@ export class Rpc {
       call.on('data', (m: Res) => {
         try { onData(m); } catch (e) { cancelled = true; call.cancel(); finish(e instanceof CliError ? e : new CliError('output_failed', String(e))); }
       });
-      call.on('error', (err: ServiceError) => finish(cancelled && err.code === status.CANCELLED ? undefined : decodeRpcError(err, this.target.address)));
+      call.on('error', (err: ServiceError) => finish(cancelled && err.code === status.CANCELLED ? undefined : decodeRpcError(err, this.target.address, this.target)));
       call.on('end', () => finish());
     });
   }

@@ -7,6 +7,8 @@ import type { CliEnv } from './io';
 export interface DaemonTarget {
   readonly address: string;
   readonly token?: string;
+  /** Where the token was read (`CHAINPAY_OPERATOR_TOKEN`, `OPERATOR_TOKEN` or the file), or where it was looked for. */
+  readonly tokenLookup?: TokenLookup;
   /** Sent as `x-operator-name`: the audit log says who acted when several people share the token. */
   readonly operatorName?: string;
 }
@@ -18,24 +20,53 @@ export function grpcAddress(env: CliEnv): string {
   return `127.0.0.1:${env.GRPC_PORT?.trim() || '50051'}`;
 }
 
+/** The variables read for the token, in order, before the file. */
+export const TOKEN_VARIABLES = ['CHAINPAY_OPERATOR_TOKEN', 'OPERATOR_TOKEN'] as const;
+
+/** The operator token and where it came from; `file`: the token file looked at (absolute). */
+export interface TokenLookup {
+  readonly token?: string;
+  /** A variable name, or `file`; absent when no token was found. */
+  readonly source?: (typeof TOKEN_VARIABLES)[number] | 'file';
+  readonly file: string;
+}
+
 /**
  * The operator token: `CHAINPAY_OPERATOR_TOKEN`, then `OPERATOR_TOKEN` (what the daemon itself reads),
  * then the file the daemon writes on first start, `${DATA_DIR ?? '.chainpay'}/operator-token`.
  * Missing everywhere is not an error here: public calls (networks) need no token, and the daemon
- * answers `unauthenticated` for the rest.
+ * answers `unauthenticated` for the rest (the CLI then says where it looked: tokenHelp).
  */
-export function operatorToken(env: CliEnv, cwd: string = process.cwd()): string | undefined {
-  for (const v of [env.CHAINPAY_OPERATOR_TOKEN, env.OPERATOR_TOKEN]) {
-    if (v && v.trim()) return v.trim();
-  }
+export function findOperatorToken(env: CliEnv, cwd: string = process.cwd()): TokenLookup {
   const file = path.resolve(cwd, env.DATA_DIR || '.chainpay', 'operator-token');
+  for (const name of TOKEN_VARIABLES) {
+    const v = env[name];
+    if (v && v.trim()) return { token: v.trim(), source: name, file };
+  }
   try {
     const token = fs.readFileSync(file, 'utf8').trim();
-    return token || undefined;
+    return token ? { token, source: 'file', file } : { file };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { file };
     throw e;
   }
+}
+
+export function operatorToken(env: CliEnv, cwd: string = process.cwd()): string | undefined {
+  return findOperatorToken(env, cwd).token;
+}
+
+/**
+ * What to tell an operator whose call the daemon refused for want of a (right) token: where the
+ * CLI looked, and which variables fix it.
+ */
+export function tokenHelp(lookup: TokenLookup): string {
+  const fix = `set CHAINPAY_OPERATOR_TOKEN to the daemon's operator token, or DATA_DIR to the daemon's data directory (the daemon writes operator-token there on first start)`;
+  if (lookup.token === undefined) {
+    return `no operator token: ${TOKEN_VARIABLES.join(' and ')} are not set and ${lookup.file} does not exist; ${fix}`;
+  }
+  const from = lookup.source === 'file' ? lookup.file : lookup.source;
+  return `the daemon refused the operator token from ${from}; ${fix}`;
 }
 
 /** A metadata value must be printable ASCII; the daemon keeps `[\w.@ -]` of it anyway. */
@@ -58,5 +89,6 @@ export function operatorName(env: CliEnv, osUser: () => string = () => os.userIn
 }
 
 export function daemonTarget(env: CliEnv): DaemonTarget {
-  return { address: grpcAddress(env), token: operatorToken(env), operatorName: operatorName(env) };
+  const lookup = findOperatorToken(env);
+  return { address: grpcAddress(env), token: lookup.token, tokenLookup: lookup, operatorName: operatorName(env) };
 }

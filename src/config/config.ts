@@ -4,13 +4,10 @@ import { z } from 'zod';
 import { NETWORK_CODES, type NetworkCode } from '../domain/networks';
 import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
 
-/** A bad value stops start-up with a message naming the variable. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  constructor(readonly variable: string, message: string) {
-    super(`invalid configuration: ${variable}: ${message}`);
-  }
-}
+import { ConfigError } from './errors';
+import { chooseChainMode, type ChainMode } from './chain-mode';
+
+export { ConfigError };
 
 /** Fits the database's decimal(38,18): at most 20 integer digits and 18 decimals. */
 const decimalString = z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, 'must be a non-negative decimal like "1.5" (at most 20 integer digits and 18 decimals)');
@@ -27,7 +24,8 @@ const baseSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   METRICS_PORT: port.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  CHAIN_MODE: z.enum(['devnet', 'live']).default('devnet'),
+  /** Optional: the mode follows the RPC settings (chain-mode.ts); stating it may not contradict them. */
+  CHAIN_MODE: z.enum(['devnet', 'live']).optional(),
   MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
   HD_MNEMONIC: z.string().min(1).optional(),
   /** Watch-only deposits: account xpubs at m/44'/60'/0' (EVM) and m/44'/195'/0' (TRON). */
@@ -72,7 +70,11 @@ export interface NetworkConfig extends NetworkDefaults {
 
 export type NetworkSettingName = keyof NetworkDefaults | 'enabled';
 
-export type Config = z.infer<typeof baseSchema> & {
+export type Config = Omit<z.infer<typeof baseSchema>, 'CHAIN_MODE'> & {
+  /** Resolved: devnet unless a network's RPC is configured (DESIGN.md, Embedded defaults). */
+  readonly CHAIN_MODE: ChainMode;
+  /** The variable that decided CHAIN_MODE (`CHAIN_MODE`, `POLYGON_RPC_URL`, ...); null for the default. */
+  readonly chainModeFrom: string | null;
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly networks: Readonly<Record<NetworkCode, NetworkConfig>>;
@@ -115,14 +117,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const base = parsed.data;
+  const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
+  const chainMode = chooseChainMode(cleaned);
   // Lifting the webhook address guard lets anyone who can set a webhook URL reach internal hosts:
   // local testing only, never on a live daemon.
-  if (base.WEBHOOK_ALLOW_PRIVATE_TARGETS && base.CHAIN_MODE === 'live') {
-    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'must not be set with CHAIN_MODE=live (it turns off the webhook address guard; local testing only)');
+  if (base.WEBHOOK_ALLOW_PRIVATE_TARGETS && chainMode.mode === 'live') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', `must not be set in live mode (${chainMode.from} is set; it turns off the webhook address guard; local testing only)`);
   }
-  const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
   return {
     ...base,
+    CHAIN_MODE: chainMode.mode,
+    chainModeFrom: chainMode.from,
     dataDir: path.resolve(base.DATA_DIR),
     publicUrl: (base.PUBLIC_URL ?? `http://127.0.0.1:${base.HTTP_PORT}`).replace(/\/+$/, ''),
     networks,

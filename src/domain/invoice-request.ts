@@ -4,6 +4,7 @@ import { formatAmount } from './decimal';
 import { MalformedRequestError, ValidationError } from './errors';
 import { isNetworkCode, type NetworkCode, type NetworkSettings } from './networks';
 import type { FeePayer } from './fees';
+import { BodyFields } from './request-fields';
 
 /** The body of POST /v1/invoices, validated. Amounts stay decimal strings. */
 export interface CreateInvoiceInput {
@@ -30,6 +31,13 @@ export const INVOICE_LIMITS = {
   urlMax: 2048,
   metadataMaxBytes: 16 * 1024,
 } as const;
+
+/** The fields of POST /v1/invoices: the spec's, and `currency`, accepted when it is exactly "USDT". */
+export const CREATE_INVOICE_FIELDS = new BodyFields(['amount', 'currency', 'order_id', 'title', 'network', 'fee_payer', 'lifetime_minutes', 'webhook_url', 'return_url', 'cancel_url', 'metadata']);
+/** The fields of POST /v1/invoices/{uuid}/network. */
+export const SET_INVOICE_NETWORK_FIELDS = new BodyFields(['network']);
+/** The only currency an invoice is denominated in. */
+export const INVOICE_CURRENCY = 'USDT';
 
 function optionalString(body: Record<string, unknown>, field: string): string | null {
   const v = body[field];
@@ -65,7 +73,9 @@ function url(body: Record<string, unknown>, field: string, httpsOnly: boolean): 
 export function parseNetwork(value: unknown, active: readonly NetworkSettings[], field = 'network'): NetworkSettings {
   if (typeof value !== 'string') throw new MalformedRequestError(`${field} must be a string`, field);
   const found = isNetworkCode(value) ? active.find((n) => n.code === value) : undefined;
-  if (!found) throw new ValidationError('unknown_network', `${field} must be one of ${active.map((n) => n.code).join(', ')}`, field);
+  const allowed = `${field} must be one of ${active.map((n) => n.code).join(', ')}`;
+  // A known code that is not active: disabled here (e.g. in live mode without its RPC settings).
+  if (!found) throw new ValidationError('unknown_network', isNetworkCode(value) ? `${value} is not enabled on this service; ${allowed}` : allowed, field);
   return found;
 }
 
@@ -81,7 +91,19 @@ export function assertMeetsMinimum(amount: string, minimum: string, network: str
   }
 }
 
+/** The body of POST /v1/invoices/{uuid}/network: its network value, still to be checked against the active networks (parseNetwork). */
+export function parseSetInvoiceNetwork(body: Record<string, unknown>): unknown {
+  SET_INVOICE_NETWORK_FIELDS.assertKnown(body);
+  if (body.network === undefined) throw new MalformedRequestError('network is required', 'network', 'missing_field');
+  return body.network;
+}
+
 export function parseCreateInvoice(body: Record<string, unknown>, active: readonly NetworkSettings[]): CreateInvoiceInput {
+  CREATE_INVOICE_FIELDS.assertKnown(body);
+  // Stated or not, the invoice is in USDT: another currency must not become a USDT invoice of the same amount.
+  if (body.currency !== undefined && body.currency !== INVOICE_CURRENCY) {
+    throw new ValidationError('unsupported_currency', `currency must be ${INVOICE_CURRENCY}: invoices are denominated in ${INVOICE_CURRENCY} (omit the field or send "${INVOICE_CURRENCY}")`, 'currency');
+  }
   if (body.amount === undefined) throw new MalformedRequestError('amount is required', 'amount', 'missing_field');
   const amount = formatAmount(parseAmount(body.amount, { field: 'amount', maxDecimals: INVOICE_LIMITS.amountDecimals }));
   const network = body.network === undefined || body.network === null ? null : parseNetwork(body.network, active);

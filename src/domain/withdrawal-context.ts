@@ -127,6 +127,21 @@ export function needsOperator(error: unknown): boolean {
   return error instanceof DomainError && error.kind !== 'unavailable' && NEEDS_OPERATOR_CODES.includes(error.code);
 }
 
+/**
+ * failure_reason of a withdrawal whose payout step failed for good: `<code>: <what happened>`. A
+ * DomainError's message is the adapter's account of it, built from its structured details in words
+ * an operator can act on (e.g. `payout_insufficient_gas: BEP20 hot wallet 0x… has 0 BNB for gas…`).
+ */
+export function failureText(error: unknown): string {
+  if (error instanceof DomainError) return error.message && error.message !== error.code ? `${error.code}: ${error.message}` : error.code;
+  return errorText(error);
+}
+
+/** failure_reason of a payout that was mined and reverted (the token transfer failed on chain). */
+export function revertedText(txHash: string | null, blockHeight: number): string {
+  return `reverted_on_chain: payout transaction ${txHash ?? '(unknown)'} reverted in block ${blockHeight}; the amount was released to the merchant's balance`;
+}
+
 export function errorText(error: unknown): string {
   if (error instanceof DomainError) return error.code;
   return error instanceof Error ? error.message : String(error);

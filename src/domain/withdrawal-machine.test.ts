@@ -129,7 +129,7 @@ describe('withdrawal machine', () => {
     const h = harness();
     h.chain.checkScript = ['reverted'];
     await h.poll();
-    expect(h.ctx()).toMatchObject({ status: 'failed', failureReason: 'reverted_on_chain', txHash: '0xtx1' });
+    expect(h.ctx()).toMatchObject({ status: 'failed', failureReason: "reverted_on_chain: payout transaction 0xtx1 reverted in block 10; the amount was released to the merchant's balance", txHash: '0xtx1' });
   });
 
   it('rebroadcasts the same signed transaction when the chain does not know it', async () => {
@@ -171,7 +171,8 @@ describe('withdrawal machine', () => {
     const k = harness();
     k.chain.broadcastErrors = [new ValidationError('tx_rejected', 'insufficient hot wallet balance')];
     await flush();
-    expect(k.ctx()).toMatchObject({ status: 'failed', failureReason: 'broadcast_failed: tx_rejected' });
+    // failure_reason: the code, then the error's own words (what an operator reads).
+    expect(k.ctx()).toMatchObject({ status: 'failed', failureReason: 'tx_rejected: insufficient hot wallet balance' });
   });
 
   it('retries transient signing errors, fails on a definitive one', async () => {
@@ -184,7 +185,7 @@ describe('withdrawal machine', () => {
 
     const k = harness({ script: (c) => (c.signErrors = [new ValidationError('invalid_address', 'bad address')]) });
     await flush();
-    expect(k.ctx()).toMatchObject({ status: 'failed', failureReason: 'sign_failed: invalid_address', txHash: null });
+    expect(k.ctx()).toMatchObject({ status: 'failed', failureReason: 'invalid_address: bad address', txHash: null });
   });
 
   it('tx_hash stays null until the payout was broadcast; the signed hash is kept in `signed` meanwhile', async () => {

@@ -25,8 +25,10 @@ import { assign, fromPromise, setup } from 'xstate';
 import {
   checkedPayout,
   errorText,
+  failureText,
   isPermanentPayoutError,
   needsOperator,
+  revertedText,
   type CheckPayoutOutput,
   type PayoutActorInput,
   type SignPayoutInput,
@@ -42,6 +44,9 @@ export type WithdrawalMachineEvent =
 function notProvided(name: string): never {
   throw new Error(`${name} is not provided: use withdrawalMachine.provide({ actors: { ${name} } })`);
 }
+
+/** The block of a reverted payout (the guards only pass a `reverted` output here). */
+const reverted = (output: CheckPayoutOutput): number => (output.state === 'reverted' ? output.blockHeight : 0);
 
 const payoutInput = ({ context }: { context: WithdrawalMachineContext }): PayoutActorInput => {
   if (!context.signed) throw new Error('no signed payout'); // invariant: signing precedes these states
@@ -94,7 +99,7 @@ export const withdrawalMachine = setup({
               {
                 guard: ({ event }) => isPermanentPayoutError(event.error),
                 target: '#withdrawal.failed',
-                actions: assign({ failureReason: ({ event }) => `sign_failed: ${errorText(event.error)}` }),
+                actions: assign({ failureReason: ({ event }) => failureText(event.error) }),
               },
               { target: 'signRetry' },
             ],
@@ -115,7 +120,7 @@ export const withdrawalMachine = setup({
               {
                 guard: ({ event }) => isPermanentPayoutError(event.error),
                 target: '#withdrawal.failed',
-                actions: assign({ failureReason: ({ event }) => `broadcast_failed: ${errorText(event.error)}` }),
+                actions: assign({ failureReason: ({ event }) => failureText(event.error) }),
               },
               { target: 'broadcastRetry' },
             ],
@@ -137,7 +142,7 @@ export const withdrawalMachine = setup({
                   {
                     guard: ({ event }) => event.output.state === 'reverted',
                     target: '#withdrawal.failed',
-                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: 'reverted_on_chain', attention: null })],
+                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: ({ context, event }) => revertedText(context.txHash, reverted(event.output)), attention: null })],
                   },
                   {
                     guard: ({ event }) => event.output.state === 'mined' || event.output.state === 'pending',
@@ -165,7 +170,7 @@ export const withdrawalMachine = setup({
                   {
                     guard: ({ event }) => event.output.state === 'reverted',
                     target: '#withdrawal.failed',
-                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: 'reverted_on_chain' })],
+                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: ({ context, event }) => revertedText(context.txHash, reverted(event.output)) })],
                   },
                   {
                     guard: ({ context, event }) => event.output.state === 'mined' && event.output.confirmations >= context.requiredConfirmations,

@@ -22,6 +22,8 @@ export interface ServiceContext {
   /** Called after a merchant's key or secret changed, so cached secrets are dropped. */
   readonly onMerchantCredentialsChanged: (apiKey: string) => void;
   readonly publicUrl: string;
+  /** The daemon's mode: false on devnet. Every Invoice and Withdrawal carries it. */
+  readonly livemode: boolean;
   readonly invoices: Invoices;
   readonly invoiceActors: InvoiceActors;
   readonly withdrawals: Withdrawals;

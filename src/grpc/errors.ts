@@ -20,12 +20,18 @@ const STATUS_OF_KIND: Record<DomainErrorKind, status> = {
 export const ERROR_CODE_KEY = 'chainpay-error-code';
 export const ERROR_FIELD_KEY = 'chainpay-error-field';
 export const ERROR_ID_KEY = 'chainpay-error-id';
+/** The field, UTF-8, when it is not printable ASCII (an unknown JSON key can be any text): ASCII metadata cannot carry it. */
+export const ERROR_FIELD_BIN_KEY = 'chainpay-error-field-bin';
+const PRINTABLE_ASCII = /^[ -~]*$/;
 
 export function toServiceError(error: unknown, logger: Logger, context: Record<string, unknown> = {}): Partial<ServiceError> {
   const metadata = new Metadata();
   if (error instanceof DomainError) {
     metadata.set(ERROR_CODE_KEY, error.code);
-    if (error.field) metadata.set(ERROR_FIELD_KEY, error.field);
+    if (error.field) {
+      if (PRINTABLE_ASCII.test(error.field)) metadata.set(ERROR_FIELD_KEY, error.field);
+      else metadata.set(ERROR_FIELD_BIN_KEY, Buffer.from(error.field, 'utf8'));
+    }
     if (error.kind === 'internal' || error.kind === 'unavailable') logger.warn({ err: error, ...context }, error.message);
     return { code: STATUS_OF_KIND[error.kind], details: error.message, metadata };
   }

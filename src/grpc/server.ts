@@ -1,10 +1,11 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { HealthImplementation } from 'grpc-health-check';
+import { HealthImplementation, protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from 'pino';
 import { Relay } from './relay';
+import { reflectionPackage } from './reflection-schema';
 
 export const GRPC_CHANNEL_OPTIONS = {
   // Signed REST bodies (up to 64 KiB) travel in binary metadata.
@@ -14,6 +15,8 @@ export const GRPC_CHANNEL_OPTIONS = {
 
 export const PROTO_ROOT = path.resolve(__dirname, '../../proto');
 const PROTO_FILES = ['common', 'networks', 'merchants', 'invoices', 'withdrawals', 'operator', 'devnet', 'relay'].map((f) => `chainpay/v1/${f}.proto`);
+/** grpc-health-check ships the standard health.proto; reflection lists it so generic clients (buf curl, grpcurl) find it. */
+const HEALTH_PROTO = { root: path.resolve(path.dirname(HEALTH_PROTO_PATH), '../..'), file: 'health/v1/health.proto' } as const;
 
 export interface GrpcServer {
   readonly server: grpc.Server;
@@ -26,6 +29,12 @@ export interface GrpcServer {
 export interface GrpcService {
   readonly definition: grpc.ServiceDefinition;
   readonly implementation: grpc.UntypedServiceImplementation;
+}
+
+/** `chainpay.v1.NetworkService` from a definition's method paths (`/chainpay.v1.NetworkService/ListNetworks`). */
+function serviceName(definition: grpc.ServiceDefinition): string {
+  const first = Object.values(definition)[0];
+  return first ? first.path.split('/')[1]! : '';
 }
 
 /** The services, each also callable through RelayService (src/grpc/relay.ts), health and reflection. */
@@ -44,8 +53,10 @@ export async function startGrpcServer(options: {
   relay.addTo(server);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
-  const pkg = protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true });
-  new ReflectionService(pkg).addToServer(server);
+  const pkg = protoLoader.loadSync([...PROTO_FILES, HEALTH_PROTO.file], { includeDirs: [PROTO_ROOT, HEALTH_PROTO.root], keepCase: true });
+  // Reflection names only the services served (a live daemon has no DevnetService), and health.
+  const served = [...options.services.map((s) => serviceName(s.definition)), 'chainpay.v1.RelayService', 'grpc.health.v1.Health'];
+  new ReflectionService(reflectionPackage(pkg), { services: served }).addToServer(server);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );

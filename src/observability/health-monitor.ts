@@ -44,7 +44,8 @@ const STATE_CHANGES = new Set(['halted', 'pause', 'resume', 'rescan']);
  */
 export class HealthMonitor {
   private timer: NodeJS.Timeout | null = null;
-  private dbUp = false;
+  /** null until the first probe: the first answer is the start, not a change (nothing "again"). */
+  private dbUp: boolean | null = null;
   private checking: Promise<void> | null = null;
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
@@ -56,7 +57,7 @@ export class HealthMonitor {
   constructor(private readonly deps: HealthMonitorDeps) {}
 
   databaseUp(): boolean {
-    return this.dbUp;
+    return this.dbUp === true;
   }
 
   start(): Promise<void> {
@@ -76,8 +77,8 @@ export class HealthMonitor {
   private async probe(): Promise<void> {
     const up = await this.probeDatabase();
     if (up !== this.dbUp) {
-      if (up) this.deps.logger.info('database reachable again: serving');
-      else this.deps.logger.error({ alert: 'database_down' }, 'database probe failed: health NOT_SERVING');
+      if (!up) this.deps.logger.error({ alert: 'database_down' }, 'database probe failed: health NOT_SERVING');
+      else if (this.dbUp === false) this.deps.logger.info('database reachable again: serving');
     }
     this.dbUp = up;
     if (this.stopped) return;

@@ -22,7 +22,8 @@ export interface MetricsSources {
 
 const WATCHER_STATES = ['starting', 'running', 'paused', 'halted', 'stopped'] as const;
 const OUTCOMES = new Set(['paid', 'overpaid', 'underpaid', 'expired']);
-const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed'] as const;
+/** `unaddressed`: kept, not sent, no webhook URL (a polling merchant); not a failure. */
+const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed', 'unaddressed'] as const;
 /** Figures from the database are read at most this often, however many series ask. */
 const DB_CACHE_MS = 500;
 
@@ -59,6 +60,7 @@ export class DaemonMetrics {
     watcherGauge('chainpay_watcher_lag_seconds', 'Seconds the first unprocessed block has waited (0 when caught up).', (s) => s.lagSeconds);
     watcherGauge('chainpay_watcher_rpc_healthy', '1 when the watcher had no RPC failure since its last successful step.', (s) => (s.rpcHealthy ? 1 : 0));
     watcherGauge('chainpay_watcher_watched_addresses', 'Addresses the watcher matches transfers against.', (s) => s.watched);
+    watcherGauge('chainpay_address_pool_halted', '1 when the deposit-address pool refill stopped: two independent derivations of an address differed.', (s) => (s.addressPool.state === 'halted' ? 1 : 0));
     new Gauge({ name: 'chainpay_watcher_state', help: 'Watcher state (1 for the current state).', labelNames: ['network', 'state'], registers: r, collect() {
       for (const w of sources.watchers.values()) {
         const current = w.status().state;

@@ -10,20 +10,27 @@ import { paymentQrSvg } from './payment-qr';
  */
 export type InvoiceView = ReturnType<typeof invoiceFields>;
 
+/** What every object of one daemon shares: the checkout base URL, and the mode (a database holds one). */
+export interface ViewScope {
+  readonly publicUrl: string;
+  /** false on devnet: every object says it is a test (DESIGN.md, Embedded defaults). */
+  readonly livemode: boolean;
+}
+
 /**
  * The view of an invoice with its QR code drawn (or taken from the cache). `keepQr: false`: the
  * SVG is not cached for later reads (PaymentQrCache.get; a creation's response).
  */
-export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string, options: { keepQr?: boolean } = {}): Promise<InvoiceView> {
+export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope, options: { keepQr?: boolean } = {}): Promise<InvoiceView> {
   // The fields are read from the row at once, before the await: the QR code is then the one of
   // this view's payment_uri even if the row changes meanwhile.
-  const view = invoiceFields(row, payments, publicUrl);
+  const view = invoiceFields(row, payments, scope);
   if (view.payment_uri) view.qr_svg = await paymentQrSvg(view.payment_uri, { keep: options.keepQr });
   return view;
 }
 
 /** The fields of the view; `qr_svg` is '' until invoiceView draws the payment link's QR code ('' while no network is chosen). */
-function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], publicUrl: string) {
+function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope) {
   return {
     uuid: row.uuid,
     status: row.status,
@@ -39,7 +46,7 @@ function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], public
     network: row.network ?? undefined,
     address: row.address ?? undefined,
     memo: row.memo ?? undefined,
-    checkout_url: `${publicUrl}/pay/${row.uuid}`,
+    checkout_url: `${scope.publicUrl}/pay/${row.uuid}`,
     qr_svg: '',
     received_amount: canonicalDecimal(row.receivedAmount),
     confirmations: row.confirmations,
@@ -56,6 +63,7 @@ function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], public
     webhook_url: row.webhookUrl ?? undefined,
     merchant_id: row.merchantId,
     payment_uri: row.paymentUri ?? undefined,
+    livemode: scope.livemode,
   };
 }
 
@@ -103,5 +111,6 @@ export function toRestInvoice(m: InvoiceView): Record<string, unknown> {
     payments: m.payments.map((p) => ({ tx_hash: p.tx_hash, event_index: p.event_index, from: p.from, amount: p.amount, confirmations: p.confirmations, status: p.status })),
     return_url: m.return_url ?? null,
     cancel_url: m.cancel_url ?? null,
+    livemode: m.livemode,
   };
 }

@@ -5,12 +5,13 @@ import { retryDelayMs } from './retry-schedule';
 import { webhookHeaders } from './signing';
 import { SendAbortedError, sendWebhook, type SendOptions, type SendResult } from './send';
 
+/** The error recorded by an attempt for an event without a target (claimDueEvent never returns one: a guard). */
 export const NO_WEBHOOK_URL = 'no webhook URL';
 
 /**
  * Where an event goes: an invoice event to the invoice's webhook_url when it had one, else (and
- * for every withdrawal event) to the merchant's dashboard URL as it is NOW, so an event that failed
- * for want of a URL is deliverable once the merchant sets one. CLAIM_SQL computes the same in SQL.
+ * for every withdrawal event) to the merchant's dashboard URL as it is NOW, so an event kept for
+ * want of a URL (`unaddressed`) is deliverable once the merchant sets one. CLAIM_SQL computes the same in SQL.
  */
 export function pickTarget(event: Pick<OutboxEvent, 'aggregateType' | 'targetUrl'>, merchantUrl: string | null | undefined): string | null {
   return (event.aggregateType === 'invoice' ? event.targetUrl : null) ?? merchantUrl ?? null;
@@ -48,7 +49,7 @@ const MERCHANT_URL = `(select mu.webhook_url from merchants mu where mu.id = e.m
 
 /**
  * Claims one due event that has somewhere to go: pending, due on the daemon clock, with a target
- * (events without one are failed in bulk by FAIL_UNADDRESSED_SQL; claiming them here too cost a
+ * (events without one are kept as unaddressed in bulk by KEEP_UNADDRESSED_SQL; claiming them here too cost a
  * transaction of four statements each), and the oldest pending event of its aggregate (in order
  * per invoice/withdrawal; all events of one aggregate share their target rule). SKIP LOCKED lets several daemons (and several
  * workers) share the outbox: the row lock is held for the whole attempt, and a crashed daemon's
@@ -103,29 +104,28 @@ export async function claimDueEvent(q: Query, now: Date): Promise<ClaimedEvent |
   };
 }
 
-/** An event that had nowhere to go: marked failed by failUnaddressedEvents. */
+/** An event that had nowhere to go when it was due: kept as `unaddressed` by keepUnaddressedEvents. */
 export interface UnaddressedEvent {
   readonly id: string;
   readonly merchantId: string;
   readonly aggregateType: 'invoice' | 'withdrawal';
   readonly aggregateId: string;
   readonly type: string;
-  /** Attempts of the current round, this one included. */
-  readonly attempts: number;
 }
 
 /**
  * The due events that have no target (pickTarget is null: no invoice URL and the merchant has no
  * webhook URL), each the oldest pending one of its aggregate, locked as CLAIM_SQL locks them:
- * recorded as the failed attempt `no webhook URL` and marked failed (redeliverable once a URL is
- * set), up to $2 events in ONE autocommit statement. Exactly what attemptDelivery records for such
- * an event, without a transaction of four statements per event: a merchant that takes no webhooks
- * (polls instead) must not cost four round trips per event. A later event of the same aggregate is
- * due only once this statement commits, so a run handles one event per aggregate.
+ * marked `unaddressed`, up to $2 events in ONE autocommit statement. A merchant without a webhook
+ * URL polls instead: that is no delivery failure, so no attempt is recorded (nothing was sent,
+ * and chainpay_webhook_failed_attempts_total counts attempts), nothing is marked failed, and the
+ * event stays in the outbox, listed and redeliverable once a URL is set. One statement for many
+ * events: a polling merchant must not cost four round trips per event. A later event of the same
+ * aggregate is due only once this statement commits, so a run handles one event per aggregate.
  */
-const FAIL_UNADDRESSED_SQL = `
+const KEEP_UNADDRESSED_SQL = `
   with due as (
-    select e.id, e.merchant_id, e.aggregate_type, e.aggregate_id, e.type, e.attempts
+    select e.id, e.merchant_id, e.aggregate_type, e.aggregate_id, e.type
       from outbox_events e
      where e.status = 'pending' and e.next_attempt_at <= $1::timestamptz
        and coalesce(case when e.aggregate_type = 'invoice' then e.target_url end, ${MERCHANT_URL}) is null
@@ -133,13 +133,10 @@ const FAIL_UNADDRESSED_SQL = `
      order by e.next_attempt_at, e.seq
      limit $2
        for update of e skip locked
-  ), attempt as (
-    insert into webhook_attempts (event_id, attempt, at, status_code, latency_ms, error)
-    select d.id, (select count(*) from webhook_attempts w where w.event_id = d.id) + 1, $1::timestamptz, null, 0, $3::text from due d
   )
-  update outbox_events e set attempts = d.attempts + 1, status = 'failed'
+  update outbox_events e set status = 'unaddressed'
     from due d where e.id = d.id
-  returning d.id, d.merchant_id, d.aggregate_type, d.aggregate_id, d.type, d.attempts + 1 as attempts`;
+  returning d.id, d.merchant_id, d.aggregate_type, d.aggregate_id, d.type`;
 
 interface UnaddressedRow {
   id: string;
@@ -147,13 +144,12 @@ interface UnaddressedRow {
   aggregate_type: 'invoice' | 'withdrawal';
   aggregate_id: string;
   type: string;
-  attempts: number;
 }
 
-/** Autocommit: fails up to `limit` due events that have no webhook URL (FAIL_UNADDRESSED_SQL); the events it failed. */
-export async function failUnaddressedEvents(q: Query, now: Date, limit: number): Promise<UnaddressedEvent[]> {
-  const rows = await q<UnaddressedRow>(FAIL_UNADDRESSED_SQL, [now.toISOString(), limit, NO_WEBHOOK_URL], 'chainpay_outbox_fail_unaddressed');
-  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id, type: r.type, attempts: r.attempts }));
+/** Autocommit: keeps up to `limit` due events that have no webhook URL as `unaddressed` (KEEP_UNADDRESSED_SQL); the events it kept. */
+export async function keepUnaddressedEvents(q: Query, now: Date, limit: number): Promise<UnaddressedEvent[]> {
+  const rows = await q<UnaddressedRow>(KEEP_UNADDRESSED_SQL, [now.toISOString(), limit], 'chainpay_outbox_keep_unaddressed');
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id, type: r.type }));
 }
 
 /**

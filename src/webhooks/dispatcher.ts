@@ -7,14 +7,14 @@ import { OutboxEvent } from '../store/entities';
 import { RawSql } from '../store/raw-sql';
 import type { MerchantsRepo } from '../store/repos/merchants';
 import type { Resolver } from './address-guard';
-import { attemptDelivery, claimDueEvent, failUnaddressedEvents, NO_WEBHOOK_URL, type ClaimedEvent } from './delivery';
+import { attemptDelivery, claimDueEvent, keepUnaddressedEvents, type ClaimedEvent } from './delivery';
 import { SendAbortedError } from './send';
 import { onOutboxEventsCommitted } from './outbox';
 
 /** A delivery attempt must get the status line within this time (the README promises 15 s). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
 
-/** Events without a webhook URL failed per statement (failUnaddressedEvents). */
+/** Events without a webhook URL kept as unaddressed per statement (keepUnaddressedEvents). */
 const UNADDRESSED_BATCH = 200;
 
 /**
@@ -27,9 +27,9 @@ const UNADDRESSED_BATCH = 200;
 export const COMMIT_WAKE_MS = 20;
 
 /**
- * While merchant requests that write are in flight (RequestLoad), events without a URL are failed
- * at most once per this many ms, not on every wake-up: that bookkeeping waits for nobody (the
- * event only changes from pending to failed, redeliverable), and in a burst of 1,000 withdrawals
+ * While merchant requests that write are in flight (RequestLoad), events without a URL are set
+ * aside at most once per this many ms, not on every wake-up: that bookkeeping waits for nobody (the
+ * event only changes from pending to unaddressed, redeliverable), and in a burst of 1,000 withdrawals
  * its ~15 statements took ~15% of PostgreSQL's execution time (pg_stat_statements). Never paused
  * outright, so a daemon that is never idle still works through them.
  */
@@ -47,7 +47,7 @@ export interface DispatcherOptions {
   readonly concurrency?: number;
   /** Per-attempt timeout; default DEFAULT_ATTEMPT_TIMEOUT_MS. */
   readonly timeoutMs?: number;
-  /** Writing requests in flight: events without a URL are failed less often meanwhile. */
+  /** Writing requests in flight: events without a URL are set aside less often meanwhile. */
   readonly requestLoad?: RequestLoad;
   /** How often at most, meanwhile; default UNADDRESSED_BUSY_INTERVAL_MS. */
   readonly unaddressedBusyIntervalMs?: number;
@@ -76,8 +76,8 @@ export class WebhookDispatcher {
   private committedEvent = false;
   /** A wake-up after commits is scheduled (kickSoon). */
   private wakeTimer: NodeJS.Timeout | null = null;
-  /** One worker at a time runs the statement that fails events without a URL (the others would skip its locked rows). */
-  private failingUnaddressed = false;
+  /** One worker at a time runs the statement that sets aside events without a URL (the others would skip its locked rows). */
+  private keepingUnaddressed = false;
   /** When that statement last started (performance.now()). */
   private unaddressedAt = Number.NEGATIVE_INFINITY;
   /**
@@ -107,7 +107,7 @@ export class WebhookDispatcher {
     this.o.orm.em.getEventManager().registerSubscriber(this.commitWatcher());
     // Events committed with raw SQL (withdrawals) are announced instead of flushed.
     this.unsubscribe = onOutboxEventsCommitted(this.o.orm, () => this.kickSoon());
-    // What waited for the requests in flight is failed as soon as none is.
+    // What waited for the requests in flight is set aside as soon as none is.
     this.unsubscribeIdle =
       this.o.requestLoad?.onIdle(() => {
         if (this.unaddressedDeferred) this.kickSoon();
@@ -164,7 +164,7 @@ export class WebhookDispatcher {
       let searched = false;
       try {
         // Events with nowhere to go first, many per statement; then one event to send.
-        const failed = await this.failUnaddressed();
+        const kept = await this.keepUnaddressed();
         const claimed = await this.sql.transaction(async (q) => {
           const event = await claimDueEvent(q, this.o.clock.now());
           this.searching--;
@@ -183,7 +183,7 @@ export class WebhookDispatcher {
           else this.attemptLog.warn(log, 'webhook attempt failed');
           return true;
         });
-        if (!claimed && failed === 0 && !this.again) return;
+        if (!claimed && kept === 0 && !this.again) return;
       } catch (err) {
         if (!searched) this.searching--;
         if (err instanceof SendAbortedError || this.abort.signal.aborted) return;
@@ -195,24 +195,28 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Fails due events that have no webhook URL in bulk; how many (0 also when another worker is at it). */
-  private async failUnaddressed(): Promise<number> {
-    if (this.failingUnaddressed) return 0;
+  /**
+   * Sets aside due events that have no webhook URL, in bulk; how many (0 also when another worker
+   * is at it). A merchant without a URL polls: no WARN line, no failed attempt, nothing an alert
+   * on failed deliveries would count (keepUnaddressedEvents). One debug line per event.
+   */
+  private async keepUnaddressed(): Promise<number> {
+    if (this.keepingUnaddressed) return 0;
     if (this.o.requestLoad?.busy && performance.now() - this.unaddressedAt < (this.o.unaddressedBusyIntervalMs ?? UNADDRESSED_BUSY_INTERVAL_MS)) {
       this.unaddressedDeferred = true;
       return 0;
     }
     this.unaddressedDeferred = false;
     this.unaddressedAt = performance.now();
-    this.failingUnaddressed = true;
+    this.keepingUnaddressed = true;
     try {
-      const failed = await failUnaddressedEvents(this.sql.query, this.o.clock.now(), UNADDRESSED_BATCH);
-      for (const event of failed) {
-        this.attemptLog.warn({ ...eventLogFields(event), attempt: event.attempts, status: 'failed', statusCode: null, latencyMs: 0, error: NO_WEBHOOK_URL }, 'webhook attempt failed');
+      const kept = await keepUnaddressedEvents(this.sql.query, this.o.clock.now(), UNADDRESSED_BATCH);
+      if (this.attemptLog.isLevelEnabled('debug')) {
+        for (const event of kept) this.attemptLog.debug({ ...eventLogFields(event), status: 'unaddressed' }, 'webhook event kept: no webhook URL');
       }
-      return failed.length;
+      return kept.length;
     } finally {
-      this.failingUnaddressed = false;
+      this.keepingUnaddressed = false;
     }
   }
 

@@ -12,7 +12,7 @@ export interface WebhookEventView {
   readonly target: string | null;
 }
 
-const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed'];
+const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'failed', 'unaddressed'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface WebhookEventFilter {
@@ -30,7 +30,7 @@ export async function listWebhookEvents(em: EntityManager, filter: WebhookEventF
     where.merchantId = filter.merchantId;
   }
   if (filter.status) {
-    if (!STATUSES.includes(filter.status as OutboxStatus)) throw new ValidationError('invalid_status', 'status must be pending, delivered or failed', 'status');
+    if (!STATUSES.includes(filter.status as OutboxStatus)) throw new ValidationError('invalid_status', `status must be one of ${STATUSES.join(', ')}`, 'status');
     where.status = filter.status;
   }
   const limit = filter.limit ?? 0;

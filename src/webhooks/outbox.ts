@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
-import { invoiceView, toRestInvoice } from '../views/invoice-view';
+import { invoiceView, toRestInvoice, type ViewScope } from '../views/invoice-view';
 import { toRestWithdrawal, withdrawalView } from '../actors/withdrawals/withdrawal-view';
 import { newEventId } from './event-id';
 
@@ -10,9 +10,9 @@ import { newEventId } from './event-id';
  * state), so an event exists exactly when its change was committed. The body is fixed here: the
  * dispatcher signs and sends these bytes unchanged on every attempt.
  */
-export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types: readonly string[], publicUrl: string, now: Date): Promise<void> {
+export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types: readonly string[], scope: ViewScope, now: Date): Promise<void> {
   const payments = await em.find(InvoicePayment, { invoiceUuid: row.uuid });
-  const data = toRestInvoice(await invoiceView(row, payments, publicUrl));
+  const data = toRestInvoice(await invoiceView(row, payments, scope));
   for (const type of types) {
     const id = newEventId();
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
@@ -29,8 +29,8 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
  * (actors/withdrawals/creation-sql.ts) and the actors' commits insert them with raw SQL
  * (insertOutboxEventsSql) in their own transaction.
  */
-export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date): OutboxEvent[] {
-  const data = toRestWithdrawal(withdrawalView(row));
+export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date, scope: { readonly livemode: boolean }): OutboxEvent[] {
+  const data = toRestWithdrawal(withdrawalView(row, scope));
   return types.map((type) => {
     const id = newEventId();
     const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });

@@ -79,6 +79,11 @@ describe('checkout page in a browser', () => {
     });
     const { page, navigations } = await open(inv.path);
     expect(await text(page, 'h1')).toBe('Order #42');
+    // Devnet: the buyer is told it is a test, visibly and to assistive technology (a note, in the title).
+    const banner = page.getByRole('note');
+    expect(await banner.isVisible()).toBe(true);
+    expect(((await banner.textContent()) ?? '').trim()).toMatch(/^Test payment: no real funds\. This invoice runs on a simulated network \(devnet\)\./);
+    expect(await page.title()).toBe('Test payment: Pay: Order #42');
     expect(await text(page, '#status-text')).toBe('Choose a network to see where to pay.');
     expect(await page.getAttribute('#cancel-link', 'href')).toBe('https://shop.example/cart');
     await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-phone-choose.png'), fullPage: true });

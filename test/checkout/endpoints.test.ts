@@ -65,6 +65,8 @@ describe('checkout endpoints', () => {
     expect(html).toContain('<meta name="viewport"');
     expect(html).toMatch(/<main id="main"/);
     expect(html).toMatch(/role="status"/);
+    // The daemon runs on devnet: the page says it is a test.
+    expect(html).toMatch(/<p class="test-banner" id="test-banner" role="note"><strong>Test payment: no real funds\.<\/strong>/);
     expect(html).toContain('Choose a network');
     expect(html).toContain('value="TON"');
     expect(html).toContain('value="TRC20"');
@@ -237,7 +239,8 @@ describe('checkout endpoints', () => {
       fetch(`http://127.0.0.1:${port}/pay/${id}/network`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ network }) });
     const postForm = (id: string, network: string) =>
       fetch(`http://127.0.0.1:${port}/pay/${id}/network`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `network=${network}`, redirect: 'manual' });
-    return { post, postForm, close: () => gateway.close() };
+    const raw = (id: string, body: string) => fetch(`http://127.0.0.1:${port}/pay/${id}/network`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    return { post, postForm, raw, close: () => gateway.close() };
   };
   const roomy = { ratePerSecond: 100, burst: 100 };
 
@@ -265,6 +268,20 @@ describe('checkout endpoints', () => {
       const form = await gw.postForm(inv.uuid, 'TON');
       expect(form.status).toBe(409);
       expect(await form.text()).toContain('The network can no longer be changed');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('refuses a JSON choice with a key it does not have (422 unknown_field) and chooses nothing', async () => {
+    const gw = await ownGateway({ chooseRateLimit: roomy });
+    try {
+      const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '5' })).body;
+      const res = await gw.raw(inv.uuid, '{"network":"TON","netwrok":"TON"}');
+      expect(res.status).toBe(422);
+      expect(await json(res)).toEqual({ error: { code: 'unknown_field', message: EN.chooseFailed, field: 'netwrok' } });
+      expect((await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}`)).body).toMatchObject({ network: null, address: null });
+      expect((await gw.post(inv.uuid, 'TON')).status).toBe(200);
     } finally {
       await gw.close();
     }

@@ -166,6 +166,24 @@ describe('the buyer model', () => {
     expect(text({ status: 'something_new' })).toBe('Checking the payment status…');
   });
 
+  it('a devnet invoice (livemode false) says it is a test: a banner first in the header and the document title; a live one does not', () => {
+    const devnet = toCheckoutModel(view({ title: 'Tea', network: 'TON' }));
+    expect(devnet.livemode).toBe(false);
+    expect(toBuyerJson(devnet).livemode).toBe(false);
+    const page = renderCheckoutPage(devnet, EN, ASSETS).value;
+    // Text, readable by a screen reader before the amount: a note at the top of the header.
+    expect(page).toMatch(/<header class="page-header">\s*<p class="test-banner" id="test-banner" role="note"><strong>Test payment: no real funds\.<\/strong> This invoice runs on a simulated network \(devnet\)\. Do not send real USDT/);
+    expect(page).toContain('<title>Test payment: Pay: Tea</title>');
+    expect(page.indexOf('id="test-banner"')).toBeLessThan(page.indexOf('id="amount-heading"'));
+
+    const live = toCheckoutModel(view({ title: 'Tea', network: 'TON', livemode: true }));
+    expect(toBuyerJson(live).livemode).toBe(true);
+    const livePage = renderCheckoutPage(live, EN, ASSETS).value;
+    expect(livePage).not.toContain('test-banner');
+    expect(livePage).not.toContain('Test payment');
+    expect(livePage).toContain('<title>Pay: Tea</title>');
+  });
+
   it('offers the way back after payment and the way out only while unpaid', () => {
     const urls = { return_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' };
     const links = (inv: Partial<Invoice>) => {

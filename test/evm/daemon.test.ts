@@ -134,7 +134,7 @@ describe('RPC metrics', () => {
 describe('chain id and finality depth of a live network', () => {
   it('without <CODE>_CHAIN_ID the RPC must serve the real chain: a hardhat node (31337) is refused at init', async () => {
     const config = loadConfig({ POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: usdt6 });
-    const { adapters } = createChainAdapters({ networks: ['POLYGON'], mode: 'devnet', keys: { mnemonic: 'test test test test test test test test test test test junk' }, clock: stack!.daemon.clock, devnet: { blockIntervalMs: 0 }, live: evmLiveOptions(config.networks) });
+    const { adapters } = createChainAdapters({ networks: ['POLYGON'], mode: 'live', keys: { mnemonic: 'test test test test test test test test test test test junk' }, clock: stack!.daemon.clock, devnet: { blockIntervalMs: 0 }, live: evmLiveOptions(config.networks) });
     const adapter = adapters.get('POLYGON')!;
     await expect(adapter.init()).rejects.toMatchObject({ code: 'chain_id_mismatch', details: { expected: 137, actual: 31337 } });
     await adapter.close();

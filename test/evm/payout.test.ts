@@ -1,6 +1,6 @@
-import { parseTransaction, type Address, type Hex } from 'viem';
+import { formatUnits, parseTransaction, type Address, type Hex } from 'viem';
 import { ValidationError } from '../../src/domain/errors';
-import { PayoutNonceConsumedError, PayoutRejectedError, type EvmAdapter } from '../../src/chains/evm';
+import { PayoutBroadcastError, PayoutInsufficientGasError, PayoutInsufficientTokenError, PayoutNonceConsumedError, type EvmAdapter } from '../../src/chains/evm';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
 import type { SignedPayout, StoredNonceWallet } from '../../src/chains/types';
 import { testAdapter, testCodec } from './support/adapter';
@@ -147,6 +147,35 @@ describe('EVM adapter: payouts from the hot wallet', () => {
     const to = codec.sampleAddress('refused');
     await expect(adapter.signPayout({ id: 'w-p', to, amount: '1.0000001' })).rejects.toBeInstanceOf(ValidationError);
     await expect(adapter.signPayout({ id: 'w-a', to: '0x1234', amount: '1' })).rejects.toMatchObject({ code: 'invalid_address' });
-    await expect(adapter.signPayout({ id: 'w-big', to, amount: '1000000' })).rejects.toBeInstanceOf(PayoutRejectedError);
+    // The hot wallet holds less than it would send: said with both figures (the node only says "reverted").
+    const short = await adapter.signPayout({ id: 'w-big', to, amount: '1000000' }).catch((e: unknown) => e);
+    expect(short).toBeInstanceOf(PayoutInsufficientTokenError);
+    const tokens = formatUnits(await chain.balanceOf(token, hot), 6);
+    expect((short as Error).message).toBe(`POLYGON hot wallet ${hot} holds ${tokens} USDT; this payout sends 1000000 USDT: refill the hot wallet, then the merchant can withdraw again`);
+    expect((short as PayoutInsufficientTokenError).details).toMatchObject({ network: 'POLYGON', wallet: hot, symbol: 'USDT', needed: '1000000' });
+  });
+
+  it('a hot wallet without gas money: signing is refused with what it has and what is needed; a signed payout whose broadcast it cannot pay says why', async () => {
+    const adapter = await processAdapter();
+    const to = codec.sampleAddress('no gas');
+    const funded = await chain.public.getBalance({ address: hot });
+    try {
+      // Signed while there was gas money; then the wallet is emptied before the broadcast.
+      const payout = await adapter.signPayout({ id: 'w-gas-1', to, amount: '1' });
+      await chain.rpc('hardhat_setBalance', [hot, '0x0']);
+      const refused = await adapter.broadcastPayout(payout).catch((e: unknown) => e);
+      // Still a broadcast error (retried by the host: the transaction exists), with the reason.
+      expect(refused).toBeInstanceOf(PayoutBroadcastError);
+      expect((refused as PayoutBroadcastError).diagnosis).toBeInstanceOf(PayoutInsufficientGasError);
+      expect((refused as Error).message).toMatch(new RegExp(`^broadcast of ${payout.txHash} failed: POLYGON hot wallet ${hot} has 0 POL for gas; this payout needs up to 0\\.\\d+ POL`));
+
+      // Nothing is signed while the wallet cannot pay: no nonce taken.
+      const refusedSign = await adapter.signPayout({ id: 'w-gas-2', to, amount: '1' }).catch((e: unknown) => e);
+      expect(refusedSign).toBeInstanceOf(PayoutInsufficientGasError);
+      expect((refusedSign as PayoutInsufficientGasError).shortfall).toMatchObject({ network: 'POLYGON', wallet: hot, symbol: 'POL', balance: '0', needed: expect.stringMatching(/^0\.\d+$/) });
+    } finally {
+      await chain.rpc('hardhat_setBalance', [hot, `0x${funded.toString(16)}`]);
+    }
+    expect(await transfersTo(to)).toEqual([]);
   });
 });

@@ -12,11 +12,12 @@ describe('GET /v1/networks and live fees', () => {
     await stack?.stop();
   });
 
-  it('is unsigned and returns exactly {networks: [...]} with the spec fields and types', async () => {
+  it('is unsigned and returns exactly {networks: [...], livemode} with the spec fields and types; devnet: livemode false', async () => {
     const res = await fetch(`${stack.baseUrl}/v1/networks`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { networks: Record<string, unknown>[] };
-    expect(Object.keys(body)).toEqual(['networks']);
+    const body = (await res.json()) as { networks: Record<string, unknown>[]; livemode: unknown };
+    expect(Object.keys(body)).toEqual(['networks', 'livemode']);
+    expect(body.livemode).toBe(false);
     expect(body.networks.map((n) => n.code)).toEqual(['TRC20', 'BEP20', 'TON', 'POLYGON', 'ARBITRUM', 'SOLANA']);
     for (const n of body.networks) {
       expect(Object.keys(n)).toEqual(['code', 'name', 'buyer_network_fee', 'withdrawal_fee', 'min_invoice', 'min_withdrawal', 'required_confirmations', 'deposit_mode']);

@@ -2,41 +2,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { Client } from 'pg';
-import { spawnTs, grpcPortFrom, type Spawned } from '../support/processes';
+import { spawnTs, grpcPortFrom, ROOT, type Spawned } from '../support/processes';
 import { rpc } from '../support/stack';
+import { listServices } from '../support/reflection';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { MerchantServiceClient, type CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
 import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoices';
 
 jest.setTimeout(120_000);
 
-const REFLECTION_PROTO = path.join(path.dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
 
-type ReflectionStream = grpc.ClientDuplexStream<{ list_services: string }, { list_services_response?: { service: { name: string }[] } }>;
-type ReflectionClient = grpc.Client & { ServerReflectionInfo(): ReflectionStream };
-
-/** One raw ServerReflectionInfo call: list_services. */
-async function listServices(address: string): Promise<string[]> {
-  const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(REFLECTION_PROTO, { keepCase: true })) as unknown as {
-    grpc: { reflection: { v1: { ServerReflection: new (addr: string, creds: grpc.ChannelCredentials) => ReflectionClient } } };
-  };
-  const client = new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
-  try {
-    return await new Promise<string[]>((resolve, reject) => {
-      const call = client.ServerReflectionInfo();
-      call.on('data', (res) => {
-        resolve((res.list_services_response?.service ?? []).map((s: { name: string }) => s.name));
-        call.end();
-      });
-      call.on('error', reject);
-      call.write({ list_services: '' });
-    });
-  } finally {
-    client.close();
-  }
+/** `buf curl` (the @bufbuild/buf npm package) over h2c, resolving the schema by server reflection. */
+async function bufCurl(address: string, method: string, body: string): Promise<unknown> {
+  const buf = path.join(ROOT, 'node_modules/.bin/buf');
+  const { stdout } = await promisify(execFile)(buf, ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', '-d', body, `http://${address}/${method}`], { timeout: 30_000 });
+  return JSON.parse(stdout);
 }
 
 describe('daemon process: server reflection and graceful shutdown with calls in flight', () => {
@@ -50,13 +34,20 @@ describe('daemon process: server reflection and graceful shutdown with calls in 
     await db?.drop();
   });
 
-  it('lists the chainpay services over reflection; SIGTERM during CreateInvoice calls: each completes or is absent, exit 0', async () => {
+  it('lists the chainpay services and grpc.health.v1.Health over reflection (buf curl calls Check); SIGTERM during CreateInvoice calls: each completes or is absent, exit 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-shutdown-'));
     proc = spawnTs('src/main.ts', { DATABASE_URL: db.url, DATA_DIR: dataDir, GRPC_PORT: '0', DEVNET_BLOCK_MS: '0' });
     const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
 
     const services = await listServices(address);
     for (const s of ['Devnet', 'Invoice', 'Checkout', 'Merchant', 'Network', 'Operator', 'Withdrawal']) expect(services).toContain(`chainpay.v1.${s}Service`);
+    expect(services).toContain('grpc.health.v1.Health');
+    // A generic client finds the health service by reflection alone (its schema has a map, which
+    // protobufjs names unlike protoc: see src/grpc/reflection-schema.ts).
+    expect(await bufCurl(address, 'grpc.health.v1.Health/Check', '{}')).toEqual({ status: 'SERVING' });
+    expect(await bufCurl(address, 'grpc.health.v1.Health/Check', '{"service":"chainpay.watcher.TON"}')).toEqual({ status: 'SERVING' });
+    const list = (await bufCurl(address, 'grpc.health.v1.Health/List', '{}')) as { statuses: Record<string, { status: string }> };
+    expect(Object.keys(list.statuses).sort()).toEqual(['', ...['ARBITRUM', 'BEP20', 'POLYGON', 'SOLANA', 'TON', 'TRC20'].map((n) => `chainpay.watcher.${n}`)]);
 
     const operator = new grpc.Metadata();
     operator.set('authorization', `Bearer ${fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()}`);
@@ -88,6 +79,8 @@ describe('daemon process: server reflection and graceful shutdown with calls in 
     invoices.close();
     expect(await proc.exited()).toBe(0);
     expect(proc.output()).toMatch(/daemon stopped/);
+    // A first start is no recovery: the database was never unreachable.
+    expect(proc.output()).not.toMatch(/database reachable again/);
 
     const completed = results.filter((r) => r.ok);
     const refused = results.filter((r) => !r.ok);

@@ -14,6 +14,14 @@ describe('REST encoders', () => {
     expect(json).not.toHaveProperty('webhook_url');
   });
 
+  it('livemode is copied as a boolean, false when unset on the wire (devnet)', () => {
+    const devnet = JSON.parse(JSON.stringify(encodeInvoice(Invoice.decode(Invoice.encode(invoiceFixture()).finish()))));
+    expect(devnet.livemode).toBe(false);
+    expect(encodeInvoice(invoiceFixture({ livemode: true })).livemode).toBe(true);
+    expect(encodeWithdrawal(withdrawalFixture({ livemode: true })).livemode).toBe(true);
+    expect(encodeWithdrawal(withdrawalFixture()).livemode).toBe(false);
+  });
+
   it('an optional explicitly set to "" stays "" (it is not unset)', () => {
     const wire = Invoice.decode(Invoice.encode(invoiceFixture({ memo: '' })).finish());
     expect(encodeInvoice(wire).memo).toBe('');

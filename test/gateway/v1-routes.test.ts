@@ -9,11 +9,11 @@ const INVOICE_KEYS = [
   'uuid', 'status', 'order_id', 'title', 'amount', 'currency', 'platform_fee', 'network_fee', 'pay_amount',
   'merchant_net', 'fee_payer', 'network', 'address', 'memo', 'checkout_url', 'qr_svg', 'received_amount',
   'confirmations', 'required_confirmations', 'tx_hash', 'metadata', 'expires_at', 'paid_at', 'created_at',
-  'paid_late', 'payments', 'return_url', 'cancel_url',
+  'paid_late', 'payments', 'return_url', 'cancel_url', 'livemode',
 ];
 const WITHDRAWAL_KEYS = [
   'uuid', 'reference', 'status', 'network', 'address', 'amount', 'network_fee', 'net_payout', 'tx_hash',
-  'rejection_reason', 'created_at', 'completed_at',
+  'rejection_reason', 'failure_reason', 'created_at', 'completed_at', 'livemode',
 ];
 
 let h: Harness;
@@ -24,6 +24,7 @@ beforeAll(async () => {
     .on('ListNetworks', () =>
       ListNetworksResponse.fromPartial({
         networks: [networkFixture(), networkFixture({ code: 'TON', name: 'TON', buyer_network_fee: '0', deposit_mode: 'master_memo', required_confirmations: 1 })],
+        livemode: true,
       }),
     )
     .on('CreateInvoice', () => CreateInvoiceResponse.fromPartial({ invoice: invoiceFixture({ order_id: 'o-1' }), created }))
@@ -52,14 +53,14 @@ beforeEach(() => {
 });
 
 describe('GET /v1/networks (unsigned)', () => {
-  it('lists active networks with exactly the 8 public fields, decimals as strings', async () => {
+  it('lists active networks with exactly the 8 public fields, decimals as strings, and the daemon\'s livemode', async () => {
     const res = await send(h.port, { path: '/v1/networks' });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.text).toBe(
       '{"networks":[' +
         '{"code":"TRC20","name":"Tron (TRC20)","buyer_network_fee":"1","withdrawal_fee":"1.5","min_invoice":"1","min_withdrawal":"5","required_confirmations":19,"deposit_mode":"address_pool"},' +
-        '{"code":"TON","name":"TON","buyer_network_fee":"0","withdrawal_fee":"1.5","min_invoice":"1","min_withdrawal":"5","required_confirmations":1,"deposit_mode":"master_memo"}]}',
+        '{"code":"TON","name":"TON","buyer_network_fee":"0","withdrawal_fee":"1.5","min_invoice":"1","min_withdrawal":"5","required_confirmations":1,"deposit_mode":"master_memo"}],"livemode":true}',
     );
     const call = h.daemon.calls[0]!;
     expect(call.method).toBe('ListNetworks');
@@ -110,7 +111,7 @@ describe('withdrawals and balance', () => {
     expect(res.status).toBe(201);
     expect(res.text).toBe(
       '{"uuid":"5e0c1f5e-2a8b-4a57-b7a4-2a4b8b9c7d10","reference":"r-1","status":"processing","network":"TRC20","address":"TXYZabc",' +
-        '"amount":"50","network_fee":"1","net_payout":"49","tx_hash":null,"rejection_reason":null,"created_at":"2026-01-01T00:00:00.000Z","completed_at":null}',
+        '"amount":"50","network_fee":"1","net_payout":"49","tx_hash":null,"rejection_reason":null,"failure_reason":null,"created_at":"2026-01-01T00:00:00.000Z","completed_at":null,"livemode":false}',
     );
     expect(h.daemon.calls[0]!.request).toEqual({ network: '', address: '', amount: '' });
     created = false;

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { OperatorServiceService } from '../../src/grpc/generated/chainpay/v1/operator';
 import { createMerchant, eventually, waitForStatus, type MerchantCredentials, type Stack, startStack } from '../support/stack';
@@ -38,6 +41,25 @@ describe('operator plane: actors', () => {
     const denied = await cli(stack, ['actors', 'list'], { env: { CHAINPAY_OPERATOR_TOKEN: 'not-the-operator-token-at-all' } });
     expect(denied.code).toBe(1);
     expect(denied.err).toMatch(/invalid_operator_token/);
+    // Where the refused token came from, and what fixes it.
+    expect(denied.err).toContain("the daemon refused the operator token from CHAINPAY_OPERATOR_TOKEN; set CHAINPAY_OPERATOR_TOKEN to the daemon's operator token, or DATA_DIR to the daemon's data directory");
+  });
+
+  it('the CLI without a token names where it looked and which variables fix it', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-no-token-'));
+    const missing = await cli(stack, ['actors', 'list'], { env: { DATA_DIR: empty } });
+    expect(missing.code).toBe(1);
+    expect(missing.err).toBe(
+      `error: missing_operator_token: operator token required: no operator token: CHAINPAY_OPERATOR_TOKEN and OPERATOR_TOKEN are not set and ${path.join(empty, 'operator-token')} does not exist; ` +
+        "set CHAINPAY_OPERATOR_TOKEN to the daemon's operator token, or DATA_DIR to the daemon's data directory (the daemon writes operator-token there on first start)\n",
+    );
+    // A merchant-scoped call without credentials says the same (the daemon's code differs).
+    const invoices = await cli(stack, ['invoices', 'list', '--merchant', m.merchantId], { env: { DATA_DIR: empty } });
+    expect(invoices.code).toBe(1);
+    expect(invoices.err).toMatch(/^error: missing_credentials: .*: no operator token: .* does not exist; set CHAINPAY_OPERATOR_TOKEN/);
+    // The file the daemon wrote, found through DATA_DIR: works.
+    const ok = await cli(stack, ['actors', 'list', '--json'], { env: { DATA_DIR: stack.dataDir } });
+    expect(ok.code).toBe(0);
   });
 
   it('`chainpay actors show` on an invoice mid-confirmation shows its confirming state and confirmations; the stream shows the payment arriving', async () => {

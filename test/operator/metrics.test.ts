@@ -110,7 +110,7 @@ describe('operator plane: metrics and health', () => {
     // clock is ours so "60 s" passes at once.
     const view = (network: NetworkCode, v: Partial<WatcherStatusView>): WatcherStatusView => ({
       network, mode: 'live', state: 'running', head: 10, cursor: 10, lagBlocks: 0, lagSeconds: 0, lastBlockAt: null,
-      lastError: null, lastErrorAt: null, rpcHealthy: true, watched: 0, tracked: 0, ...v,
+      lastError: null, lastErrorAt: null, rpcHealthy: true, watched: 0, tracked: 0, addressPool: { state: 'ok', error: null, haltedAt: null }, ...v,
     });
     const states = new Map<NetworkCode, WatcherStatusView>([['POLYGON', view('POLYGON', {})], ['BEP20', view('BEP20', {})]]);
     const watchers = new Map([...states.keys()].map((n) => [n, { status: () => states.get(n)! } as unknown as NetworkWatcher]));

@@ -65,6 +65,32 @@ describe('structured logs of state changes', () => {
     expect(changes).toEqual([expect.objectContaining({ level: 30, withdrawalUuid: w.uuid, merchantId: m.merchantId, network: 'TRC20', previousStatus: 'processing', status: 'completed', txHash: done.tx_hash })]);
   });
 
+  it("the gateway's request id reaches the daemon's lines of that call; invoice created names the order_id", async () => {
+    const made = await signed(stack, m, 'POST', '/v1/invoices', { amount: '4', order_id: 'request-id-order' });
+    expect(made.status).toBe(201);
+    const createId = made.headers.get('x-request-id')!;
+    expect(createId).toMatch(/^[0-9a-f-]{36}$/);
+    const created = await eventually(async () => lines.find((l) => l.msg === 'invoice created' && l.invoiceUuid === made.body.uuid), 5_000, 'the invoice created line');
+    expect(created).toMatchObject({ level: 30, requestId: createId, orderId: 'request-id-order', merchantId: m.merchantId, amount: '4' });
+
+    const chosen = await signed(stack, m, 'POST', `/v1/invoices/${made.body.uuid}/network`, { network: 'TON' });
+    expect(chosen.status).toBe(200);
+    const chooseId = chosen.headers.get('x-request-id')!;
+    expect(chooseId).not.toBe(createId);
+    const set = await eventually(async () => lines.find((l) => l.msg === 'invoice network set' && l.invoiceUuid === made.body.uuid), 5_000, 'the network set line');
+    expect(set).toMatchObject({ requestId: chooseId, network: 'TON' });
+
+    const r = stackRpcs(stack);
+    const payee = addressOf('TRC20', 'request-id-payee');
+    await fund(r, m.merchantId, '20');
+    await whitelist(r, m.merchantId, 'TRC20', payee);
+    await advance(r, DAY_S);
+    const paid = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '5', reference: 'request-id-ref' });
+    expect(paid.status).toBe(201);
+    const wd = await eventually(async () => lines.find((l) => l.msg === 'withdrawal created' && l.withdrawalUuid === paid.body.uuid), 5_000, 'the withdrawal created line');
+    expect(wd).toMatchObject({ requestId: paid.headers.get('x-request-id'), reference: 'request-id-ref', merchantId: m.merchantId });
+  });
+
   it('an unattributed deposit line carries its deposit id, network, tx hash, address and reason', async () => {
     const shared = (await createInvoice({ amount: '1', network: 'TON' })).address as string;
     const tx = await pay('TON', shared, '3', 'no-such-invoice-memo');

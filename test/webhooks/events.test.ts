@@ -78,7 +78,8 @@ describe('webhook events of real state changes', () => {
       expect(verifyServiceSignature(shop.apiSecret, hit.body, hit.headers['x-service-signature'])).toBe(true);
       expect(verifyStandardWebhook(shop.webhookSecret, hit.headers, hit.body)).toBe(true);
       expect(hit.headers['webhook-id']).toBe(hit.json.id);
-      expect(hit.json.data).toMatchObject({ uuid: w.uuid, network: 'TRC20', address: payee, amount: '10.5', network_fee: '1', net_payout: '9.5', reference: 'wh-1' });
+      // A devnet withdrawal says it is a test (livemode false), in the signed body the receiver gets.
+      expect(hit.json.data).toMatchObject({ uuid: w.uuid, network: 'TRC20', address: payee, amount: '10.5', network_fee: '1', net_payout: '9.5', reference: 'wh-1', livemode: false });
     }
     expect(got[0]!.json.data).toMatchObject({ status: 'processing', completed_at: null });
     expect(got[1]!.json.data.status).toBe('completed');
@@ -156,10 +157,10 @@ describe('webhook events of real state changes', () => {
     ]);
     expect(goneRows[1]!.data.received_amount).toBe('0');
 
-    // Every event carries the invoice and the merchant's metadata.
+    // Every event carries the invoice, the merchant's metadata and livemode (false: devnet).
     for (const [inv, rows] of [[under, underRows], [late, lateRows], [gone, goneRows]] as const) {
-      for (const row of rows) expect(row.data).toMatchObject({ uuid: inv.uuid, metadata });
+      for (const row of rows) expect(row.data).toMatchObject({ uuid: inv.uuid, metadata, livemode: false });
     }
-    for (const row of await outbox(over.uuid, 2)) expect(row.data).toMatchObject({ uuid: over.uuid, metadata });
+    for (const row of await outbox(over.uuid, 2)) expect(row.data).toMatchObject({ uuid: over.uuid, metadata, livemode: false });
   });
 });

@@ -157,17 +157,16 @@ describe('webhook retries, failure and redelivery', () => {
     expect((await cli(['webhooks', 'redeliver', 'evt_000000000000000000000000'])).code).toBe(1);
   });
 
-  it('no URL at all: failed with "no webhook URL", deliverable once the merchant sets one', async () => {
+  it('no URL at all: kept as unaddressed (no attempt, not failed), deliverable once the merchant sets one', async () => {
     const shop = await createShop(stack);
     const inv = await createInvoice(stack, shop, { amount: '2' });
     await pay(stack, inv);
-    let ev = await attemptsSettled(shop, 'invoice.confirming', 1);
-    expect(ev).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(ev.deliveries[0]).toMatchObject({ attempt: 1, error: 'no webhook URL' });
+    let ev = await eventually(async () => (await eventsOf(shop)).find((e) => e.type === 'invoice.confirming' && e.status === 'unaddressed'), 10_000, 'invoice.confirming kept');
+    expect(ev).toMatchObject({ status: 'unaddressed', attempts: 0, deliveries: [] });
     expect(ev.target_url).toBeUndefined();
     await rpc((cb) => stack.clients.merchants.updateMerchant({ merchant_id: shop.merchantId, webhook_url: receiver.url('/late') }, stack.operator, cb));
     await rpc((cb) => stack.clients.operator.redeliverWebhook({ event_id: ev.id }, stack.operator, cb));
-    ev = await attemptsSettled(shop, 'invoice.confirming', 2);
+    ev = await attemptsSettled(shop, 'invoice.confirming', 1);
     expect(ev).toMatchObject({ status: 'delivered', target_url: receiver.url('/late') });
     expect(receiver.at('/late')).toHaveLength(1);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/stack';
 import { COMMIT_WAKE_MS, WebhookDispatcher } from '../../src/webhooks/dispatcher';
 import { RequestLoad } from '../../src/actors/request-load';
-import { claimDueEvent, failUnaddressedEvents, NO_WEBHOOK_URL } from '../../src/webhooks/delivery';
+import { claimDueEvent, keepUnaddressedEvents } from '../../src/webhooks/delivery';
 import { announceOutboxEvents, insertOutboxEventsSql } from '../../src/webhooks/outbox';
 import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { SecretBox } from '../../src/security/secret-box';
@@ -13,8 +13,9 @@ import { RawSql } from '../../src/store/raw-sql';
 import { startWebhookStack, createShop, listWebhooks, type WebhookStack, type Shop } from './stack';
 
 /**
- * Events with no webhook URL anywhere are failed in bulk (failUnaddressedEvents): the same outcome
- * as one attempt each (`no webhook URL`, failed, redeliverable), one statement for many events.
+ * Events with no webhook URL anywhere are kept as `unaddressed` in bulk (keepUnaddressedEvents): a
+ * merchant that polls is not failing deliveries, so no attempt is logged and nothing is failed;
+ * the event stays in the outbox, redeliverable. One statement for many events.
  */
 describe('webhook events without a URL', () => {
   let stack: WebhookStack;
@@ -55,8 +56,9 @@ describe('webhook events without a URL', () => {
     return ev;
   }
 
-  async function rows(ids: readonly string[]): Promise<{ id: string; status: string; attempts: number; log: { attempt: number; error: string | null; status_code: number | null; row: number }[] }[]> {
-    const events = await sql.query<{ id: string; status: string; attempts: number }>('select id, status, attempts from outbox_events where id = any($1::text[]) order by seq', [ids]);
+  /** Each event with its attempt log and `tx`, the id of the transaction that last wrote its row (xmin). */
+  async function rows(ids: readonly string[]): Promise<{ id: string; status: string; attempts: number; tx: number; log: { attempt: number; error: string | null; status_code: number | null; row: number }[] }[]> {
+    const events = (await sql.query<{ id: string; status: string; attempts: number; tx: string }>('select id, status, attempts, xmin::text as tx from outbox_events where id = any($1::text[]) order by seq', [ids])).map((e) => ({ ...e, tx: Number(e.tx) }));
     const log = await sql.query<{ event_id: string; attempt: number; error: string | null; status_code: number | null; id: number }>(
       'select event_id, attempt, error, status_code, id from webhook_attempts where event_id = any($1::text[]) order by id',
       [ids],
@@ -64,16 +66,16 @@ describe('webhook events without a URL', () => {
     return events.map((e) => ({ ...e, log: log.filter((l) => l.event_id === e.id).map((l) => ({ attempt: l.attempt, error: l.error, status_code: l.status_code, row: l.id })) }));
   }
 
-  it('fails the oldest pending event of each aggregate with no target, and nothing else', async () => {
+  it('keeps the oldest pending event of each aggregate with no target as unaddressed, and nothing else', async () => {
     // Due in the daemon's future: its own dispatcher never finds them due.
     const at = new Date(stack.daemon.clock.now().getTime() + 3_600_000);
     const now = new Date(at.getTime() + 1_000);
     const a = randomUUID();
     const b = randomUUID();
     const events = [
-      event(noUrl, 'withdrawal', a, at), // oldest of a: failed
+      event(noUrl, 'withdrawal', a, at), // oldest of a: kept
       event(noUrl, 'withdrawal', a, at), // waits for the one before it
-      event(noUrl, 'invoice', b, at), // invoice without its own URL, merchant without one: failed
+      event(noUrl, 'invoice', b, at), // invoice without its own URL, merchant without one: kept
       event(noUrl, 'invoice', randomUUID(), at, 'https://hooks.example.test/invoice'), // has a target: left pending
       event(withUrl, 'withdrawal', randomUUID(), at), // merchant's URL: left pending
       event(noUrl, 'withdrawal', randomUUID(), new Date(now.getTime() + 60_000)), // not due yet
@@ -81,31 +83,30 @@ describe('webhook events without a URL', () => {
     await sql.transaction((q) => insertOutboxEventsSql(q, events));
     const ids = events.map((e) => e.id);
 
-    const failed = await failUnaddressedEvents(sql.query, now, 100);
-    expect(failed.map((e) => e.id).sort()).toEqual([ids[0], ids[2]].sort());
-    expect(failed.find((e) => e.id === ids[0])).toEqual({ id: ids[0], merchantId: noUrl.merchantId, aggregateType: 'withdrawal', aggregateId: a, type: 'withdrawal.x', attempts: 1 });
+    const kept = await keepUnaddressedEvents(sql.query, now, 100);
+    expect(kept.map((e) => e.id).sort()).toEqual([ids[0], ids[2]].sort());
+    expect(kept.find((e) => e.id === ids[0])).toEqual({ id: ids[0], merchantId: noUrl.merchantId, aggregateType: 'withdrawal', aggregateId: a, type: 'withdrawal.x' });
 
     let got = await rows(ids);
+    // Not an attempt: no log row, attempts unchanged.
     expect(got.map((e) => [e.status, e.attempts, e.log.length])).toEqual([
-      ['failed', 1, 1],
+      ['unaddressed', 0, 0],
       ['pending', 0, 0],
-      ['failed', 1, 1],
+      ['unaddressed', 0, 0],
       ['pending', 0, 0],
       ['pending', 0, 0],
       ['pending', 0, 0],
     ]);
-    expect(got[0]!.log[0]).toMatchObject({ attempt: 1, error: NO_WEBHOOK_URL, status_code: null });
 
     // The next one of aggregate a is due now that its predecessor is no longer pending.
-    expect((await failUnaddressedEvents(sql.query, now, 100)).map((e) => e.id)).toEqual([ids[1]]);
-    expect(await failUnaddressedEvents(sql.query, now, 100)).toEqual([]);
+    expect((await keepUnaddressedEvents(sql.query, now, 100)).map((e) => e.id)).toEqual([ids[1]]);
+    expect(await keepUnaddressedEvents(sql.query, now, 100)).toEqual([]);
 
-    // A redelivered event starts a new round; the log keeps numbering across rounds.
+    // A redelivered event (pending again) with still no URL is kept again, still without an attempt.
     await sql.query(`update outbox_events set status = 'pending', attempts = 0, next_attempt_at = $2 where id = $1`, [ids[0], at.toISOString()]);
-    expect((await failUnaddressedEvents(sql.query, now, 100)).map((e) => [e.id, e.attempts])).toEqual([[ids[0], 1]]);
+    expect((await keepUnaddressedEvents(sql.query, now, 100)).map((e) => e.id)).toEqual([ids[0]]);
     got = await rows([ids[0]!]);
-    expect(got[0]!.log.map((l) => l.attempt)).toEqual([1, 2]);
-    expect(got[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(got[0]).toMatchObject({ status: 'unaddressed', attempts: 0, log: [] });
     // Leave no pending event behind for the next case.
     await sql.query('delete from outbox_events where id = any($1::text[])', [ids]);
   });
@@ -129,17 +130,17 @@ describe('webhook events without a URL', () => {
     });
     await isLocked;
     try {
-      const first = await failUnaddressedEvents(sql.query, now, 2);
+      const first = await keepUnaddressedEvents(sql.query, now, 2);
       expect(first.map((e) => e.id)).toEqual([ids[1], ids[2]]);
-      const second = await failUnaddressedEvents(sql.query, now, 10);
+      const second = await keepUnaddressedEvents(sql.query, now, 10);
       expect(second.map((e) => e.id)).toEqual([ids[3], ids[4]]);
     } finally {
       release();
       await holder;
     }
-    expect((await failUnaddressedEvents(sql.query, now, 10)).map((e) => e.id)).toEqual([ids[0]]);
+    expect((await keepUnaddressedEvents(sql.query, now, 10)).map((e) => e.id)).toEqual([ids[0]]);
     const got = await rows(ids);
-    expect(got.every((e) => e.status === 'failed' && e.attempts === 1 && e.log.length === 1)).toBe(true);
+    expect(got.map((e) => [e.status, e.attempts, e.log.length])).toEqual(ids.map(() => ['unaddressed', 0, 0]));
   });
 
   it('a claim passes over events without a target (left to the bulk statement) and takes the first one with a target', async () => {
@@ -163,9 +164,9 @@ describe('webhook events without a URL', () => {
       [events[2]!.id, 'https://hooks.example.test/in'],
       [events[3]!.id, 'https://hooks.example.test/own'],
     ]);
-    // The two without a target are still pending for failUnaddressedEvents, which fails exactly them.
-    const failed = await failUnaddressedEvents(sql.query, now, 100);
-    expect(failed.map((e) => e.id).filter((id) => events.some((e) => e.id === id)).sort()).toEqual([events[0]!.id, events[1]!.id].sort());
+    // The two without a target are still pending for keepUnaddressedEvents, which keeps exactly them.
+    const kept = await keepUnaddressedEvents(sql.query, now, 100);
+    expect(kept.map((e) => e.id).filter((id) => events.some((e) => e.id === id)).sort()).toEqual([events[0]!.id, events[1]!.id].sort());
   });
 
   it('wakes once for the commits announced within COMMIT_WAKE_MS, not once per commit', async () => {
@@ -187,7 +188,7 @@ describe('webhook events without a URL', () => {
     }
   });
 
-  it('while writing requests are in flight, fails events without a URL at most once per interval; at once when none is', async () => {
+  it('while writing requests are in flight, sets aside events without a URL at most once per interval; at once when none is', async () => {
     const requestLoad = new RequestLoad();
     const dispatcher = dispatcherWith({ requestLoad, unaddressedBusyIntervalMs: 2_000 });
     const shop = await createShop(stack);
@@ -201,9 +202,9 @@ describe('webhook events without a URL', () => {
     const inFlight = requestLoad.around(() => new Promise<void>((r) => (release = r)));
     const first = await add();
     try {
-      // Busy: the first search (start() searches at once) fails what is due...
+      // Busy: the first search (start() searches at once) sets aside what is due...
       dispatcher.start();
-      await eventually(async () => ((await statusOf(first)) === 'failed' ? true : undefined), 5_000, 'first event failed');
+      await eventually(async () => ((await statusOf(first)) === 'unaddressed' ? true : undefined), 5_000, 'first event kept');
       // ...the next searches within the interval leave the new one pending...
       const second = await add();
       dispatcher.kick();
@@ -215,18 +216,18 @@ describe('webhook events without a URL', () => {
       await new Promise((r) => setTimeout(r, 2_000));
       expect(requestLoad.busy).toBe(true);
       dispatcher.kick();
-      await eventually(async () => ((await statusOf(second)) === 'failed' ? true : undefined), 5_000, 'second event failed while busy');
+      await eventually(async () => ((await statusOf(second)) === 'unaddressed' ? true : undefined), 5_000, 'second event kept while busy');
       // A third one within the interval: the search its commit wakes (kicked here: announcing it
       // would wake the stack daemon's own dispatcher too) leaves it pending...
       const third = await add();
       dispatcher.kick();
       await new Promise((r) => setTimeout(r, 200));
       expect(await statusOf(third)).toBe('pending');
-      // ...and the last request's end wakes the dispatcher, which fails it at once (the interval
+      // ...and the last request's end wakes the dispatcher, which sets it aside at once (the interval
       // is 2 s and the poll once a minute: only the idle wake-up can do it this soon).
       release();
       await inFlight;
-      await eventually(async () => ((await statusOf(third)) === 'failed' ? true : undefined), 1_000, 'third event failed once idle');
+      await eventually(async () => ((await statusOf(third)) === 'unaddressed' ? true : undefined), 1_000, 'third event kept once idle');
     } finally {
       await dispatcher.stop();
     }
@@ -262,7 +263,7 @@ describe('webhook events without a URL', () => {
     }
   });
 
-  it('two dispatchers fail each of many events exactly once, in order per aggregate', async () => {
+  it('two dispatchers set aside each of many events, in order per aggregate, without an attempt', async () => {
     const dispatchers = [0, 1].map(() => dispatcherWith({ pollMs: 10 }));
     const shop = await createShop(stack);
     const at = stack.daemon.clock.now();
@@ -275,18 +276,19 @@ describe('webhook events without a URL', () => {
     try {
       await eventually(async () => {
         const evs = await listWebhooks(stack, { merchant_id: shop.merchantId, limit: 500 });
-        return evs.length === events.length && evs.every((e) => e.status === 'failed') ? true : undefined;
-      }, 20_000, 'every event failed');
+        return evs.length === events.length && evs.every((e) => e.status === 'unaddressed') ? true : undefined;
+      }, 20_000, 'every event kept');
     } finally {
       for (const d of dispatchers) await d.stop();
     }
     const got = await rows(events.map((e) => e.id));
-    expect(got.filter((e) => e.attempts !== 1 || e.log.length !== 1 || e.log[0]!.attempt !== 1 || e.log[0]!.error !== NO_WEBHOOK_URL)).toEqual([]);
-    // In order per aggregate: each event's attempt was logged after its predecessor's.
-    const logRow = new Map(got.map((e) => [e.id, e.log[0]!.row]));
+    expect(got.filter((e) => e.attempts !== 0 || e.log.length !== 0)).toEqual([]);
+    // In order per aggregate: each event was set aside by a later statement than its predecessor
+    // (xmin, the writing transaction's id, grows; one statement handles one event per aggregate).
+    const tx = new Map(got.map((e) => [e.id, e.tx]));
     for (const id of aggregates) {
-      const mine = events.filter((e) => e.aggregateId === id).map((e) => logRow.get(e.id)!);
-      expect(mine).toEqual([...mine].sort((x, y) => x - y));
+      const mine = events.filter((e) => e.aggregateId === id).map((e) => tx.get(e.id)!);
+      expect(mine[0]! < mine[1]! && mine[1]! < mine[2]!).toBe(true);
     }
   });
 });

@@ -60,12 +60,12 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
-    actors = new WithdrawalActors({ orm, logger, clock, adapters });
+    actors = new WithdrawalActors({ orm, logger, clock, adapters, livemode: false });
     whitelist = new Whitelist({ orm, clock, adapters });
     const beforeInsert = async (q: Query, rows: readonly Withdrawal[]) => {
       for (const row of rows) await hook?.(q, row);
     };
-    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, beforeInsert, pollIntervalMs: 50 });
+    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, livemode: false, beforeInsert, pollIntervalMs: 50 });
     const repo = new NetworkSettingsRepo(() => new Map());
     await repo.seed(orm.em.fork(), [{ code: 'TRC20', enabled: true, buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '1', requiredConfirmations: 3 }], clock.now());
     network = (await repo.get(orm.em.fork(), 'TRC20'))!;

@@ -18,6 +18,7 @@ import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/stack';
+import { toRestWithdrawal, withdrawalView } from '../../src/actors/withdrawals/withdrawal-view';
 import { addressOf, DAY_S, expectLedgerExact } from './support';
 
 /**
@@ -52,9 +53,9 @@ describe('a payout the chain refuses', () => {
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
-    actors = new WithdrawalActors({ orm, logger, clock, adapters });
+    actors = new WithdrawalActors({ orm, logger, clock, adapters, livemode: false });
     const whitelist = new Whitelist({ orm, clock, adapters });
-    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, pollIntervalMs: 50 });
+    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, livemode: false, pollIntervalMs: 50 });
     const repo = new NetworkSettingsRepo(() => new Map());
     await repo.seed(orm.em.fork(), [{ code: 'TRC20', enabled: true, buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '1', requiredConfirmations: 3 }], clock.now());
     network = (await repo.get(orm.em.fork(), 'TRC20'))!;
@@ -94,13 +95,17 @@ describe('a payout the chain refuses', () => {
     expect(created).toBe(true);
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '90', held: '10' });
     const failed = await statusOf(row.uuid, 'failed');
-    expect(failed.failureReason).toMatch(/^broadcast_failed: payout_/);
+    expect(failed.failureReason).toMatch(/^payout_rejected: /);
+    expect(failed.failureReason).toContain(failure instanceof ValidationError ? 'the transfer would revert' : 'execution reverted');
+    // The REST object and the withdrawal.failed event say why; rejection_reason is for an operator's rejection.
+    expect(toRestWithdrawal(withdrawalView(failed, { livemode: false }))).toMatchObject({ status: 'failed', failure_reason: failed.failureReason, rejection_reason: null });
     expect(failed.completedAt).toBeNull();
     expect(failed.open).toBe(false);
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '100', held: '0' });
     const events = await orm.em.fork().execute<{ type: string; body: string }[]>('select type, body from outbox_events where aggregate_id = ? order by seq', [row.uuid]);
     expect(events.map((e) => e.type)).toEqual(['withdrawal.processing', 'withdrawal.failed']);
-    expect(JSON.parse(events[1]!.body).data).toMatchObject({ uuid: row.uuid, status: 'failed', amount: '10', net_payout: '9' });
+    expect(JSON.parse(events[1]!.body).data).toMatchObject({ uuid: row.uuid, status: 'failed', amount: '10', net_payout: '9', failure_reason: failed.failureReason, rejection_reason: null });
+    expect(JSON.parse(events[0]!.body).data.failure_reason).toBeNull();
     await expectLedgerExact(orm);
   });
 

@@ -15,7 +15,9 @@ import { eventually, rpc } from '../support/stack';
 import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
-import { advance, DAY_S, expectLedgerExact, fund, processRpcs, WD_ENV, whitelist } from './support';
+import type { CreateInvoiceResponse, Invoice } from '../../src/grpc/generated/chainpay/v1/invoices';
+import { toBaseUnits } from '../../src/chains/amount';
+import { backdateWhitelist, expectLedgerExact, processRpcs, whitelist, type Rpcs } from './support';
 
 jest.setTimeout(180_000);
 
@@ -38,16 +40,28 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
   const hot = testCodec().hotWallet().address as Address;
   const payee = testCodec().sampleAddress('hardhat sigkill payee') as Address;
 
-  /** A daemon process with POLYGON on the node (TRC20 and the rest on devnet) and gRPC clients for it. */
+  /** A live daemon process with POLYGON on the node (the other networks disabled) and gRPC clients for it. */
   async function startProcess(killAt?: string, env: Record<string, string> = {}, on: { db: TestDatabase; dataDir: string } = { db, dataDir }) {
     const proc = spawnTs('src/main.ts', {
-      DATABASE_URL: on.db.url, DATA_DIR: on.dataDir, GRPC_PORT: '0', DEVNET_BLOCK_MS: '0', CHAINPAY_TEST_KILL_AT: killAt, ...WD_ENV, ...env,
+      DATABASE_URL: on.db.url, DATA_DIR: on.dataDir, GRPC_PORT: '0', CHAINPAY_TEST_KILL_AT: killAt, PAYOUT_POLL_INTERVAL_MS: '250', ...env,
       HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3',
     });
     running.push(proc);
     const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));
     const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
     return { proc, ended, ...processRpcs(address, on.dataDir) };
+  }
+
+  /** Credits `amount` to the merchant: a POLYGON invoice paid on the node (buyer pays the fees: merchant_net = amount). */
+  async function fund(r: Rpcs, merchantId: string, amount: string): Promise<void> {
+    const md = r.forMerchant(merchantId);
+    const inv = (await rpc<CreateInvoiceResponse>((cb) => r.invoices.createInvoice({ amount, network: 'POLYGON' }, md, cb))).invoice!;
+    await chain.transfer(token, inv.address! as Address, toBaseUnits(inv.pay_amount, 6));
+    await eventually(async () => {
+      await chain.mine(1);
+      const got = await rpc<Invoice>((cb) => r.invoices.getInvoice({ uuid: inv.uuid }, md, cb));
+      return got.status === 'paid' ? true : undefined;
+    }, 30_000, 'funding invoice to be paid');
   }
 
   /** Transfer logs of the token to the payee, on the node itself. */
@@ -61,6 +75,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     chain = new TestChain(node.url);
     token = await chain.deployToken(6);
     await chain.mint(token, hot, 1_000n * 10n ** 6n);
+    await chain.mint(token, chain.funder.address, 10n ** 12n);
     await chain.fundEth(hot);
     db = await createTestDatabase('cp_wdhhkill');
   }, 90_000);
@@ -78,9 +93,9 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     const a = await startProcess('after_sign');
     const created = await rpc<CreateMerchantResponse>((cb) => a.merchants.createMerchant({ name: 'Hardhat kill shop' }, a.r.operator, cb));
     const merchantId = created.merchant!.merchant_id;
-    await fund(a.r, merchantId, '50'); // a TRC20 (devnet) invoice: the balance is the merchant's, whatever the network
+    await fund(a.r, merchantId, '50');
     await whitelist(a.r, merchantId, 'POLYGON', payee);
-    await advance(a.r, DAY_S);
+    await backdateWhitelist(db.url, merchantId);
     const md = a.r.forMerchant(merchantId);
     const res = await rpc<CreateWithdrawalResponse>((cb) => a.r.withdrawals.createWithdrawal({ network: 'POLYGON', address: payee, amount: '10', reference: 'hh-kill-1' }, md, cb)).catch(() => null);
     expect(await a.ended).toBeNull(); // SIGKILL: no exit code
@@ -143,7 +158,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     const merchantId = (await rpc<CreateMerchantResponse>((cb) => a.merchants.createMerchant({ name: 'Hardhat nonce shop' }, a.r.operator, cb))).merchant!.merchant_id;
     await fund(a.r, merchantId, '100');
     for (const to of [payee, payeeA, payeeB]) await whitelist(a.r, merchantId, 'POLYGON', to);
-    await advance(a.r, DAY_S);
+    await backdateWhitelist(own.db.url, merchantId);
     const orm = await openDatabase({ clientUrl: own.db.url });
     orms.push(orm);
     await orm.em.fork().execute('update merchants set cap_per_withdrawal = 20 where id = ?', [merchantId]);

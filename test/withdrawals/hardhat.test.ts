@@ -6,12 +6,19 @@ import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, typ
 import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
-import { advance, balance, DAY_S, expectLedgerExact, stackRpcs, waitForWithdrawal, whitelist, type Body } from './support';
+import { DaemonClock } from '../../src/actors/daemon-clock';
+import { backdateWhitelist, balance, expectLedgerExact, stackRpcs, waitForWithdrawal, whitelist, type Body } from './support';
 
 jest.setTimeout(90_000);
 
-/** POLYGON runs live on a real `hardhat node` (USDT-like token, 6 decimals); payouts leave the daemon's hot wallet. */
+/**
+ * POLYGON runs live on a real `hardhat node` (USDT-like token, 6 decimals); payouts leave the
+ * daemon's hot wallet. A live daemon: the other networks are disabled, no devnet control exists;
+ * the test drives the daemon's clock itself (startStack's `clock`) to pass the fee-bump wait.
+ */
 describe('withdrawals on a hardhat node (POLYGON live)', () => {
+  const clock = new DaemonClock();
+  let fundingInvoice = '';
   let node: HardhatNode;
   let chain: TestChain;
   let token: Address;
@@ -43,17 +50,22 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     const hot = testCodec().hotWallet().address;
     await chain.mint(token, hot, 1_000n * 10n ** 6n);
     await chain.fundEth(hot);
-    stack = await startStack({ env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', PAYOUT_BUMP_AFTER_MS: '60000' } });
+    stack = await startStack({
+      env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', PAYOUT_BUMP_AFTER_MS: '60000', PAYOUT_POLL_INTERVAL_MS: '250' },
+      clock,
+    });
     m = await createMerchant(stack);
     await stack.daemon.orm.em.fork().execute(`update merchants set cap_per_withdrawal = 20 where id = ?`, [m.merchantId]);
     // Funds: a POLYGON invoice paid on the node.
     const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '100', network: 'POLYGON' })).body;
+    expect(inv.livemode).toBe(true);
+    fundingInvoice = inv.uuid;
     await chain.transfer(token, inv.address, toBaseUnits(inv.pay_amount, 6));
     await chain.mine(2);
     await waitForStatus(stack, m, inv.uuid, 'paid', 20_000);
     const r = stackRpcs(stack);
     await whitelist(r, m.merchantId, 'POLYGON', payee);
-    await advance(r, DAY_S);
+    await backdateWhitelist(stack.databaseUrl, m.merchantId);
   }, 90_000);
   afterAll(async () => {
     await stack?.stop();
@@ -63,13 +75,19 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
   it('within the caps: processing, broadcast from the hot wallet, completed at 3 confirmations; one transfer of net_payout', async () => {
     const res = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'POLYGON', address: payee, amount: '10' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'processing', network_fee: '0.2', net_payout: '9.8' });
+    expect(res.body).toMatchObject({ status: 'processing', network_fee: '0.2', net_payout: '9.8', livemode: true });
     const done = await mineUntil(res.body.uuid, 'completed');
     expect(done.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     const receipt = await chain.public.getTransactionReceipt({ hash: done.tx_hash });
     expect(receipt.status).toBe('success');
     expect(await transfersTo(payee)).toEqual([9_800_000n]);
     expect(await balance(stack, m)).toEqual({ available: '90', held: '0' });
+    // Live objects say so, in the webhooks too.
+    expect(done.livemode).toBe(true);
+    const bodies = await stack.daemon.orm.em.fork().execute<{ body: string }[]>(`select body from outbox_events where aggregate_id = ? order by seq`, [res.body.uuid]);
+    expect(bodies.map((b) => JSON.parse(b.body).data.livemode)).toEqual([true, true]);
+    const invoiceBodies = await stack.daemon.orm.em.fork().execute<{ body: string }[]>(`select body from outbox_events where aggregate_id = ? order by seq`, [fundingInvoice]);
+    expect(invoiceBodies.map((b) => [JSON.parse(b.body).type, JSON.parse(b.body).data.livemode])).toEqual([['invoice.confirming', true], ['invoice.paid', true]]);
   });
 
   it('above the caps: review, approve, paid out; another rejected: balance restored, nothing sent', async () => {
@@ -89,7 +107,6 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
   });
 
   it('a payout stuck in the mempool is replaced with a higher fee (same nonce); the replacement is mined; one transfer, ledger exact', async () => {
-    const r = stackRpcs(stack);
     const before = await transfersTo(payee);
     const row = async (uuid: string) =>
       (await stack.daemon.orm.em.fork().execute<{ tx_hash: string | null; signed_meta: Record<string, string | number> | null }[]>('select tx_hash, signed_meta from withdrawals where uuid = ?', [uuid]))[0]!;
@@ -106,7 +123,7 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
       // Not yet stuck long enough: nothing is replaced.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect((await row(uuid)).tx_hash).toBe(stuck);
-      await advance(r, 120); // past PAYOUT_BUMP_AFTER_MS on the daemon clock
+      clock.advance(120_000); // past PAYOUT_BUMP_AFTER_MS on the daemon clock
       const bumped = await eventually(async () => {
         const now = await row(uuid);
         return now.tx_hash !== stuck ? now : undefined;

@@ -78,7 +78,7 @@ describe('creating withdrawals on raw SQL', () => {
       em.persist(row);
       await em.flush();
       await postJournals(em, [{ reference: holdReference(row.uuid), kind: 'withdrawal_hold', lines: holdLines(row.merchantId, row.amount) }], now);
-      for (const event of withdrawalEvents(row, [`withdrawal.${row.status}`], now)) em.persist(event);
+      for (const event of withdrawalEvents(row, [`withdrawal.${row.status}`], now, { livemode: false })) em.persist(event);
     });
   }
 
@@ -120,12 +120,12 @@ describe('creating withdrawals on raw SQL', () => {
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
-    actors = new WithdrawalActors({ orm, logger, clock, adapters });
+    actors = new WithdrawalActors({ orm, logger, clock, adapters, livemode: false });
     whitelist = new Whitelist({ orm, clock, adapters });
     const beforeInsert = async (tx: Query, rows: readonly Withdrawal[]) => {
       await hook?.(tx, rows);
     };
-    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, beforeInsert, pollIntervalMs: 50 });
+    withdrawals = new Withdrawals({ orm, logger, clock, actors, adapters, whitelist, livemode: false, beforeInsert, pollIntervalMs: 50 });
     const repo = new NetworkSettingsRepo(() => new Map());
     await repo.seed(orm.em.fork(), [{ code: 'TRC20', enabled: true, buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '1', requiredConfirmations: 3 }], clock.now());
     network = (await repo.get(orm.em.fork(), 'TRC20'))!;
@@ -150,7 +150,7 @@ describe('creating withdrawals on raw SQL', () => {
     const snapshotA = persistedInitialSnapshot(a.context, clock);
     a.row.actorSnapshot = snapshotA;
     await sql.transaction(async (tx) => {
-      await insertWithdrawals(tx, [a.row], [JSON.stringify(snapshotA)], withdrawalEvents(a.row, [`withdrawal.${status}`], now));
+      await insertWithdrawals(tx, [a.row], [JSON.stringify(snapshotA)], withdrawalEvents(a.row, [`withdrawal.${status}`], now, { livemode: false }));
       await postJournalsSql(tx, [{ reference: holdReference(a.row.uuid), kind: 'withdrawal_hold', lines: holdLines(viaSql, a.row.amount) }], now);
     });
     await createThroughOrm(b.row, persistedInitialSnapshot(b.context, clock), now);
@@ -176,14 +176,14 @@ describe('creating withdrawals on raw SQL', () => {
     expect(created).toBe(true);
     expect(row.status).toBe('review');
     const loaded = await orm.em.fork().findOneOrFail(Withdrawal, { uuid: row.uuid }, { populate: ['actorSnapshot'] as never });
-    expect(withdrawalView(loaded)).toEqual(withdrawalView(row));
+    expect(withdrawalView(loaded, { livemode: false })).toEqual(withdrawalView(row, { livemode: false }));
     expect(loaded.version).toBe(1);
     expect(loaded.open).toBe(true);
     const context = createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '6.25', requiredConfirmations: 3, review: true, pollIntervalMs: 50 });
     expect(loaded.actorSnapshot).toEqual(persistedInitialSnapshot(context, clock));
     const [event] = await q<{ body: string; type: string; created_at: string }>(`select body, type, created_at::text from outbox_events where aggregate_id = ?`, [row.uuid]);
     const body = JSON.parse(event!.body) as Row;
-    expect(body).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{24}$/), type: 'withdrawal.review', created_at: row.createdAt.toISOString(), data: toRestWithdrawal(withdrawalView(loaded)) });
+    expect(body).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{24}$/), type: 'withdrawal.review', created_at: row.createdAt.toISOString(), data: toRestWithdrawal(withdrawalView(loaded, { livemode: false })) });
     // A repeat of the reference answers with the original (200), nothing new stored.
     const again = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '9', reference: 'e2e-1' }, [network]);
     expect({ uuid: again.row.uuid, created: again.created }).toEqual({ uuid: row.uuid, created: false });
@@ -394,14 +394,14 @@ describe('creating withdrawals on raw SQL', () => {
       [0, 1].map(async () => {
         const own = await openDatabase({ clientUrl: db.url });
         const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
-        const ownActors = new WithdrawalActors({ orm: own, logger, clock, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]) });
+        const ownActors = new WithdrawalActors({ orm: own, logger, clock, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]), livemode: false });
         const runs: number[] = [];
         // Holds each run's locks a while, so the two daemons' runs overlap.
         const beforeInsert = async (_q: Query, rows: readonly Withdrawal[]) => {
           runs.push(new Set(rows.map((r) => r.merchantId)).size);
           await new Promise((r) => setTimeout(r, 20));
         };
-        const host = new Withdrawals({ orm: own, logger, clock, actors: ownActors, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]), whitelist, beforeInsert, pollIntervalMs: 50 });
+        const host = new Withdrawals({ orm: own, logger, clock, actors: ownActors, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]), whitelist, livemode: false, beforeInsert, pollIntervalMs: 50 });
         return { own, ownActors, host, runs };
       }),
     );

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
 import { createAddressCodec } from '../../src/chains/codecs';
 import type { NetworkCode } from '../../src/domain/networks';
 import { InvoiceServiceClient, type CreateInvoiceResponse } from '../../src/grpc/generated/chainpay/v1/invoices';
@@ -76,6 +77,21 @@ export async function fund(r: Rpcs, merchantId: string, amount: string): Promise
 
 export async function whitelist(r: Rpcs, merchantId: string, network: string, address: string): Promise<WhitelistEntry> {
   return rpc<WhitelistEntry>((cb) => r.withdrawals.addWhitelist({ merchant_id: merchantId, network, address }, r.operator, cb));
+}
+
+/**
+ * A live daemon has no clock to advance (no DevnetService): the merchant's whitelist entries are
+ * made as if added `seconds` ago, in the database, so they are past the 24-hour cooldown.
+ */
+export async function backdateWhitelist(databaseUrl: string, merchantId: string, seconds = DAY_S + 60): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const shift = `${seconds} seconds`;
+    await client.query(`update withdrawal_whitelist set added_at = added_at - $2::interval, usable_at = usable_at - $2::interval where merchant_id = $1`, [merchantId, shift]);
+  } finally {
+    await client.end();
+  }
 }
 
 export async function advance(r: Rpcs, seconds: number): Promise<void> {

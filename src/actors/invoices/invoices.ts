@@ -107,12 +107,15 @@ export class Invoices {
     this.createdLog = deps.logger.child({}, { redact: [] });
   }
 
-  /** Counted as a request in flight while it runs: payout steps yield to it (RequestLoad). */
-  create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
-    return this.requestLoad.around(() => this.createCounted(merchantId, input, network));
+  /**
+   * Counted as a request in flight while it runs: payout steps yield to it (RequestLoad).
+   * `requestId`: the gateway's, put on this call's log lines.
+   */
+  create(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null, requestId?: string): Promise<{ loaded: LoadedInvoice; created: boolean }> {
+    return this.requestLoad.around(() => this.createCounted(merchantId, input, network, requestId));
   }
 
-  private async createCounted(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null): Promise<{ loaded: LoadedInvoice; created: boolean }> {
+  private async createCounted(merchantId: string, input: CreateInvoiceInput, network: NetworkSettings | null, requestId: string | undefined): Promise<{ loaded: LoadedInvoice; created: boolean }> {
     const merchant = await this.terms(merchantId);
     const uuid = flatUuid();
     const now = this.deps.clock.now();
@@ -160,7 +163,7 @@ export class Invoices {
     }
     this.deps.actors.adopt(uuid, row.network, spawned);
     if (network) this.deps.onAddressAllocated(network.code);
-    this.createdLog.info({ invoiceUuid: uuid, merchantId, network: row.network, amount: input.amount }, 'invoice created');
+    this.createdLog.info({ invoiceUuid: uuid, merchantId, orderId: input.orderId ?? undefined, network: row.network, amount: input.amount, requestId }, 'invoice created');
     return { loaded: { row, payments: [] }, created: true };
   }
 
@@ -180,7 +183,7 @@ export class Invoices {
    * Sets or changes the network of a pending invoice with nothing received (409 otherwise):
    * fees, deposit address or memo and required confirmations are recomputed, the old address freed.
    */
-  async setNetwork(uuid: string, merchantId: string | null, network: NetworkSettings): Promise<LoadedInvoice> {
+  async setNetwork(uuid: string, merchantId: string | null, network: NetworkSettings, requestId?: string): Promise<LoadedInvoice> {
     const { row: current } = await this.get(uuid, merchantId);
     const ctx = this.deps.actors.context(uuid);
     if (!ctx || current.status !== 'pending' || !canChangeNetwork(ctx)) {
@@ -233,7 +236,7 @@ export class Invoices {
     );
     this.deps.actors.setNetwork(uuid, network.code);
     this.deps.onAddressAllocated(network.code);
-    this.deps.logger.info({ invoiceUuid: uuid, network: network.code }, 'invoice network set');
+    this.deps.logger.info({ invoiceUuid: uuid, network: network.code, requestId }, 'invoice network set');
     return this.get(uuid, merchantId);
   }
 

@@ -11,9 +11,12 @@ import { addressOwner, allPoolAddresses } from '../../store/repos/address-pool';
 import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { ActorActivity } from '../introspection/activity';
 import { WatchedSet } from './watched-set';
-import { lagSeconds, type WatcherState, type WatcherStatusView } from './watcher-status';
+import { lagSeconds, type AddressPoolView, type WatcherState, type WatcherStatusView } from './watcher-status';
 
-export type { WatcherState, WatcherStatusView } from './watcher-status';
+export type { AddressPoolView, WatcherState, WatcherStatusView } from './watcher-status';
+
+/** A watcher built without a pool keeper (tests): no pool to report on. */
+const NO_POOL_VIEW: AddressPoolView = { state: 'none', error: null, haltedAt: null };
 
 interface Tracked {
   readonly invoiceUuid: string;
@@ -40,6 +43,8 @@ export interface NetworkWatcherDeps {
   readonly activity?: ActorActivity;
   /** The chain head while no watch runs (paused, halted), so lag keeps growing; devnet has it. */
   readonly chainHead?: () => Promise<number | null>;
+  /** The network's deposit-address pool (PoolKeeper.status): shown with the watcher, for the operator. */
+  readonly addressPool?: () => AddressPoolView;
 }
 
 /**
@@ -302,6 +307,7 @@ export class NetworkWatcher {
       rpcHealthy: this.state !== 'halted' && failures === 0,
       watched: this.watched.size(),
       tracked: this.tracked.size,
+      addressPool: this.deps.addressPool?.() ?? NO_POOL_VIEW,
     };
   }
 

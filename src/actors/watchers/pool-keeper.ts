@@ -4,22 +4,27 @@ import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { DerivationThreadError } from '../../chains/derivation/derivation-thread';
-import { DerivedAddressMismatchError, freeAddressCount, refillPool, type AddressDeriver } from '../../store/repos/address-pool';
+import { DerivedAddressMismatchError, freeAddressCount, refillPool, type AddressDeriver, type DerivedTwice } from '../../store/repos/address-pool';
 import { RefillPace } from './refill-pace';
+import type { AddressPoolView } from './watcher-status';
+
+/**
+ * Addresses inserted per statement. Derivation is elliptic-curve work (two implementations per
+ * address), so a refill on the daemon thread yields to the event loop after every step
+ * (RefillPace); with the derivation thread, one chunk is one job.
+ */
+const REFILL_CHUNK = 50;
 
 /**
  * Keeps each address pool above its low-water mark: derives a batch when free addresses drop
  * below `minFree`. New addresses are handed to the network's watcher before any invoice can get
  * them, so no payment to them is missed. One refill per network at a time.
+ *
+ * Every address is derived by two independent implementations and stored only where they agree
+ * (refillPool). When they differ, that network's refill stops for good (until a restart): an
+ * error log with both addresses, `halted` in the watcher view (`chainpay watchers`, ListWatchers)
+ * and the chainpay_address_pool_halted metric; the other networks go on.
  */
-/**
- * Addresses inserted per statement. Derivation is pure-JS elliptic-curve work (~0.13 ms an address
- * on EVM/TRON, derived in ranges of DERIVE_STEP), so the refill yields to the event loop after every
- * step (RefillPace): a chunk derived in one go held requests up ~30 ms (50 addresses at the old
- * ~0.5 ms each), which showed in the p99 of invoice creation.
- */
-const REFILL_CHUNK = 50;
-
 export class PoolKeeper {
   private readonly running = new Map<NetworkCode, Promise<void>>();
   /**
@@ -46,20 +51,31 @@ export class PoolKeeper {
       minFree: number;
       batch: number;
       onAdded: (network: NetworkCode, normalized: string[]) => void;
-      /** Derives ranges off the event loop (DerivationThread; fails with DerivationThreadError); without it, refills derive here, paced. */
-      deriveElsewhere?: (network: NetworkCode, from: number, count: number) => Promise<string[]>;
+      /**
+       * Derives ranges off the event loop by both implementations (DerivationThread; fails with
+       * DerivationThreadError); without it, or when it fails, refills derive here, paced.
+       */
+      deriveElsewhere?: (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
     },
   ) {}
 
-  /** Networks whose thread-derived addresses once differed from the daemon thread's: never threaded again. */
-  private readonly threadRefused = new Set<NetworkCode>();
+  /** Networks whose refill stopped: two derivations of an address differed. */
+  private readonly halted = new Map<NetworkCode, { readonly error: DerivedAddressMismatchError; readonly at: Date }>();
+
+  /** The pool's refill state as the watcher view shows it. */
+  status(network: NetworkCode): AddressPoolView {
+    if (NETWORK_FACTS[network].depositMode !== 'address_pool') return { state: 'none', error: null, haltedAt: null };
+    const halt = this.halted.get(network);
+    return halt ? { state: 'halted', error: halt.error.message, haltedAt: halt.at } : { state: 'ok', error: null, haltedAt: null };
+  }
 
   /**
    * Refill when below the mark. Concurrent callers share the running refill (a burst of invoices
    * that found the pool empty triggers one batch, not one batch each).
    */
   ensure(network: NetworkCode, options: { urgent?: boolean } = {}): Promise<void> {
-    if (NETWORK_FACTS[network].depositMode !== 'address_pool') return Promise.resolve();
+    // A halted pool derives nothing more: callers get what is left in it (PoolEmptyError once empty).
+    if (NETWORK_FACTS[network].depositMode !== 'address_pool' || this.halted.has(network)) return Promise.resolve();
     if (options.urgent) this.urgent.add(network);
     const current = this.running.get(network);
     if (current) return current;
@@ -83,18 +99,12 @@ export class PoolKeeper {
   /**
    * One chunk through the derivation thread; null when it is to be derived here instead. The
    * thread is a speed-up, never a dependency: a chunk it fails to derive (it could not start, it
-   * died) is derived here, paced, as without it. A chunk whose addresses differ from this thread's
-   * (refillPool checks) stores nothing, and that network is derived here from then on.
+   * died) is derived here, paced, as without it. A mismatch is thrown (the refill stops).
    */
   private async refillThreaded(em: EntityManager, network: NetworkCode, threaded: AddressDeriver, count: number): Promise<string[] | null> {
     try {
       return await refillPool(em, network, threaded, count, this.deps.clock.now());
     } catch (err) {
-      if (err instanceof DerivedAddressMismatchError) {
-        this.threadRefused.add(network);
-        this.deps.logger.error({ err, network }, 'the derivation thread derived other addresses than the daemon thread; deriving this network on the daemon thread from now on');
-        return null;
-      }
       if (err instanceof DerivationThreadError) {
         this.deps.logger.warn({ err, network }, 'address derivation thread failed; deriving on the daemon thread');
         return null;
@@ -120,28 +130,44 @@ export class PoolKeeper {
     const here = ownDeriver(adapter);
     const elsewhere = this.deps.deriveElsewhere;
     const threaded: AddressDeriver | null = elsewhere ? { ...here, deriveDepositAddressesElsewhere: (from, n) => elsewhere(network, from, n) } : null;
-    for (let done = 0; done < count; done += REFILL_CHUNK) {
-      const n = Math.min(REFILL_CHUNK, count - done);
-      let chunk: string[] | null = null;
-      if (threaded && !this.threadRefused.has(network)) chunk = await this.refillThreaded(em, network, threaded, n);
-      chunk ??= await refillPool(em, network, here, n, this.deps.clock.now(), pace.afterAddress);
-      this.deps.onAdded(network, chunk);
-      added.push(...chunk);
+    try {
+      for (let done = 0; done < count; done += REFILL_CHUNK) {
+        const n = Math.min(REFILL_CHUNK, count - done);
+        let chunk: string[] | null = null;
+        if (threaded) chunk = await this.refillThreaded(em, network, threaded, n);
+        chunk ??= await refillPool(em, network, here, n, this.deps.clock.now(), pace.afterAddress);
+        this.deps.onAdded(network, chunk);
+        added.push(...chunk);
+      }
+    } catch (err) {
+      if (!(err instanceof DerivedAddressMismatchError)) throw err;
+      this.halt(network, err, added.length);
+      return;
     }
     this.untilCount.set(network, Math.floor((free + added.length - this.deps.minFree) / 2));
     this.deps.logger.info({ network, added: added.length, freeBefore: free }, 'address pool refilled');
+  }
+
+  /** Stops the network's refill for the life of this daemon: the cause is a bug, bad memory or tampered code, never load. */
+  private halt(network: NetworkCode, err: DerivedAddressMismatchError, added: number): void {
+    this.halted.set(network, { error: err, at: this.deps.clock.now() });
+    this.deps.logger.error(
+      { alert: 'address_pool_halted', err, network, derivationIndex: err.derivationIndex, ...err.details, addedBeforeHalt: added },
+      'two independent derivations of a deposit address differ: address pool refill stopped for this network; no address of that chunk was stored (restart the daemon once the cause is found)',
+    );
   }
 }
 
 /**
  * The adapter as the deriver of its own pool: every address it yields comes from the adapter's
- * codec (here or on the derivation thread, whose chunks refillPool checks against this thread's),
- * so it is normalized without validating it again (ChainAdapter.normalizeDerivedAddress: on EVM
+ * codec (here or on the derivation thread, with the same codecs), and both of its implementations
+ * agreed on it, so it is normalized without validating it again (ChainAdapter.normalizeDerivedAddress: on EVM
  * that skips a keccak per address).
  */
 function ownDeriver(adapter: ChainAdapter): AddressDeriver {
   return {
     deriveDepositAddress: (index) => adapter.deriveDepositAddress(index),
+    crossCheckDepositAddresses: (from, count) => adapter.crossCheckDepositAddresses(from, count),
     ...(adapter.deriveDepositAddresses ? { deriveDepositAddresses: adapter.deriveDepositAddresses } : {}),
     normalizeAddress: adapter.normalizeDerivedAddress ?? ((address) => adapter.normalizeAddress(address)),
   };

@@ -6,6 +6,18 @@ import type { NetworkCode } from '../../domain/networks';
  */
 export type WatcherState = 'starting' | 'running' | 'paused' | 'halted' | 'stopped';
 
+/**
+ * The deposit-address pool of the network: `ok` while it refills; `halted` once two independent
+ * derivations of an address differed (no new address enters the pool until the daemon restarts;
+ * the free addresses already in it were checked and are still handed out); `none` without a pool (TON).
+ */
+export interface AddressPoolView {
+  readonly state: 'ok' | 'halted' | 'none';
+  /** Why it halted (the index and both addresses), null otherwise. */
+  readonly error: string | null;
+  readonly haltedAt: Date | null;
+}
+
 export interface WatcherStatusView {
   readonly network: NetworkCode;
   readonly mode: 'devnet' | 'live';
@@ -26,6 +38,7 @@ export interface WatcherStatusView {
   readonly watched: number;
   /** Unfinal transfers whose confirmations this watcher still counts. */
   readonly tracked: number;
+  readonly addressPool: AddressPoolView;
 }
 
 /** Lag in seconds: the age of the newest processed block while behind; 0 when caught up. */

@@ -22,7 +22,7 @@ describe('withdrawal initial snapshots from templates', () => {
   beforeAll(async () => {
     db = await createTestDatabase('cp_wdsnap');
     orm = await openDatabase({ clientUrl: db.url });
-    actors = new WithdrawalActors({ orm, logger: pino({ level: 'silent' }), clock, adapters: new Map() });
+    actors = new WithdrawalActors({ orm, logger: pino({ level: 'silent' }), clock, adapters: new Map(), livemode: false });
   });
   afterAll(async () => {
     await actors?.stop();

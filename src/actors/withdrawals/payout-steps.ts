@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
-import { ConflictError, DomainError, UnavailableError, ValidationError } from '../../domain/errors';
+import { ConflictError, DomainError, UnavailableError, ValidationError, type DomainErrorDetails } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import { errorText, NEEDS_OPERATOR_CODES, needsOperator, type CheckPayoutOutput, type PayoutActorInput, type SignPayoutInput, type WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter, StoredNonceWallet } from '../../chains/types';
@@ -39,15 +39,31 @@ export const DEFAULT_BUMP_AFTER_MS = 5 * 60 * 1000;
  * (a nonce used by "another" transaction, as far as one node can tell): the withdrawal then waits
  * for an operator, never released on that signal alone.
  */
-const PERMANENT_CODES = new Set(['payout_rejected', 'payout_invalid', 'invalid_address', 'invalid_amount']);
+const PERMANENT_CODES = new Set(['payout_rejected', 'payout_invalid', 'invalid_address', 'invalid_amount', 'payout_insufficient_gas', 'payout_insufficient_token']);
 
+/**
+ * An adapter error -> the DomainError the withdrawal machine acts on, by its code. The adapter's
+ * message (built from its structured details, no secret in it) is kept: it becomes the failed
+ * withdrawal's failure_reason, so it must say what happened in words an operator can act on.
+ */
 function classify(error: unknown): unknown {
   if (error instanceof DomainError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(code);
-  if (typeof code === 'string' && NEEDS_OPERATOR_CODES.includes(code)) return new ConflictError(code, message);
-  if (typeof code === 'string' && PERMANENT_CODES.has(code)) return new ValidationError(code, message);
+  const details = plainDetails((error as { details?: unknown } | null)?.details);
+  if (typeof code === 'string' && NEEDS_OPERATOR_CODES.includes(code)) return new ConflictError(code, message, undefined, details);
+  if (typeof code === 'string' && PERMANENT_CODES.has(code)) return new ValidationError(code, message, undefined, details);
   return error;
+}
+
+/** The scalar entries of an adapter error's details (DomainErrorDetails holds nothing else). */
+function plainDetails(details: unknown): DomainErrorDetails {
+  if (details === null || typeof details !== 'object') return {};
+  const out: DomainErrorDetails = {};
+  for (const [k, v] of Object.entries(details)) {
+    if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  }
+  return out;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface WithdrawalActorsDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  /** The daemon's mode, carried by every withdrawal webhook (`livemode`). */
+  readonly livemode: boolean;
   readonly killAt?: PayoutKillPoint;
   /** Payout steps running at once (PayoutSlots). */
   readonly concurrency?: number;
@@ -49,6 +51,7 @@ interface StatusChange {
   readonly network: string;
   readonly previousStatus: string;
   readonly txHash: string | null;
+  readonly failureReason: string | null;
 }
 
 interface Entry {
@@ -362,8 +365,11 @@ export class WithdrawalActors {
     entry.persistedSnapshot = persistedSnapshot;
     this.activity.record(uuid, ctx.network, 'committed', { status, state: snapshot.value, confirmations: ctx.confirmations, tx_hash: ctx.txHash, closed: done, at: now.toISOString() });
     // One line per committed status change (the row's status, as its webhook event), not per poll.
+    // A failure is a WARN that says why (failure_reason: what the operator has to fix).
     if (change) {
-      this.deps.logger.info({ withdrawalUuid: uuid, merchantId: change.merchantId, network: change.network, previousStatus: change.previousStatus, status, txHash: change.txHash ?? undefined }, 'withdrawal status changed');
+      const line = { withdrawalUuid: uuid, merchantId: change.merchantId, network: change.network, previousStatus: change.previousStatus, status, txHash: change.txHash ?? undefined };
+      if (status === 'failed') this.deps.logger.warn({ ...line, failureReason: change.failureReason }, 'withdrawal failed');
+      else this.deps.logger.info(line, 'withdrawal status changed');
     }
     if (done) {
       this.activity.forget(uuid);
@@ -397,9 +403,9 @@ export class WithdrawalActors {
       'chainpay_wd_actor_update',
     );
     if (row.status === before) return { status: row.status, change: null, events: [] };
-    const events = withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now());
+    const events = withdrawalEvents(row, [`withdrawal.${row.status}`], this.deps.clock.now(), this.deps);
     await insertOutboxEventsSql(q, events);
-    return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash }, events };
+    return { status: row.status, change: { merchantId: row.merchantId, network: row.network, previousStatus: before, txHash: row.txHash, failureReason: row.failureReason }, events };
   }
 
   private applyContext(row: Withdrawal, ctx: WithdrawalMachineContext): void {

@@ -4,6 +4,7 @@ import { MalformedRequestError, ValidationError } from '../../domain/errors';
 import { computeWithdrawalAmounts } from '../../domain/fees';
 import { parseNetwork } from '../../domain/invoice-request';
 import type { NetworkSettings } from '../../domain/networks';
+import { BodyFields } from '../../domain/request-fields';
 
 /** The body of POST /v1/withdrawals, validated (all but the whitelist and the balance). */
 export interface CreateWithdrawalInput {
@@ -15,6 +16,9 @@ export interface CreateWithdrawalInput {
   readonly netPayout: string;
   readonly reference: string | null;
 }
+
+/** The fields of POST /v1/withdrawals. */
+export const CREATE_WITHDRAWAL_FIELDS = new BodyFields(['network', 'address', 'amount', 'reference']);
 
 export const REFERENCE_MAX = 200;
 const ADDRESS_MAX = 128;
@@ -36,11 +40,12 @@ function requiredString(body: Record<string, unknown>, field: string): string {
 }
 
 /**
- * Rules in the order a merchant fixes them: network known and active (`unknown_network`), address
+ * Rules in the order a merchant fixes them: only known fields (`unknown_field`), network known and active (`unknown_network`), address
  * format of that network (`invalid_address`), amount a decimal string at the token's precision,
  * at least `min_withdrawal` (`amount_below_minimum`) and above the fee (`amount_not_above_fee`).
  */
 export function parseCreateWithdrawal(body: Record<string, unknown>, active: readonly NetworkSettings[], isValidAddress: (network: NetworkSettings, address: string) => boolean): CreateWithdrawalInput {
+  CREATE_WITHDRAWAL_FIELDS.assertKnown(body);
   const reference = parseReference(body);
   if (body.network === undefined || body.network === null) throw new MalformedRequestError('network is required', 'network', 'missing_field');
   const network = parseNetwork(body.network, active);

@@ -9,7 +9,8 @@ import { canonicalDecimal } from '../../store/repos/network-settings';
  */
 export type WithdrawalView = ReturnType<typeof withdrawalView>;
 
-export function withdrawalView(row: Withdrawal) {
+/** `scope.livemode`: false on devnet (DESIGN.md: objects carry livemode). */
+export function withdrawalView(row: Withdrawal, scope: { readonly livemode: boolean }) {
   return {
     uuid: row.uuid,
     reference: row.reference ?? undefined,
@@ -21,10 +22,13 @@ export function withdrawalView(row: Withdrawal) {
     net_payout: canonicalDecimal(row.netPayout),
     tx_hash: row.txHash ?? undefined,
     rejection_reason: row.rejectionReason ?? undefined,
+    // The row also holds why a processing withdrawal waits for an operator: shown once failed only.
+    failure_reason: row.status === 'failed' ? (row.failureReason ?? undefined) : undefined,
     created_at: row.createdAt.toISOString(),
     completed_at: row.completedAt?.toISOString(),
     merchant_id: row.merchantId,
     confirmations: row.confirmations,
+    livemode: scope.livemode,
   };
 }
 
@@ -41,7 +45,9 @@ export function toRestWithdrawal(w: WithdrawalView): Record<string, unknown> {
     net_payout: w.net_payout,
     tx_hash: w.tx_hash ?? null,
     rejection_reason: w.rejection_reason ?? null,
+    failure_reason: w.failure_reason ?? null,
     created_at: w.created_at,
     completed_at: w.completed_at ?? null,
+    livemode: w.livemode,
   };
 }

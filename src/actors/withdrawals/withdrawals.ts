@@ -30,6 +30,8 @@ export interface WithdrawalsDeps {
   readonly actors: WithdrawalActors;
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
   readonly whitelist: Whitelist;
+  /** The daemon's mode, carried by every withdrawal webhook (`livemode`). */
+  readonly livemode: boolean;
   /** Test hook: runs in the creating transaction, under the merchant's lock, before the new rows are inserted. */
   readonly beforeInsert?: (q: Query, rows: readonly Withdrawal[]) => Promise<void>;
   /** Wait between payout status polls (and before retrying a transient failure). */
@@ -117,13 +119,13 @@ export class Withdrawals {
    * merchants that arrived in the same turn: see GroupedBatches) and in the database by a row lock
    * on the merchant, under which the rolling daily sum and the balance are read and the holds are
    * booked. Counted as a request in flight while it runs: payout steps
-   * yield to it (RequestLoad).
+   * yield to it (RequestLoad). `requestId`: the gateway's, put on this call's log line.
    */
-  create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
-    return this.requestLoad.around(() => this.createCounted(merchantId, body, active));
+  create(merchantId: string, body: Record<string, unknown>, active: readonly NetworkSettings[], requestId?: string): Promise<{ row: Withdrawal; created: boolean }> {
+    return this.requestLoad.around(() => this.createCounted(merchantId, body, active, requestId));
   }
 
-  private async createCounted(requestedMerchant: string, body: Record<string, unknown>, active: readonly NetworkSettings[]): Promise<{ row: Withdrawal; created: boolean }> {
+  private async createCounted(requestedMerchant: string, body: Record<string, unknown>, active: readonly NetworkSettings[], requestId: string | undefined): Promise<{ row: Withdrawal; created: boolean }> {
     if (!UUID.test(requestedMerchant)) throw new NotFoundError('merchant', requestedMerchant);
     // One spelling per merchant: the batch key, the rows and the ledger accounts
     // (merchant:<id>:available, whose balance the hold moves) all use PostgreSQL's text form of the
@@ -148,7 +150,7 @@ export class Withdrawals {
     // it: a known reference answers with its withdrawal, then the whitelist, then the balance.
     const result = await this.batches.submit(merchantId, input);
     if (result.created) {
-      this.createdLog.info({ withdrawalUuid: result.row.uuid, merchantId, network: input.network.code, amount: input.amount, status: result.row.status }, 'withdrawal created');
+      this.createdLog.info({ withdrawalUuid: result.row.uuid, merchantId, reference: input.reference ?? undefined, network: input.network.code, amount: input.amount, status: result.row.status, requestId }, 'withdrawal created');
     }
     return { row: result.row, created: result.created };
   }
@@ -256,7 +258,7 @@ export class Withdrawals {
     const outcomes = groups.map((g) => this.judge(g, caps.get(g.key), states.get(g.key), now, { rows, snapshots, holds }));
     if (rows.length === 0) return { outcomes, events: [] };
     await this.deps.beforeInsert?.(q, rows);
-    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now));
+    const events = rows.flatMap((row) => withdrawalEvents(row, [`withdrawal.${row.status}`], now, this.deps));
     await insertWithdrawals(q, rows, snapshots, events);
     // The check constraint (available >= 0) makes an overdraw fail here, atomically, whatever raced.
     await postJournalsSql(q, holds, now);

@@ -14,16 +14,16 @@ const WATCH_ONLY = { xpub: seed.derive(EVM_DEPOSIT_ACCOUNT_PATH).publicExtendedK
 
 const threadWorker = (thread: DerivationThread): Worker | null => (thread as unknown as { worker: Worker | null }).worker;
 
-describe('DerivationThread: deposit addresses derived on a worker thread are the codecs\' own', () => {
+describe('DerivationThread: deposit addresses derived on a worker thread by both of the codecs\' implementations', () => {
   const thread = new DerivationThread({ mnemonic: JUNK });
   afterAll(() => thread.close());
 
-  it.each<NetworkCode>(['POLYGON', 'BEP20', 'ARBITRUM', 'TRC20', 'SOLANA'])('%s: every address equals deriveDepositAddress(i) of the same codec', async (network) => {
+  it.each<NetworkCode>(['POLYGON', 'BEP20', 'ARBITRUM', 'TRC20', 'SOLANA'])('%s: every address and every check equals deriveDepositAddress(i) of the same codec', async (network) => {
     const codec = createAddressCodec(network, { mnemonic: JUNK });
     const from = 37;
-    const addresses = await thread.derive(network, from, 20);
-    expect(addresses).toEqual(Array.from({ length: 20 }, (_, k) => codec.deriveDepositAddress(from + k)));
-    // The thread derives with libsecp256k1 (its add-on ships prebuilt for this platform), the codec here in JavaScript.
+    const expected = Array.from({ length: 20 }, (_, k) => codec.deriveDepositAddress(from + k));
+    expect(await thread.derive(network, from, 20)).toEqual({ addresses: expected, check: expected });
+    // The check runs on libsecp256k1 (its add-on ships prebuilt for this platform).
     expect(thread.engine).toBe('libsecp256k1');
   });
 
@@ -31,7 +31,9 @@ describe('DerivationThread: deposit addresses derived on a worker thread are the
     const watchOnly = new DerivationThread(WATCH_ONLY);
     try {
       for (const network of ['POLYGON', 'TRC20'] as const) {
-        expect(await watchOnly.derive(network, 0, 5)).toEqual(await thread.derive(network, 0, 5));
+        const derived = await watchOnly.derive(network, 0, 5);
+        expect(derived).toEqual(await thread.derive(network, 0, 5));
+        expect(derived.check).toEqual(derived.addresses);
       }
     } finally {
       await watchOnly.close();
@@ -41,14 +43,14 @@ describe('DerivationThread: deposit addresses derived on a worker thread are the
   it('jobs asked at once are all answered, each with its own range', async () => {
     const ranges = [0, 8, 16, 24].map((from) => thread.derive('TRC20', from, 8));
     const codec = createAddressCodec('TRC20', { mnemonic: JUNK });
-    expect((await Promise.all(ranges)).flat()).toEqual(Array.from({ length: 32 }, (_, i) => codec.deriveDepositAddress(i)));
+    expect((await Promise.all(ranges)).flatMap((r) => r.addresses)).toEqual(Array.from({ length: 32 }, (_, i) => codec.deriveDepositAddress(i)));
   });
 
   it('a codec that refuses fails that job only, with the codec\'s reason', async () => {
     const refused = thread.derive('TON', 0, 1);
     await expect(refused).rejects.toBeInstanceOf(DerivationThreadError);
     await expect(refused).rejects.toMatchObject({ details: { network: 'TON', from: 0, count: 1, cause: expect.stringContaining('UnsupportedOperationError') } });
-    await expect(thread.derive('POLYGON', 0, 1)).resolves.toHaveLength(1);
+    await expect(thread.derive('POLYGON', 0, 1)).resolves.toMatchObject({ addresses: [expect.any(String)], check: [expect.any(String)] });
   });
 
   it('a thread that dies fails its running jobs; the next job starts a new thread', async () => {
@@ -61,7 +63,7 @@ describe('DerivationThread: deposit addresses derived on a worker thread are the
       await expect(running).rejects.toBeInstanceOf(DerivationThreadError);
       const again = await crashing.derive('POLYGON', 3, 2);
       expect(threadWorker(crashing)).not.toBe(first);
-      expect(again).toEqual([3, 4].map((i) => createAddressCodec('POLYGON', { mnemonic: JUNK }).deriveDepositAddress(i)));
+      expect(again.addresses).toEqual([3, 4].map((i) => createAddressCodec('POLYGON', { mnemonic: JUNK }).deriveDepositAddress(i)));
     } finally {
       await crashing.close();
     }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { NetworkCode } from '../../domain/networks';
 import type { KeyMaterial } from '../codec';
-import type { DerivationAnswer, DerivationEngine, DerivationJob, DerivationWorkerData } from './messages';
+import type { CheckedAddresses, DerivationAnswer, DerivationEngine, DerivationJob, DerivationWorkerData } from './messages';
 
 /** A range could not be derived on the derivation thread: the codec refused, or the thread died. */
 export class DerivationThreadError extends Error {
@@ -17,19 +17,20 @@ export class DerivationThreadError extends Error {
 
 interface Pending {
   readonly job: DerivationJob;
-  readonly resolve: (addresses: string[]) => void;
+  readonly resolve: (derived: CheckedAddresses) => void;
   readonly reject: (err: DerivationThreadError) => void;
 }
 
 const WORKER_ENTRY = path.join(__dirname, 'worker.js');
 
 /**
- * Deposit addresses derived on a worker thread of their own. Deriving is pure-JS elliptic-curve
- * work (~0.1 ms an EVM/TRON address, ~0.4 ms a SOLANA one) that refills the address pools while
+ * Deposit addresses derived on a worker thread of their own, each by both of its codec's
+ * implementations (the pool takes an address only where they agree). Deriving is elliptic-curve
+ * work (docs/performance.md has the figures per network) that refills the address pools while
  * invoices are created: on the daemon's event loop it was ~15% of the CPU of each new invoice, the
  * one thread every request goes through, while the other core had room. The thread runs the same
  * codecs with the same key material (worker-main.ts), started on first use and again after it
- * dies; jobs run one after another, in the order they were asked.
+ * dies; jobs are answered by id.
  */
 export class DerivationThread {
   private worker: Worker | null = null;
@@ -45,11 +46,14 @@ export class DerivationThread {
     return this.#engine;
   }
 
-  /** Addresses from .. from+count-1 of `network`, each as its codec's deriveDepositAddress gives it. */
-  derive(network: NetworkCode, from: number, count: number): Promise<string[]> {
+  /**
+   * Addresses from .. from+count-1 of `network` by its codec's two implementations: `addresses` as
+   * deriveDepositAddress gives them, `check` as crossCheckDepositAddresses gives them (uncompared).
+   */
+  derive(network: NetworkCode, from: number, count: number): Promise<CheckedAddresses> {
     if (this.closed) return Promise.reject(new DerivationThreadError('the derivation thread is closed', { network, from, count }));
     const job: DerivationJob = { id: this.nextId++, network, from, count };
-    return new Promise<string[]>((resolve, reject) => {
+    return new Promise<CheckedAddresses>((resolve, reject) => {
       this.pending.set(job.id, { job, resolve, reject });
       try {
         const worker = this.started();
@@ -102,12 +106,12 @@ export class DerivationThread {
       pending.reject(new DerivationThreadError(`deriving ${network} addresses ${from}..${from + count - 1} failed`, { network, from, count, cause: `${answer.name}: ${answer.message}` }));
       return;
     }
-    if (answer.addresses.length !== count) {
-      pending.reject(new DerivationThreadError(`the derivation thread answered ${answer.addresses.length} addresses for ${count}`, { network, from, count }));
+    if (answer.addresses.length !== count || answer.check.length !== count) {
+      pending.reject(new DerivationThreadError(`the derivation thread answered ${answer.addresses.length} and ${answer.check.length} addresses for ${count}`, { network, from, count }));
       return;
     }
     this.#engine = answer.engine;
-    pending.resolve([...answer.addresses]);
+    pending.resolve({ addresses: [...answer.addresses], check: [...answer.check] });
   }
 
   private failAll(message: string): void {

@@ -1,5 +1,6 @@
 import type { KeyMaterial } from '../codec';
 import type { NetworkCode } from '../../domain/networks';
+import type { AddonEngine } from '../keys/secp256k1-addon';
 
 /** What the derivation thread is started with (worker_threads workerData). */
 export interface DerivationWorkerData {
@@ -14,10 +15,20 @@ export interface DerivationJob {
   readonly count: number;
 }
 
-/** What the thread's secp256k1 families derive with: libsecp256k1 and a native keccak where their add-ons load, else JavaScript. */
-export type DerivationEngine = 'libsecp256k1' | 'javascript';
+/** What the thread's secp256k1 check runs on: libsecp256k1 where the add-on loads, else its JavaScript fallback. */
+export type DerivationEngine = AddonEngine;
 
-/** The answer to a job: the addresses in order (each as the codec's deriveDepositAddress gives it), or why not. */
+/**
+ * A range derived twice, by the codec's two independent implementations: `addresses` as
+ * deriveDepositAddress(i) gives them, `check` as crossCheckDepositAddresses gives them. Whoever
+ * stores them compares the two (refillPool); the thread only derives.
+ */
+export interface CheckedAddresses {
+  readonly addresses: readonly string[];
+  readonly check: readonly string[];
+}
+
+/** The answer to a job: both derivations in order, or why not. */
 export type DerivationAnswer =
-  | { readonly id: number; readonly ok: true; readonly addresses: readonly string[]; readonly engine: DerivationEngine }
+  | ({ readonly id: number; readonly ok: true; readonly engine: DerivationEngine } & CheckedAddresses)
   | { readonly id: number; readonly ok: false; readonly name: string; readonly message: string };

@@ -1,39 +1,48 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AddressCodec } from '../codec';
 import { createAddressCodec } from '../codecs';
-import { loadNativeSecp256k1 } from '../keys/native-secp256k1';
-import type { NetworkCode } from '../../domain/networks';
-import type { DerivationAnswer, DerivationJob, DerivationWorkerData } from './messages';
+import { widenBaseTable } from '../keys/bip32';
+import { secp256k1Addon } from '../keys/secp256k1-addon';
+import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
+import type { CheckedAddresses, DerivationAnswer, DerivationJob, DerivationWorkerData } from './messages';
 
 /**
  * The derivation thread's side (started by DerivationThread through worker.js): the same codecs
  * as the daemon's adapters (createAddressCodec with the same key material), so an address derived
- * here is the one the main thread would have derived; its secp256k1 families (EVM, TRON) derive
- * with libsecp256k1 where the add-on loads (keys/native-secp256k1.ts), the daemon thread in
- * JavaScript, and refillPool compares the two on the last address of every chunk.
+ * here is the one the main thread would have derived. Each range is derived by both of the codec's
+ * implementations (deriveDepositAddresses: @scure/bip32 and noble; crossCheckDepositAddresses: the
+ * secp256k1/keccak add-ons, or SLIP-0010 by two libraries on SOLANA); refillPool compares them.
  */
 const { keys } = workerData as DerivationWorkerData;
 const codecs = new Map<NetworkCode, AddressCodec>();
-/** libsecp256k1 and a native keccak where their add-ons load (~2.5x faster); the daemon thread re-derives one address per chunk in JavaScript. */
-const native = loadNativeSecp256k1();
+/**
+ * secp256k1 addresses to derive before the wider base-point table pays for itself (widenBaseTable:
+ * ~0.3 s once, ~70 µs saved per address): pools that stay small, as in tests, never build it.
+ */
+const WIDE_TABLE_AFTER = 5_000;
+let secp256k1Derived = 0;
 
-function derive(job: DerivationJob): string[] {
+async function derive(job: DerivationJob): Promise<CheckedAddresses> {
+  const family = NETWORK_FACTS[job.network].family;
+  if (family === 'evm' || family === 'tron') {
+    if (secp256k1Derived < WIDE_TABLE_AFTER && secp256k1Derived + job.count >= WIDE_TABLE_AFTER) widenBaseTable();
+    secp256k1Derived += job.count;
+  }
   let codec = codecs.get(job.network);
   if (!codec) {
-    codec = createAddressCodec(job.network, keys, native);
+    codec = createAddressCodec(job.network, keys);
     codecs.set(job.network, codec);
   }
-  if (codec.deriveDepositAddresses) return codec.deriveDepositAddresses(job.from, job.count);
-  return Array.from({ length: job.count }, (_, k) => codec.deriveDepositAddress(job.from + k));
+  const addresses = codec.deriveDepositAddresses ? codec.deriveDepositAddresses(job.from, job.count) : Array.from({ length: job.count }, (_, k) => codec.deriveDepositAddress(job.from + k));
+  return { addresses, check: await codec.crossCheckDepositAddresses(job.from, job.count) };
 }
 
 parentPort!.on('message', (job: DerivationJob) => {
-  let answer: DerivationAnswer;
-  try {
-    answer = { id: job.id, ok: true, addresses: derive(job), engine: native ? 'libsecp256k1' : 'javascript' };
-  } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    answer = { id: job.id, ok: false, name: e.name, message: e.message };
-  }
-  parentPort!.postMessage(answer);
+  derive(job).then(
+    (derived): DerivationAnswer => ({ id: job.id, ok: true, ...derived, engine: secp256k1Addon().engine }),
+    (err: unknown): DerivationAnswer => {
+      const e = err instanceof Error ? err : new Error(String(err));
+      return { id: job.id, ok: false, name: e.name, message: e.message };
+    },
+  ).then((answer) => parentPort!.postMessage(answer));
 });

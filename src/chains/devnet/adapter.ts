@@ -126,6 +126,10 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     return this.options.codec.deriveDepositAddress(index);
   }
 
+  crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    return this.options.codec.crossCheckDepositAddresses(from, count);
+  }
+
   sharedDepositAddress(): string {
     return this.options.codec.sharedDepositAddress();
   }

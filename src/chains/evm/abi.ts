@@ -1,4 +1,4 @@
-/** The ERC-20 fragments chainpay uses: the Transfer event (deposits), transfer/decimals (payouts, init). */
+/** The ERC-20 fragments chainpay uses: the Transfer event (deposits), transfer/decimals (payouts, init), balanceOf (why a payout is refused). */
 export const TRANSFER_EVENT = {
   type: 'event',
   name: 'Transfer',
@@ -12,6 +12,7 @@ export const TRANSFER_EVENT = {
 export const ERC20_ABI = [
   TRANSFER_EVENT,
   { type: 'function', name: 'decimals', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint8', name: '' }] },
+  { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address', name: 'owner' }], outputs: [{ type: 'uint256', name: '' }] },
   {
     type: 'function',
     name: 'transfer',

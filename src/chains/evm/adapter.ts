@@ -6,7 +6,7 @@ import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutReq
 import { ERC20_ABI } from './abi';
 import { EvmBlockSource } from './block-source';
 import { createEvmClient } from './client';
-import { resolveEvmConfig, type EvmAdapterConfig, type EvmNetworkCode, type ResolvedEvmConfig } from './config';
+import { EVM_GAS_COIN, resolveEvmConfig, type EvmAdapterConfig, type EvmNetworkCode, type ResolvedEvmConfig } from './config';
 import { AdapterNotInitializedError, ChainIdMismatchError, TokenContractMissingError, TokenDecimalsMismatchError } from './errors';
 import { EvmPayouts } from './payouts';
 import { classifyRpcError } from './rpc-errors';
@@ -64,7 +64,7 @@ export class EvmAdapter implements ChainAdapter {
     if (decimals !== this.config.expectedDecimals) throw new TokenDecimalsMismatchError(this.network, this.tokenContract, this.config.expectedDecimals, decimals);
     this.decimals = decimals;
     this.chainId = chainId;
-    this.payouts = new EvmPayouts({ client: this.client, codec: this.config.codec, token, decimals, chainId, gasHeadroomPercent: this.config.gasHeadroomPercent });
+    this.payouts = new EvmPayouts({ network: this.network, gasCoin: EVM_GAS_COIN[this.network], client: this.client, codec: this.config.codec, token, decimals, chainId, gasHeadroomPercent: this.config.gasHeadroomPercent });
   }
 
   watch(options: WatchOptions): EvmWatch {
@@ -102,6 +102,10 @@ export class EvmAdapter implements ChainAdapter {
 
   deriveDepositAddress(index: number): string {
     return this.config.codec.deriveDepositAddress(index);
+  }
+
+  crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    return this.config.codec.crossCheckDepositAddresses(from, count);
   }
 
   sharedDepositAddress(): string {

@@ -5,9 +5,8 @@ import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';
 import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
 import { UnsupportedOperationError } from '../errors';
-import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChain, secp256k1PrivateNode } from '../keys/bip32';
-import type { Secp256k1PublicParent } from '../keys/secp256k1-children';
-import type { NativeSecp256k1 } from '../keys/native-secp256k1';
+import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChains, secp256k1PrivateNode, type Secp256k1DepositChains } from '../keys/bip32';
+import { secp256k1Addon, type Secp256k1Addon } from '../keys/secp256k1-addon';
 import { eip55Address } from './checksum';
 
 /** Deposits: m/44'/60'/0'/0/i (BIP-44, as MetaMask). An account xpub at this path suffices to watch. */
@@ -20,14 +19,14 @@ const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** EVM addresses (BEP20, POLYGON, ARBITRUM): EIP-55 display, lowercase keys, EIP-681 links. */
 export class EvmCodec implements AddressCodec {
   readonly family = 'evm' as const;
-  /** <account>/0, public material only; built on first use (a bad mnemonic/xpub throws there). */
-  private external: Secp256k1PublicParent | undefined;
+  /** <account>/0 of both implementations; built on first use (a bad mnemonic/xpub throws there). */
+  private chains: Secp256k1DepositChains | undefined;
   private hot: HotWalletKey | undefined;
 
-  /** With `native` (the derivation thread), the curve work and both keccaks are native; the addresses are the same. */
+  /** `addon`: the second implementation (default: the secp256k1/keccak add-on this thread loads); tests inject a wrong one. */
   constructor(
     private readonly keys: KeyMaterial,
-    private readonly native: NativeSecp256k1 | null = null,
+    private readonly addon: Secp256k1Addon = secp256k1Addon(),
   ) {}
 
   deriveDepositAddress(index: number): string {
@@ -35,13 +34,22 @@ export class EvmCodec implements AddressCodec {
     return this.deriveDepositAddresses(index, 1)[0]!;
   }
 
-  /** <account>/0/from .. from+count-1 in one pass (one parent decompression, one field inversion). */
+  /** <account>/0/from .. from+count-1 by @scure/bip32, @noble/hashes' keccak and viem's EIP-55 (getAddress). */
   deriveDepositAddresses(from: number, count: number): string[] {
     assertDerivationRange(from, count);
-    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.xpub, path: EVM_DEPOSIT_ACCOUNT_PATH }, this.native);
-    const native = this.native;
-    if (native) return this.external.children(from, count).map((key) => eip55Address(keccakAccountIdOfUncompressed(key, native.keccak256), native.keccak256));
-    return this.external.children(from, count).map((key) => getAddress(bytesToHex(keccakAccountIdOfUncompressed(key))));
+    return this.depositChains().primary.childKeys(from, count).map((key) => getAddress(bytesToHex(keccakAccountIdOfUncompressed(key))));
+  }
+
+  /** The same by the secp256k1 add-on's CKDpub, the keccak add-on and our EIP-55 over that keccak (checksum.ts): no step shared. */
+  async crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    assertDerivationRange(from, count);
+    const keccak = this.addon.keccak256;
+    return this.depositChains().check.childKeys(from, count).map((key) => eip55Address(keccakAccountIdOfUncompressed(key, keccak), keccak));
+  }
+
+  private depositChains(): Secp256k1DepositChains {
+    this.chains ??= secp256k1DepositChains({ mnemonic: this.keys.mnemonic, xpub: this.keys.xpub, path: EVM_DEPOSIT_ACCOUNT_PATH }, this.addon);
+    return this.chains;
   }
 
   sharedDepositAddress(): string {

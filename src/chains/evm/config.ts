@@ -5,6 +5,9 @@ import type { AddressCodec } from '../codec';
 export const EVM_NETWORKS = ['BEP20', 'POLYGON', 'ARBITRUM'] as const satisfies readonly NetworkCode[];
 export type EvmNetworkCode = (typeof EVM_NETWORKS)[number];
 
+/** The coin each network's gas is paid in (what the hot wallet needs besides USDT). */
+export const EVM_GAS_COIN: Readonly<Record<EvmNetworkCode, string>> = { BEP20: 'BNB', POLYGON: 'POL', ARBITRUM: 'ETH' };
+
 export function isEvmNetwork(network: NetworkCode): network is EvmNetworkCode {
   return (EVM_NETWORKS as readonly string[]).includes(network);
 }

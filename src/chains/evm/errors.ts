@@ -61,12 +61,51 @@ export class PayoutNonceConsumedError extends EvmAdapterError {
   }
 }
 
-/** The node refused the transaction (fee too low, hot wallet out of gas money, node down). Retry later or bump. */
+/**
+ * The node refused the transaction (fee too low, hot wallet out of gas money, node down). Retry
+ * later or bump. `diagnosis`: what the chain state says about it when that explains it (the hot
+ * wallet cannot pay the gas), so the retry's log line tells the operator what to do.
+ */
 export class PayoutBroadcastError extends EvmAdapterError {
   override readonly name = 'PayoutBroadcastError';
   readonly code = 'payout_broadcast_failed';
-  constructor(txHash: string, cause: unknown) {
-    super(`broadcast of ${txHash} failed: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`, { txHash }, { cause });
+  constructor(txHash: string, cause: unknown, readonly diagnosis?: PayoutInsufficientGasError) {
+    const why = diagnosis ? diagnosis.message : cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+    super(`broadcast of ${txHash} failed: ${why}`, { txHash, ...(diagnosis ? { diagnosis: diagnosis.code } : {}) }, { cause });
+  }
+}
+
+/** What a hot wallet holds against what a payout needs, both as decimal strings of `symbol`. */
+export interface HotWalletShortfall {
+  readonly network: NetworkCode;
+  readonly wallet: string;
+  readonly symbol: string;
+  readonly balance: string;
+  /** Null when the node would not estimate the gas (it refused the call): only the balance is known. */
+  readonly needed: string | null;
+}
+
+/**
+ * The hot wallet cannot pay the gas of the payout (native coin: BNB, POL, ETH). Nothing was
+ * signed: the withdrawal fails with this message, which says what the operator has to do.
+ */
+export class PayoutInsufficientGasError extends EvmAdapterError {
+  override readonly name = 'PayoutInsufficientGasError';
+  readonly code = 'payout_insufficient_gas';
+  constructor(readonly shortfall: HotWalletShortfall) {
+    const { network, wallet, symbol, balance, needed } = shortfall;
+    const need = needed === null ? '' : `; this payout needs up to ${needed} ${symbol}`;
+    super(`${network} hot wallet ${wallet} has ${balance} ${symbol} for gas${need}: send ${symbol} to it, then the merchant can withdraw again`, { ...shortfall });
+  }
+}
+
+/** The hot wallet holds fewer tokens than the payout sends. Nothing was signed. */
+export class PayoutInsufficientTokenError extends EvmAdapterError {
+  override readonly name = 'PayoutInsufficientTokenError';
+  readonly code = 'payout_insufficient_token';
+  constructor(readonly shortfall: HotWalletShortfall) {
+    const { network, wallet, symbol, balance, needed } = shortfall;
+    super(`${network} hot wallet ${wallet} holds ${balance} ${symbol}; this payout sends ${needed ?? '?'} ${symbol}: refill the hot wallet, then the merchant can withdraw again`, { ...shortfall });
   }
 }
 

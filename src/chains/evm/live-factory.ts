@@ -47,7 +47,7 @@ export interface EvmNetworkSettings {
 /**
  * The registry's `live` options for every EVM network with an RPC URL: pass the result as
  * `createChainAdapters({ ..., live: evmLiveOptions(config.networks) })`. A network without
- * `<CODE>_RPC_URL` gets no entry and stays on devnet (unless CHAIN_MODE=live). The adapter's init()
+ * `<CODE>_RPC_URL` gets no entry (in live mode it is disabled; DESIGN.md, Embedded defaults). The adapter's init()
  * refuses an RPC that serves another chain than the network's real one (or `<CODE>_CHAIN_ID`).
  */
 export function evmLiveOptions(networks: Partial<Record<NetworkCode, EvmNetworkSettings>>): Partial<Record<NetworkCode, EvmLiveOptions>> {

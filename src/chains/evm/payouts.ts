@@ -1,15 +1,19 @@
-import { BaseError, encodeFunctionData, getAddress, HttpRequestError, LimitExceededRpcError, ResourceUnavailableRpcError, TimeoutError, keccak256, parseTransaction, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
+import { BaseError, encodeFunctionData, formatEther, formatUnits, getAddress, HttpRequestError, LimitExceededRpcError, ResourceUnavailableRpcError, TimeoutError, keccak256, parseTransaction, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';
+import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
 import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import { ERC20_ABI } from './abi';
-import { PayoutBroadcastError, PayoutNonceConsumedError, PayoutRejectedError } from './errors';
+import { PayoutBroadcastError, PayoutInsufficientGasError, PayoutInsufficientTokenError, PayoutNonceConsumedError, PayoutRejectedError } from './errors';
 import { currentFees, replacementFees, type FeeParams } from './fees';
 import { walletNonces } from './nonces';
 
 export interface PayoutDeps {
+  readonly network: NetworkCode;
+  /** The gas coin's symbol (EVM_GAS_COIN), for the operator's messages. */
+  readonly gasCoin: string;
   readonly client: PublicClient;
   readonly codec: AddressCodec;
   readonly token: Hex;
@@ -35,8 +39,9 @@ export class EvmPayouts {
     if (units <= 0n) throw new ValidationError('invalid_amount', 'payout amount must be positive', 'amount');
     const account = this.hotAccount();
     const data = encodeFunctionData({ abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(request.to.toLowerCase()), units] });
-    const gas = await this.estimateGas(request.id, account.address, data);
+    const gas = await this.estimateGas(request.id, account.address, data, units);
     const fees = await currentFees(client);
+    await this.assertGasMoney(account.address, gas * maxFeePerGas(fees));
     return walletNonces(chainId, account.address).assign(
       () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
       async (nonce) => {
@@ -58,7 +63,7 @@ export class EvmPayouts {
       if (!(await this.anyKnown(versions(payout)))) {
         const used = await this.deps.client.getTransactionCount({ address: String(payout.meta.from) as Hex, blockTag: 'latest' });
         if (used > nonce) throw new PayoutNonceConsumedError(payout.txHash, nonce);
-        throw new PayoutBroadcastError(payout.txHash, error);
+        throw new PayoutBroadcastError(payout.txHash, error, await this.gasShortfall(payout).catch(() => undefined));
       }
     }
     nonces.sent(nonce);
@@ -96,7 +101,7 @@ export class EvmPayouts {
     return false;
   }
 
-  private async estimateGas(payoutId: string, from: Hex, data: Hex): Promise<bigint> {
+  private async estimateGas(payoutId: string, from: Hex, data: Hex, units: bigint): Promise<bigint> {
     try {
       const estimate = await this.deps.client.estimateGas({ account: from, to: this.deps.token, data });
       return (estimate * BigInt(100 + this.deps.gasHeadroomPercent)) / 100n;
@@ -105,8 +110,38 @@ export class EvmPayouts {
       // unreachable or busy: rethrown as is, the caller retries. Decided by error class.
       const transient = !(error instanceof BaseError) || error.walk((e) => TRANSIENT.some((cls) => e instanceof cls));
       if (transient) throw error;
+      // Why, from the chain state rather than the node's wording: the tokens, then the gas coin.
+      const tokens = await this.tokenBalance(from);
+      if (tokens < units) throw new PayoutInsufficientTokenError({ ...this.wallet(from), symbol: 'USDT', balance: formatUnits(tokens, this.deps.decimals), needed: formatUnits(units, this.deps.decimals) });
+      const coins = await this.deps.client.getBalance({ address: from });
+      if (coins === 0n) throw new PayoutInsufficientGasError({ ...this.wallet(from), symbol: this.deps.gasCoin, balance: '0', needed: null });
       throw new PayoutRejectedError(payoutId, error);
     }
+  }
+
+  /** Refuses to sign a payout whose gas (at most `cost` wei) the hot wallet cannot pay: the node would refuse it anyway. */
+  private async assertGasMoney(from: Hex, cost: bigint): Promise<void> {
+    const coins = await this.deps.client.getBalance({ address: from });
+    if (coins < cost) throw new PayoutInsufficientGasError({ ...this.wallet(from), symbol: this.deps.gasCoin, balance: formatEther(coins), needed: formatEther(cost) });
+  }
+
+  /** Why a signed payout was refused, when the chain state explains it: the hot wallet cannot pay its gas. */
+  private async gasShortfall(payout: SignedPayout): Promise<PayoutInsufficientGasError | undefined> {
+    const tx = parseTransaction(payout.raw as Hex);
+    const price = tx.maxFeePerGas ?? tx.gasPrice;
+    if (tx.gas === undefined || price === undefined) return undefined;
+    const from = String(payout.meta.from) as Hex;
+    const cost = tx.gas * price + (tx.value ?? 0n);
+    const coins = await this.deps.client.getBalance({ address: from });
+    return coins < cost ? new PayoutInsufficientGasError({ ...this.wallet(from), symbol: this.deps.gasCoin, balance: formatEther(coins), needed: formatEther(cost) }) : undefined;
+  }
+
+  private tokenBalance(owner: Hex): Promise<bigint> {
+    return this.deps.client.readContract({ address: this.deps.token, abi: ERC20_ABI, functionName: 'balanceOf', args: [owner] });
+  }
+
+  private wallet(address: Hex): { network: NetworkCode; wallet: string } {
+    return { network: this.deps.network, wallet: getAddress(address) };
   }
 
   private hotAccount(): PrivateKeyAccount {
@@ -121,6 +156,11 @@ const TRANSIENT = [HttpRequestError, TimeoutError, LimitExceededRpcError, Resour
 function versions(payout: SignedPayout): Hex[] {
   const earlier = String(payout.meta.replaces ?? '').split(',').filter((h) => h.length > 0);
   return [payout.txHash, ...earlier] as Hex[];
+}
+
+/** The most one gas unit can cost under these fees (EIP-1559: maxFeePerGas; legacy: gasPrice). */
+function maxFeePerGas(fees: FeeParams): bigint {
+  return fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice;
 }
 
 function feeFields(fees: FeeParams) {

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
+import { base58 } from '@scure/base';
 import { ValidationError } from '../../domain/errors';
 import { canonicalAmount } from '../amount';
-import { assertDerivationIndex, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
+import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
 import { KeyMaterialError, UnsupportedOperationError } from '../errors';
 import { mnemonicToSeed } from '../keys/bip39';
-import { deriveEd25519 } from '../keys/slip10';
+import { deriveEd25519, Ed25519Branch } from '../keys/slip10';
 
 /** Deposit i: m/44'/501'/i'/0' (Phantom / Solflare layout). ed25519 has no watch-only xpub. */
 export const solanaDepositPath = (index: number): string => `m/44'/501'/${index}'/0'`;
+/** The fixed part of the deposit paths; below it, deposit i is i'/0'. */
+const SOLANA_DEPOSIT_BRANCH = "m/44'/501'";
 /**
  * Payout hot wallet. Not m/44'/501'/1000'/0': that is deposit index 1000, and pools grow past it.
  * Deposits always end in /0', so /1' can never collide with any of them.
@@ -18,13 +21,24 @@ export const SOLANA_HOT_WALLET_PATH = "m/44'/501'/0'/1'";
 export class SolanaCodec implements AddressCodec {
   readonly family = 'solana' as const;
   private seed: Buffer | undefined;
+  private branch: Ed25519Branch | undefined;
   private hot: HotWalletKey | undefined;
 
   constructor(private readonly keys: KeyMaterial) {}
 
+  /** SLIP-0010 by micro-key-producer (@noble/curves ed25519), base58 by @solana/web3.js (bs58). */
   deriveDepositAddress(index: number): string {
     assertDerivationIndex(index);
-    return Keypair.fromSeed(deriveEd25519(this.masterSeed(), solanaDepositPath(index)).key).publicKey.toBase58();
+    return new PublicKey(this.depositBranch().derive([index, 0]).publicKey).toBase58();
+  }
+
+  /** The same by @ton/crypto's SLIP-0010, OpenSSL's ed25519 public key and @scure/base's base58: no step shared. */
+  async crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    assertDerivationRange(from, count);
+    const branch = this.depositBranch();
+    const addresses: string[] = [];
+    for (let i = from; i < from + count; i++) addresses.push(base58.encode((await branch.deriveCheck([i, 0])).publicKey));
+    return addresses;
   }
 
   sharedDepositAddress(): string {
@@ -55,14 +69,19 @@ export class SolanaCodec implements AddressCodec {
 
   hotWallet(): HotWalletKey {
     if (!this.hot) {
-      const key = deriveEd25519(this.masterSeed(), SOLANA_HOT_WALLET_PATH).key;
-      this.hot = { address: Keypair.fromSeed(key).publicKey.toBase58(), privateKeyHex: key.toString('hex') };
+      const node = deriveEd25519(this.masterSeed(), SOLANA_HOT_WALLET_PATH);
+      this.hot = { address: new PublicKey(node.publicKey).toBase58(), privateKeyHex: node.key.toString('hex') };
     }
     return this.hot;
   }
 
   sampleAddress(seed: string): string {
     return new PublicKey(createHash('sha256').update(seed).digest()).toBase58();
+  }
+
+  private depositBranch(): Ed25519Branch {
+    this.branch ??= Ed25519Branch.at(this.masterSeed(), SOLANA_DEPOSIT_BRANCH);
+    return this.branch;
   }
 
   private masterSeed(): Buffer {

@@ -29,6 +29,10 @@ export class TonCodec implements AddressCodec {
     throw new UnsupportedOperationError('ton', 'deriveDepositAddress');
   }
 
+  async crossCheckDepositAddresses(_from: number, _count: number): Promise<string[]> {
+    throw new UnsupportedOperationError('ton', 'crossCheckDepositAddresses');
+  }
+
   /** User-friendly, bounceable, url-safe mainnet form (EQ…). */
   sharedDepositAddress(): string {
     this.shared ??= walletAt(this.mnemonic(), TON_SHARED_WALLET_PATH).address;

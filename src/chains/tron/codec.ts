@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2';
+import { createBase58check } from '@scure/base';
 import { decode58, decode58Check, encode58 } from 'tronweb/utils';
 import { ValidationError } from '../../domain/errors';
 import { canonicalAmount } from '../amount';
 import { assertDerivationIndex, assertDerivationRange, type AddressCodec, type CodecLinkInput, type HotWalletKey, type KeyMaterial } from '../codec';
 import { UnsupportedOperationError } from '../errors';
-import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChain, secp256k1PrivateNode } from '../keys/bip32';
-import type { Secp256k1PublicParent } from '../keys/secp256k1-children';
-import type { NativeSecp256k1 } from '../keys/native-secp256k1';
+import { keccakAccountId, keccakAccountIdOfUncompressed, privateKeyHex, secp256k1DepositChains, secp256k1PrivateNode, type Secp256k1DepositChains } from '../keys/bip32';
+import { secp256k1Addon, type Secp256k1Addon } from '../keys/secp256k1-addon';
 
 /** Deposits: m/44'/195'/0'/0/i (TronLink / Ledger). An account xpub at this path suffices to watch. */
 export const TRON_DEPOSIT_ACCOUNT_PATH = "m/44'/195'/0'";
@@ -15,17 +16,19 @@ export const TRON_HOT_WALLET_PATH = "m/44'/195'/1'/0/0";
 /** A TRON address is base58check(0x41 || keccak account id): "T" + 33 characters. */
 const TRON_PREFIX = 0x41;
 const HEX_FORM = /^41[0-9a-fA-F]{40}$/;
+/** base58check by @scure/base over @noble/hashes' SHA-256: the deposit derivation's encoder (tronAddress is the check's). */
+const SCURE_BASE58CHECK = createBase58check(sha256);
 
 export class TronCodec implements AddressCodec {
   readonly family = 'tron' as const;
-  /** <account>/0, public material only; built on first use (a bad mnemonic/xpub throws there). */
-  private external: Secp256k1PublicParent | undefined;
+  /** <account>/0 of both implementations; built on first use (a bad mnemonic/xpub throws there). */
+  private chains: Secp256k1DepositChains | undefined;
   private hot: HotWalletKey | undefined;
 
-  /** With `native` (the derivation thread), the curve work and the keccak are native; the addresses are the same. */
+  /** `addon`: the second implementation (default: the secp256k1/keccak add-on this thread loads); tests inject a wrong one. */
   constructor(
     private readonly keys: KeyMaterial,
-    private readonly native: NativeSecp256k1 | null = null,
+    private readonly addon: Secp256k1Addon = secp256k1Addon(),
   ) {}
 
   deriveDepositAddress(index: number): string {
@@ -33,12 +36,22 @@ export class TronCodec implements AddressCodec {
     return this.deriveDepositAddresses(index, 1)[0]!;
   }
 
-  /** <account>/0/from .. from+count-1 in one pass (one parent decompression, one field inversion). */
+  /** <account>/0/from .. from+count-1 by @scure/bip32, @noble/hashes' keccak and @scure/base's base58check (noble SHA-256). */
   deriveDepositAddresses(from: number, count: number): string[] {
     assertDerivationRange(from, count);
-    this.external ??= secp256k1DepositChain({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH }, this.native);
-    const keccak = this.native?.keccak256;
-    return this.external.children(from, count).map((key) => tronAddress(keccakAccountIdOfUncompressed(key, keccak)));
+    return this.depositChains().primary.childKeys(from, count).map((key) => SCURE_BASE58CHECK.encode(Buffer.concat([Buffer.of(TRON_PREFIX), keccakAccountIdOfUncompressed(key)])));
+  }
+
+  /** The same by the secp256k1 add-on's CKDpub, the keccak add-on and tronAddress (Node's SHA-256, tronweb's base58): no step shared. */
+  async crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
+    assertDerivationRange(from, count);
+    const keccak = this.addon.keccak256;
+    return this.depositChains().check.childKeys(from, count).map((key) => tronAddress(keccakAccountIdOfUncompressed(key, keccak)));
+  }
+
+  private depositChains(): Secp256k1DepositChains {
+    this.chains ??= secp256k1DepositChains({ mnemonic: this.keys.mnemonic, xpub: this.keys.tronXpub, path: TRON_DEPOSIT_ACCOUNT_PATH }, this.addon);
+    return this.chains;
   }
 
   sharedDepositAddress(): string {

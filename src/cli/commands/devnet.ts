@@ -1,8 +1,21 @@
 import { fields } from '../output';
 import type { CommandSpec } from '../command';
+import { CliError } from '../errors';
 import type { DevnetChainState } from '../../grpc/generated/chainpay/v1/devnet';
 
 const showChain = (s: DevnetChainState): string => fields(s, ['network', 'head', 'head_hash']);
+
+/** A live daemon does not serve DevnetService at all: say so instead of gRPC's "not implemented". */
+async function onDevnet<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof CliError && e.grpcStatus === 'UNIMPLEMENTED') {
+      throw new CliError('devnet_unavailable', 'the daemon runs in live mode: devnet controls (pay, mine, reorg, advance-time) do not exist there', undefined, e.grpcStatus);
+    }
+    throw e;
+  }
+}
 
 export const devnetCommands: readonly CommandSpec[] = [
   {
@@ -19,14 +32,14 @@ export const devnetCommands: readonly CommandSpec[] = [
     },
     async run({ args, rpc, out }) {
       const c = rpc.devnet;
-      const res = await rpc.call(c, c.pay, {
+      const res = await onDevnet(rpc.call(c, c.pay, {
         network: args.str('network'),
         to: args.str('to'),
         amount: args.str('amount'),
         memo: args.opt('memo'),
         token: args.choice('token', ['usdt', 'fake']),
         from: args.opt('from'),
-      });
+      }));
       out.result(res, () => fields(res, ['tx_hash', 'block_height']));
     },
   },
@@ -37,7 +50,7 @@ export const devnetCommands: readonly CommandSpec[] = [
     options: { network: { type: 'string', required: true }, blocks: { type: 'string' } },
     async run({ args, rpc, out }) {
       const c = rpc.devnet;
-      const s = await rpc.call(c, c.mine, { network: args.str('network'), blocks: args.int32('blocks', 1) ?? 1 });
+      const s = await onDevnet(rpc.call(c, c.mine, { network: args.str('network'), blocks: args.int32('blocks', 1) ?? 1 }));
       out.result(s, () => showChain(s));
     },
   },
@@ -48,7 +61,7 @@ export const devnetCommands: readonly CommandSpec[] = [
     options: { network: { type: 'string', required: true }, depth: { type: 'string', required: true } },
     async run({ args, rpc, out }) {
       const c = rpc.devnet;
-      const s = await rpc.call(c, c.reorg, { network: args.str('network'), depth: args.int32('depth', 1) ?? 1 });
+      const s = await onDevnet(rpc.call(c, c.reorg, { network: args.str('network'), depth: args.int32('depth', 1) ?? 1 }));
       out.result(s, () => showChain(s));
     },
   },
@@ -59,7 +72,7 @@ export const devnetCommands: readonly CommandSpec[] = [
     options: { seconds: { type: 'string', required: true } },
     async run({ args, rpc, out }) {
       const c = rpc.devnet;
-      const clock = await rpc.call(c, c.advanceTime, { seconds: args.int64('seconds', 0) ?? '0' });
+      const clock = await onDevnet(rpc.call(c, c.advanceTime, { seconds: args.int64('seconds', 0) ?? '0' }));
       out.result(clock, () => fields(clock, ['now', 'offset_seconds']));
     },
   },

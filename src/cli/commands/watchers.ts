@@ -2,8 +2,8 @@ import type { WatcherStatus } from '../../grpc/generated/chainpay/v1/operator';
 import { fields, table } from '../output';
 import type { CommandSpec, CommandContext } from '../command';
 
-const COLUMNS = ['network', 'state', 'chain_mode', 'head', 'cursor', 'lag_blocks', 'lag_seconds', 'watched_addresses', 'rpc_healthy', 'last_error'] as const;
-const show = (w: WatcherStatus): string => fields(w, [...COLUMNS, 'paused', 'last_error_at']);
+const COLUMNS = ['network', 'state', 'chain_mode', 'head', 'cursor', 'lag_blocks', 'lag_seconds', 'watched_addresses', 'rpc_healthy', 'address_pool', 'last_error'] as const;
+const show = (w: WatcherStatus): string => fields(w, [...COLUMNS, 'paused', 'last_error_at', 'address_pool_error']);
 
 async function toggle({ args, rpc, out }: CommandContext, op: 'pause' | 'resume'): Promise<void> {
   const c = rpc.operator;

@@ -10,7 +10,7 @@ function showEvent(e: WebhookEvent): string {
 export const webhookCommands: readonly CommandSpec[] = [
   {
     name: 'webhooks list',
-    usage: '[--merchant ID] [--status pending|delivered|failed] [--limit N]',
+    usage: '[--merchant ID] [--status pending|delivered|failed|unaddressed] [--limit N]',
     summary: 'webhook events in the outbox, each with its delivery log',
     options: { merchant: { type: 'string' }, status: { type: 'string' }, ...LIMIT },
     async run({ args, rpc, out }) {
@@ -24,7 +24,7 @@ export const webhookCommands: readonly CommandSpec[] = [
   {
     name: 'webhooks redeliver',
     usage: 'EVENT_ID',
-    summary: 'queue an event for delivery again (e.g. after it was marked failed)',
+    summary: 'queue an event for delivery again (e.g. after it failed, or once an unaddressed event has a URL)',
     positionals: ['EVENT_ID'],
     async run({ args, rpc, out }) {
       const c = rpc.operator;

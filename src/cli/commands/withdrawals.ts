@@ -4,7 +4,7 @@ import { LIMIT, type CommandSpec } from '../command';
 
 const WITHDRAWAL_FIELDS = [
   'uuid', 'merchant_id', 'reference', 'status', 'network', 'address', 'amount', 'network_fee', 'net_payout',
-  'tx_hash', 'confirmations', 'rejection_reason', 'created_at', 'completed_at',
+  'tx_hash', 'confirmations', 'rejection_reason', 'failure_reason', 'created_at', 'completed_at',
 ] as const;
 
 const showWithdrawal = (w: Withdrawal): string => fields(w, WITHDRAWAL_FIELDS);

@@ -13,22 +13,22 @@ import type { ServiceContext } from '../context';
  * The buyer's view of one invoice, unauthenticated and scoped to its uuid: only what paying needs.
  * No metadata, webhook URL or merchant id ever leaves through here.
  */
-export function checkoutService(ctx: ServiceContext, chainModeOf: (code: string) => string): { definition: typeof CheckoutServiceService; implementation: CheckoutServiceServer } {
+export function checkoutService(ctx: ServiceContext): { definition: typeof CheckoutServiceService; implementation: CheckoutServiceServer } {
   const view = async (loaded: LoadedInvoice): Promise<CheckoutView> => {
-    const invoice = await toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+    const invoice = await toInvoiceMessage(loaded.row, loaded.payments, ctx);
     const networks = await ctx.networks.list(() => ctx.orm.em.fork());
     return {
       invoice: { ...invoice, metadata_json: '{}', webhook_url: undefined, merchant_id: '', order_id: undefined },
-      networks: networks.map((n) => toNetworkMessage(n, chainModeOf(n.code))),
+      networks: networks.map((n) => toNetworkMessage(n, ctx.livemode)),
     };
   };
   const implementation: CheckoutServiceServer = {
     getCheckout: unary(ctx.logger, 'GetCheckout', async (call) => view(await ctx.invoices.get(call.request.uuid, null))),
-    chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call) => {
+    chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call, log) => {
       if (!call.request.network) throw new MalformedRequestError('network is required', 'network', 'missing_field');
       await ctx.invoices.get(call.request.uuid, null);
       const network = parseNetwork(call.request.network, await ctx.networks.list(() => ctx.orm.em.fork()));
-      return view(await ctx.invoices.setNetwork(call.request.uuid, null, network));
+      return view(await ctx.invoices.setNetwork(call.request.uuid, null, network, log.requestId));
     }),
     watchCheckout: serverStream(ctx.logger, 'WatchCheckout', async (call) => {
       const uuid = call.request.uuid;

@@ -1,6 +1,6 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { MalformedRequestError } from '../../domain/errors';
-import { parseCreateInvoice, parseNetwork } from '../../domain/invoice-request';
+import { parseCreateInvoice, parseNetwork, parseSetInvoiceNetwork } from '../../domain/invoice-request';
 import { InvoiceServiceService, type InvoiceServiceServer, type Invoice as InvoiceMessage, type InvoiceUpdate as InvoiceUpdateMessage } from '../generated/chainpay/v1/invoices';
 import { Invoice, InvoicePayment } from '../../store/entities';
 import { toInvoiceMessage } from '../views/invoice-message';
@@ -21,7 +21,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
   const message = (loaded: LoadedRows): Promise<InvoiceMessage> => {
     const kept = messages.get(loaded);
     if (kept !== undefined) return kept;
-    const built = toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl);
+    const built = toInvoiceMessage(loaded.row, loaded.payments, ctx);
     messages.set(loaded, built);
     // A failed build is not kept: the next read builds it again.
     built.catch(() => {
@@ -31,7 +31,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
   };
 
   const implementation: InvoiceServiceServer = {
-    createInvoice: unary(ctx.logger, 'CreateInvoice', async (call) => {
+    createInvoice: unary(ctx.logger, 'CreateInvoice', async (call, log) => {
       const caller = await ctx.auth.merchantRequired(call.metadata);
       const r = call.request;
       const body = requestBody(caller, () => {
@@ -48,23 +48,22 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const active = await activeNetworks();
       const input = parseCreateInvoice(body, active);
       const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
-      const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network);
+      const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network, log.requestId);
       // Not message(loaded): a new invoice's rows are not kept for reads, and its QR code is not
       // cached either (keepQr: false) until something reads it.
-      return { invoice: await (messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx.publicUrl, { keepQr: false })), created };
+      return { invoice: await (messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx, { keepQr: false })), created };
     }),
     getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
       return message(await ctx.invoices.get(call.request.uuid, caller.merchantId));
     }),
-    setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call) => {
+    setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call, log) => {
       const caller = await ctx.auth.merchant(call.metadata);
-      const body = requestBody(caller, () => defined({ network: call.request.network || undefined }));
-      if (body.network === undefined) throw new MalformedRequestError('network is required', 'network', 'missing_field');
-      // 404 before 422: another merchant's invoice must not reveal anything.
+      const requested = parseSetInvoiceNetwork(requestBody(caller, () => defined({ network: call.request.network || undefined })));
+      // 404 before 422 about the network: another merchant's invoice must not reveal anything.
       await ctx.invoices.get(call.request.uuid, caller.merchantId);
-      const network = parseNetwork(body.network, await activeNetworks());
-      return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network));
+      const network = parseNetwork(requested, await activeNetworks());
+      return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network, log.requestId));
     }),
     watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);

@@ -8,7 +8,8 @@ import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
 
-export function toNetworkMessage(s: NetworkSettings, chainMode: string): Network {
+/** `livemode`: the daemon's mode, the same for every network (devnet and live never mix). */
+export function toNetworkMessage(s: NetworkSettings, livemode: boolean): Network {
   return {
     code: s.code,
     name: s.name,
@@ -21,7 +22,7 @@ export function toNetworkMessage(s: NetworkSettings, chainMode: string): Network
     token_contract: s.tokenContract,
     token_decimals: s.tokenDecimals,
     active: s.active,
-    chain_mode: chainMode,
+    chain_mode: livemode ? 'live' : 'devnet',
   };
 }
 
@@ -41,13 +42,12 @@ function decimalField(value: string | undefined, field: string): string | undefi
  */
 export function networkService(
   ctx: ServiceContext,
-  chainModeOf: (code: string) => string,
   liveFinalityOf: (code: string) => number | null = () => null,
 ): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
   const implementation: NetworkServiceServer = {
     listNetworks: unary(ctx.logger, 'ListNetworks', async (call) => {
       const list = await ctx.networks.list(() => ctx.orm.em.fork(), { includeInactive: call.request.include_inactive });
-      return { networks: list.map((s) => toNetworkMessage(s, chainModeOf(s.code))) };
+      return { networks: list.map((s) => toNetworkMessage(s, ctx.livemode)), livemode: ctx.livemode };
     }),
     updateNetworkFees: unary(ctx.logger, 'UpdateNetworkFees', async (call) => {
       const actor = operatorIdentity(ctx, call.metadata);
@@ -57,6 +57,9 @@ export function networkService(
       const confirmations = req.required_confirmations;
       if (confirmations !== undefined && (!Number.isInteger(confirmations) || confirmations < 1 || confirmations > 10000)) {
         throw new ValidationError('invalid_confirmations', 'required_confirmations must be an integer from 1 to 10000', 'required_confirmations');
+      }
+      if (req.active === true && !ctx.networks.runs(req.code)) {
+        throw new ValidationError('network_unavailable', `${req.code} has no chain in this daemon (${ctx.livemode ? `live mode without ${req.code}_RPC_URL` : `${req.code}_ENABLED=false at start`}); it cannot be activated until it runs`, 'active');
       }
       const finality = liveFinalityOf(req.code);
       if (confirmations !== undefined && finality !== null && confirmations < finality) {
@@ -83,7 +86,7 @@ export function networkService(
       });
       ctx.networks.forget();
       ctx.logger.info({ network: req.code, before: result.before, after: result.after }, 'network settings changed');
-      return toNetworkMessage(result.after, chainModeOf(req.code));
+      return toNetworkMessage(result.after, ctx.livemode);
     }),
   };
   return { definition: NetworkServiceService, implementation };

@@ -22,6 +22,8 @@ export function toWatcherMessage(s: WatcherStatusView): WatcherStatus {
     last_error_at: s.lastErrorAt?.toISOString(),
     rpc_healthy: s.rpcHealthy,
     watched_addresses: s.watched,
+    address_pool: s.addressPool.state,
+    address_pool_error: s.addressPool.error ?? undefined,
   };
 }
 

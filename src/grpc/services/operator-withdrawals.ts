@@ -11,12 +11,12 @@ export function operatorWithdrawals(ctx: ServiceContext): OperatorPiece {
     approveWithdrawal: unary(ctx.logger, 'ApproveWithdrawal', async (call) => {
       const actor = operatorIdentity(ctx, call.metadata);
       if (!call.request.uuid) throw new MalformedRequestError('uuid is required', 'uuid', 'missing_field');
-      return toWithdrawalMessage(await ctx.withdrawals.approve(call.request.uuid, actor));
+      return toWithdrawalMessage(await ctx.withdrawals.approve(call.request.uuid, actor), ctx);
     }),
     rejectWithdrawal: unary(ctx.logger, 'RejectWithdrawal', async (call) => {
       const actor = operatorIdentity(ctx, call.metadata);
       if (!call.request.uuid) throw new MalformedRequestError('uuid is required', 'uuid', 'missing_field');
-      return toWithdrawalMessage(await ctx.withdrawals.reject(call.request.uuid, call.request.reason ?? '', actor));
+      return toWithdrawalMessage(await ctx.withdrawals.reject(call.request.uuid, call.request.reason ?? '', actor), ctx);
     }),
   };
 }

@@ -37,22 +37,22 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
   };
 
   const implementation: WithdrawalServiceServer = {
-    createWithdrawal: unary(ctx.logger, 'CreateWithdrawal', async (call) => {
+    createWithdrawal: unary(ctx.logger, 'CreateWithdrawal', async (call, log) => {
       const caller = await ctx.auth.merchantRequired(call.metadata);
       const r = call.request;
       const body = requestBody(caller, () => defined({ network: r.network || undefined, address: r.address || undefined, amount: r.amount || undefined, reference: r.reference }));
-      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, await activeNetworks());
-      return { withdrawal: toWithdrawalMessage(row), created };
+      const { row, created } = await ctx.withdrawals.create(caller.merchantId, body, await activeNetworks(), log.requestId);
+      return { withdrawal: toWithdrawalMessage(row, ctx), created };
     }),
     getWithdrawal: unary(ctx.logger, 'GetWithdrawal', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
-      return toWithdrawalMessage(await ctx.withdrawals.get(call.request.uuid, caller.merchantId));
+      return toWithdrawalMessage(await ctx.withdrawals.get(call.request.uuid, caller.merchantId), ctx);
     }),
     listWithdrawals: unary(ctx.logger, 'ListWithdrawals', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
       const merchantId = caller.via === 'signature' ? caller.merchantId : caller.merchantId ?? (call.request.merchant_id || null);
       const rows = await ctx.withdrawals.list({ merchantId, status: call.request.status || null, limit: call.request.limit });
-      return { withdrawals: rows.map(toWithdrawalMessage) };
+      return { withdrawals: rows.map((row) => toWithdrawalMessage(row, ctx)) };
     }),
     addWhitelist: unary(ctx.logger, 'AddWhitelist', async (call) => {
       const target = await whitelistTarget(call.metadata, call.request.merchant_id, true);

@@ -6,8 +6,8 @@ import { withdrawalView } from '../../actors/withdrawals/withdrawal-view';
  * The row (the truth) as the control plane shows it. The plain view is the message's shape; the
  * annotation makes the type-check fail here when the generated message gains or changes a field.
  */
-export function toWithdrawalMessage(row: Withdrawal): WithdrawalMessage {
-  const message: WithdrawalMessage = withdrawalView(row);
+export function toWithdrawalMessage(row: Withdrawal, scope: { readonly livemode: boolean }): WithdrawalMessage {
+  const message: WithdrawalMessage = withdrawalView(row, scope);
   return message;
 }
 

@@ -1,6 +1,11 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 
-export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * pending: to be sent (or retried); delivered: a 2xx came back; failed: every attempt failed
+ * (redeliverable); unaddressed: kept, not sent, because there was no webhook URL when it was due
+ * (a merchant that polls): no delivery failure, redeliverable once a URL is set.
+ */
+export type OutboxStatus = 'pending' | 'delivered' | 'failed' | 'unaddressed';
 
 /**
  * A webhook event, written in the same transaction as the state change that caused it.

@@ -7,8 +7,9 @@ import { DerivationThread } from '../../chains/derivation/derivation-thread';
 import { allPoolAddresses, DERIVE_STEP, DerivedAddressMismatchError, refillPool, type AddressDeriver } from './address-pool';
 
 const JUNK = 'test test test test test test test test test test test junk';
+const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 
-/** A codec as the pool sees it (as an adapter exposes it), recording each derivation and each pace, in order. */
+/** A codec as the pool sees it (as an adapter exposes it), recording each derivation, each check and each pace, in order. */
 function recording(codec: AddressCodec): { deriver: AddressDeriver; log: string[]; pace: () => Promise<void> } {
   const log: string[] = [];
   const range = codec.deriveDepositAddresses?.bind(codec);
@@ -25,72 +26,94 @@ function recording(codec: AddressCodec): { deriver: AddressDeriver; log: string[
             return range(from, count);
           }
         : undefined,
+      crossCheckDepositAddresses: (from, count) => {
+        log.push(`check ${from}+${count}`);
+        return codec.crossCheckDepositAddresses(from, count);
+      },
       normalizeAddress: (address) => codec.normalizeAddress(address),
     },
     pace: async () => void log.push('pace'),
   };
 }
 
-describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, paced between steps', () => {
+type Row = { derivation_index: number; address: string; normalized: string; state: string };
+
+describe('refillPool: every address derived twice, stored only where both derivations agree', () => {
   const database = useMigratedDatabase('cp_address_pool');
   const now = new Date('2026-11-23T10:00:00.000Z');
+  const rowsOf = (network: string): Promise<Row[]> =>
+    database.orm.em.fork().execute<Row[]>(`select derivation_index, address, normalized, state from deposit_addresses where network = ? order by derivation_index`, [network]);
 
   it.each([
     ['BEP20', new EvmCodec({ mnemonic: JUNK })],
     ['TRC20', new TronCodec({ mnemonic: JUNK })],
-  ])('%s: the rows hold exactly deriveDepositAddress(i) at index i, continuing after the last index', async (network, codec) => {
+  ])('%s: ranges of DERIVE_STEP, each checked then paced; the rows hold exactly deriveDepositAddress(i), continuing after the last index', async (network, codec) => {
     const em = database.orm.em.fork();
     const first = recording(codec);
-    const added = await refillPool(em, network, first.deriver, 40, now, first.pace);
-    expect(DERIVE_STEP).toBe(8);
-    expect(first.log).toEqual(['derive 0+8', 'pace', 'derive 8+8', 'pace', 'derive 16+8', 'pace', 'derive 24+8', 'pace', 'derive 32+8', 'pace']);
+    const added = await refillPool(em, network, first.deriver, 6, now, first.pace);
+    expect(DERIVE_STEP).toBe(2);
+    expect(first.log).toEqual(['derive 0+2', 'check 0+2', 'pace', 'derive 2+2', 'check 2+2', 'pace', 'derive 4+2', 'check 4+2', 'pace']);
     const second = recording(codec);
-    await refillPool(em, network, second.deriver, 11, now, second.pace);
-    expect(second.log).toEqual(['derive 40+8', 'pace', 'derive 48+3', 'pace']);
+    await refillPool(em, network, second.deriver, 3, now, second.pace);
+    expect(second.log).toEqual(['derive 6+2', 'check 6+2', 'pace', 'derive 8+1', 'check 8+1', 'pace']);
 
-    const rows = await em.execute<{ derivation_index: number; address: string; normalized: string; state: string }[]>(
-      `select derivation_index, address, normalized, state from deposit_addresses where network = ? order by derivation_index`,
-      [network],
-    );
-    expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 51 }, (_, i) => i));
+    const rows = await rowsOf(network);
+    expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 9 }, (_, i) => i));
     for (const r of rows) {
       expect(r.address).toBe(codec.deriveDepositAddress(r.derivation_index));
       expect(r.normalized).toBe(codec.normalizeAddress(r.address));
       expect(r.state).toBe('free');
     }
-    expect(added).toEqual(rows.slice(0, 40).map((r) => r.normalized));
+    expect(added).toEqual(rows.slice(0, 6).map((r) => r.normalized));
     expect((await allPoolAddresses(em, network)).sort()).toEqual(rows.map((r) => r.normalized).sort());
   });
 
-  it('a codec without ranges (SOLANA) is derived and paced one address at a time, as before', async () => {
+  it('a codec without ranges (SOLANA) is derived, checked and paced one address at a time', async () => {
     const codec = new SolanaCodec({ mnemonic: JUNK });
     const { deriver, log, pace } = recording(codec);
     const added = await refillPool(database.orm.em.fork(), 'SOLANA', deriver, 3, now, pace);
-    expect(log).toEqual(['derive 0', 'pace', 'derive 1', 'pace', 'derive 2', 'pace']);
+    expect(log).toEqual(['derive 0', 'check 0+1', 'pace', 'derive 1', 'check 1+1', 'pace', 'derive 2', 'check 2+1', 'pace']);
     expect(added).toEqual([0, 1, 2].map((i) => codec.normalizeAddress(codec.deriveDepositAddress(i))));
   });
 
-  it('derived elsewhere (the derivation thread): one call per chunk, no pacing, the same rows', async () => {
+  it('a second implementation that differs at one index stops the refill before anything of it is stored', async () => {
+    const codec = new EvmCodec({ mnemonic: JUNK });
+    const { deriver } = recording(codec);
+    // The check is right everywhere but at index 3, where it answers index 4's address.
+    const wrong: AddressDeriver = {
+      ...deriver,
+      crossCheckDepositAddresses: async (from, count) => (await codec.crossCheckDepositAddresses(from, count)).map((a, k) => (from + k === 3 ? codec.deriveDepositAddress(4) : a)),
+    };
+    const em = database.orm.em.fork();
+    const refused = refillPool(em, 'POLYGON', wrong, 6, now);
+    await expect(refused).rejects.toBeInstanceOf(DerivedAddressMismatchError);
+    await expect(refused).rejects.toMatchObject({
+      network: 'POLYGON',
+      derivationIndex: 3,
+      details: { derived: codec.deriveDepositAddress(3), check: codec.deriveDepositAddress(4), checkedBy: 'second implementation' },
+    });
+    // The steps before the bad one agreed, but the chunk is stored whole or not at all.
+    expect(await rowsOf('POLYGON')).toEqual([]);
+  });
+
+  it('derived elsewhere (the derivation thread): one call per chunk, both derivations compared, the last address checked here; the same rows', async () => {
     const codec = new TronCodec({ mnemonic: JUNK });
     const thread = new DerivationThread({ mnemonic: JUNK });
-    const log: string[] = [];
+    const { deriver, log } = recording(codec);
     try {
-      const deriver: AddressDeriver = {
-        deriveDepositAddress: (index) => codec.deriveDepositAddress(index),
-        normalizeAddress: (address) => codec.normalizeAddress(address),
+      const threaded: AddressDeriver = {
+        ...deriver,
         deriveDepositAddressesElsewhere: (from, count) => {
           log.push(`elsewhere ${from}+${count}`);
           return thread.derive('TRC20', from, count);
         },
       };
       const em = database.orm.em.fork();
-      // Continues after the rows of the TRC20 test above (0..50).
-      const added = await refillPool(em, 'TRC20', deriver, 30, now, async () => void log.push('pace'));
-      expect(log).toEqual(['elsewhere 51+30']);
-      const rows = await em.execute<{ derivation_index: number; address: string }[]>(
-        `select derivation_index, address from deposit_addresses where network = 'TRC20' and derivation_index >= 51 order by derivation_index`,
-      );
-      expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 30 }, (_, k) => 51 + k));
+      // Continues after the rows of the TRC20 test above (0..8).
+      const added = await refillPool(em, 'TRC20', threaded, 30, now, async () => void log.push('pace'));
+      expect(log).toEqual(['elsewhere 9+30', 'check 38+1']);
+      const rows = (await rowsOf('TRC20')).filter((r) => r.derivation_index >= 9);
+      expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 30 }, (_, k) => 9 + k));
       for (const r of rows) expect(r.address).toBe(codec.deriveDepositAddress(r.derivation_index));
       expect(added).toEqual(rows.map((r) => codec.normalizeAddress(r.address)));
     } finally {
@@ -98,22 +121,31 @@ describe('refillPool: derives ranges of DERIVE_STEP where the deriver has them, 
     }
   });
 
-  it('addresses derived elsewhere that differ from this thread\'s (other keys) are refused: nothing is inserted', async () => {
+  it('a thread whose two derivations differ, or whose key material is not this thread\'s, stores nothing', async () => {
     const codec = new EvmCodec({ mnemonic: JUNK });
-    const other = new EvmCodec({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' });
-    const deriver: AddressDeriver = {
-      deriveDepositAddress: (index) => codec.deriveDepositAddress(index),
-      normalizeAddress: (address) => codec.normalizeAddress(address),
-      deriveDepositAddressesElsewhere: async (from, count) => other.deriveDepositAddresses(from, count),
-    };
+    const other = new EvmCodec({ mnemonic: ABANDON });
+    const { deriver } = recording(codec);
     const em = database.orm.em.fork();
-    await expect(refillPool(em, 'ARBITRUM', deriver, 10, now)).rejects.toBeInstanceOf(DerivedAddressMismatchError);
+    const disagreeing: AddressDeriver = {
+      ...deriver,
+      deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: codec.deriveDepositAddresses(from, count), check: [...codec.deriveDepositAddresses(from, count - 1), 'not the address'] }),
+    };
+    await expect(refillPool(em, 'ARBITRUM', disagreeing, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { check: 'not the address', checkedBy: 'second implementation' } });
+    // Both of the thread's implementations agree, on another mnemonic's addresses.
+    const foreign: AddressDeriver = {
+      ...deriver,
+      deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: other.deriveDepositAddresses(from, count), check: await other.crossCheckDepositAddresses(from, count) }),
+    };
+    await expect(refillPool(em, 'ARBITRUM', foreign, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { derived: other.deriveDepositAddress(9), check: codec.deriveDepositAddress(9), checkedBy: 'daemon thread' } });
+    // Fewer addresses than asked is a difference too.
+    const short: AddressDeriver = { ...deriver, deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: codec.deriveDepositAddresses(from, count - 1), check: codec.deriveDepositAddresses(from, count - 1) }) };
+    await expect(refillPool(em, 'ARBITRUM', short, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { derived: undefined } });
     expect(await allPoolAddresses(em, 'ARBITRUM')).toEqual([]);
   });
 
   it('a refill of nothing derives and inserts nothing', async () => {
     const { deriver, log, pace } = recording(new EvmCodec({ mnemonic: JUNK }));
-    await expect(refillPool(database.orm.em.fork(), 'POLYGON', deriver, 0, now, pace)).resolves.toEqual([]);
+    await expect(refillPool(database.orm.em.fork(), 'ARBITRUM', deriver, 0, now, pace)).resolves.toEqual([]);
     expect(log).toEqual([]);
   });
 });

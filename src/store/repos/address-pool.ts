@@ -7,38 +7,51 @@ export interface AllocatedAddress {
   readonly derivationIndex: number;
 }
 
+/** A range derived by two independent implementations, not yet compared (the derivation thread's answer). */
+export interface DerivedTwice {
+  readonly addresses: readonly string[];
+  readonly check: readonly string[];
+}
+
 export interface AddressDeriver {
   deriveDepositAddress(index: number): string;
   /** Addresses number from .. from+count-1, in order; only where a range is cheaper (ChainAdapter.deriveDepositAddresses). */
   readonly deriveDepositAddresses?: (from: number, count: number) => string[];
+  /** The same addresses by a second, independent implementation (ChainAdapter.crossCheckDepositAddresses). */
+  crossCheckDepositAddresses(from: number, count: number): Promise<string[]>;
   /**
-   * The same range derived off the event loop (a worker thread: DerivationThread). Where given, a
-   * refill derives each chunk with one call and no pacing; each result must equal
-   * deriveDepositAddress(i), which refillPool checks on the chunk's last address.
+   * Both derivations of a range off the event loop (a worker thread: DerivationThread). Where
+   * given, a refill derives each chunk with one call and no pacing.
    */
-  readonly deriveDepositAddressesElsewhere?: (from: number, count: number) => Promise<string[]>;
+  readonly deriveDepositAddressesElsewhere?: (from: number, count: number) => Promise<DerivedTwice>;
   normalizeAddress(address: string): string;
 }
 
-/** An address derived elsewhere is not the one this thread derives for its index: never handed out. */
+/**
+ * Two derivations of the deposit address at one index differ: the two implementations (or the
+ * derivation thread and this one) disagree. Nothing of the chunk is stored, so the address is
+ * never handed out; the pool keeper stops that network's refill (PoolKeeper).
+ */
 export class DerivedAddressMismatchError extends Error {
   override readonly name = 'DerivedAddressMismatchError';
   constructor(
     readonly network: string,
     readonly derivationIndex: number,
+    /** What each side derived (undefined: it answered fewer addresses than asked). */
+    readonly details: { readonly derived: string | undefined; readonly check: string | undefined; readonly checkedBy: 'second implementation' | 'daemon thread' },
   ) {
-    super(`the address derived elsewhere for ${network} index ${derivationIndex} differs from this thread's`);
+    super(`two derivations of ${network} deposit address ${derivationIndex} differ (${details.checkedBy}): ${details.derived} != ${details.check}`);
   }
 }
 
 /**
- * Addresses derived per step of a refill, between two calls of `pace`, where the deriver derives
- * ranges (EVM, TRON: ~0.13 ms an address in ranges of 4 to 32 alike, ~0.17 ms alone; 0.33-0.55 ms
- * one at a time before ranges): a step of 8 holds the event loop ~1 ms, little more than one address
- * did before, which is what the p99 of requests served during a refill sees. A deriver without
- * ranges (SOLANA, ~0.4 ms an address) steps one address at a time, as before.
+ * Addresses derived per step of a refill on the daemon thread (when the derivation thread failed),
+ * between two calls of `pace`, where the deriver derives ranges (EVM, TRON). Each address costs
+ * both implementations there (~0.3-0.5 ms together: docs/performance.md), so a step of 2 holds
+ * the event loop about 1 ms, what the p99 of requests served during a refill sees. A deriver
+ * without ranges (SOLANA) steps one address at a time.
  */
-export const DERIVE_STEP = 8;
+export const DERIVE_STEP = 2;
 
 // A due cooling address first (so cooled addresses are reused), else the lowest free one; each
 // pick is one step down the (network, state, derivation_index) index, whatever the pool's history.
@@ -121,42 +134,49 @@ export async function freeAddressCount(em: EntityManager, network: string): Prom
 }
 
 /**
- * Derives the next `count` addresses into the pool. Safe with several daemons: a clash on the
- * (network, derivation_index) key is skipped. Returns the normalized addresses added. `pace` runs
- * after each derivation step: up to DERIVE_STEP addresses where the deriver derives ranges, else
- * one (the caller yields to waiting requests there).
+ * Derives the next `count` addresses into the pool. Every address is derived by both of the
+ * deriver's implementations and stored only where they agree: a difference at any index stores
+ * nothing of the chunk and throws DerivedAddressMismatchError. Safe with several daemons: a clash
+ * on the (network, derivation_index) key is skipped. Returns the normalized addresses added.
+ * `pace` runs after each derivation step: up to DERIVE_STEP addresses where the deriver derives
+ * ranges, else one (the caller yields to waiting requests there).
  */
 export async function refillPool(em: EntityManager, network: string, deriver: AddressDeriver, count: number, now: Date, pace?: () => Promise<void>): Promise<string[]> {
   const rows = await em.execute<{ next: number | null }[]>(`select max(derivation_index) + 1 as next from deposit_addresses where network = ?`, [network]);
   const start = Number(rows[0]?.next ?? 0);
-  const added: string[] = [];
-  const values: unknown[] = [];
-  const placeholders: string[] = [];
-  const take = (from: number, addresses: readonly string[]): void => {
-    addresses.forEach((address, k) => {
-      const normalized = deriver.normalizeAddress(address);
-      placeholders.push(`(?, ?, ?, ?, 'free', ?)`);
-      values.push(network, from + k, address, normalized, now);
-      added.push(normalized);
-    });
+  const agreed: string[] = [];
+  const compare = (from: number, n: number, derived: readonly string[], check: readonly string[], checkedBy: 'second implementation' | 'daemon thread'): void => {
+    for (let k = 0; k < n; k++) {
+      if (derived[k] === undefined || derived[k] !== check[k]) throw new DerivedAddressMismatchError(network, from + k, { derived: derived[k], check: check[k], checkedBy });
+    }
   };
   if (deriver.deriveDepositAddressesElsewhere && count > 0) {
-    const addresses = await deriver.deriveDepositAddressesElsewhere(start, count);
-    // One address per chunk derived here too (~1/50 of the work): keys or code that differ between
-    // the two threads would hand buyers addresses nobody watches for; refuse the chunk instead.
+    const { addresses, check } = await deriver.deriveDepositAddressesElsewhere(start, count);
+    compare(start, count, addresses, check, 'second implementation');
+    // The thread must hold this thread's key material (the same keys, the same network): its last
+    // address is derived here too, by the cheaper implementation, before any of the chunk is stored.
     const last = start + count - 1;
-    if (addresses.length !== count || addresses[count - 1] !== deriver.deriveDepositAddress(last)) throw new DerivedAddressMismatchError(network, last);
-    take(start, addresses);
+    compare(last, 1, [addresses[count - 1]!], await deriver.crossCheckDepositAddresses(last, 1), 'daemon thread');
+    agreed.push(...addresses);
   } else {
     const step = deriver.deriveDepositAddresses ? DERIVE_STEP : 1;
     for (let from = start; from < start + count; from += step) {
-      take(from, deriver.deriveDepositAddresses?.(from, Math.min(step, start + count - from)) ?? [deriver.deriveDepositAddress(from)]);
+      const n = Math.min(step, start + count - from);
+      const addresses = deriver.deriveDepositAddresses?.(from, n) ?? [deriver.deriveDepositAddress(from)];
+      compare(from, n, addresses, await deriver.crossCheckDepositAddresses(from, n), 'second implementation');
+      agreed.push(...addresses);
       if (pace) await pace();
     }
   }
-  if (placeholders.length === 0) return [];
+  if (agreed.length === 0) return [];
+  const values: unknown[] = [];
+  const added = agreed.map((address, k) => {
+    const normalized = deriver.normalizeAddress(address);
+    values.push(network, start + k, address, normalized, now);
+    return normalized;
+  });
   await em.execute(
-    `insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${placeholders.join(', ')} on conflict do nothing`,
+    `insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${added.map(() => `(?, ?, ?, ?, 'free', ?)`).join(', ')} on conflict do nothing`,
     values,
   );
   return added;

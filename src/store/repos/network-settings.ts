@@ -58,9 +58,16 @@ export class NetworkSettingsRepo {
    */
   private cached: { at: number; rows: Promise<NetworkSettings[]> } | null = null;
 
+  /**
+   * `runs`: whether the daemon runs a chain for the network. One it does not run (in live mode, a
+   * network without <CODE>_RPC_URL) shows as inactive whatever its row says, so it is not listed
+   * and invoices and withdrawals on it are refused (`unknown_network`); its row keeps the
+   * operator's setting for when it runs again.
+   */
   constructor(
     private readonly tokens: () => ReadonlyMap<NetworkCode, NetworkTokenInfo>,
     private readonly ttlMs = 1_000,
+    readonly runs: (code: NetworkCode) => boolean = () => true,
   ) {}
 
   /** Drop the cached rows (after a change is committed). */
@@ -145,7 +152,7 @@ export class NetworkSettingsRepo {
       depositMode: facts.depositMode,
       tokenContract: token?.tokenContract ?? facts.mainnetToken,
       tokenDecimals: token?.tokenDecimals ?? facts.tokenDecimals,
-      active: row.active,
+      active: row.active && this.runs(row.code),
     };
   }
 }

@@ -738,7 +738,10 @@ export const DevnetClock: MessageFns<DevnetClock> = {
   },
 };
 
-/** Drives the simulated chains and the daemon clock; only on devnet (operator token). */
+/**
+ * Drives the simulated chains and the daemon clock (operator token). Served only by a devnet
+ * daemon: a live daemon does not serve it at all (calls answer UNIMPLEMENTED).
+ */
 export type DevnetServiceService = typeof DevnetServiceService;
 export const DevnetServiceService = {
   pay: {

@@ -73,7 +73,11 @@ export interface Invoice {
   webhook_url?: string | undefined;
   merchant_id: string;
   /** The payment link encoded in qr_svg. */
-  payment_uri?: string | undefined;
+  payment_uri?:
+    | string
+    | undefined;
+  /** false on a devnet daemon (simulated chains, no real funds), true on a live one. */
+  livemode: boolean;
 }
 
 export interface CreateInvoiceRequest {
@@ -382,6 +386,7 @@ function createBaseInvoice(): Invoice {
     webhook_url: undefined,
     merchant_id: "",
     payment_uri: undefined,
+    livemode: false,
   };
 }
 
@@ -479,6 +484,9 @@ export const Invoice: MessageFns<Invoice> = {
     }
     if (message.payment_uri !== undefined) {
       writer.uint32(250).string(message.payment_uri);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(320).bool(message.livemode);
     }
     return writer;
   },
@@ -744,6 +752,14 @@ export const Invoice: MessageFns<Invoice> = {
             message.payment_uri = reader.string();
             continue;
           }
+          case 40: {
+            if (tag !== 320) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -875,6 +891,7 @@ export const Invoice: MessageFns<Invoice> = {
         : isSet(object.payment_uri)
         ? globalThis.String(object.payment_uri)
         : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -973,6 +990,9 @@ export const Invoice: MessageFns<Invoice> = {
     if (message.payment_uri !== undefined) {
       obj.paymentUri = message.payment_uri;
     }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -1012,6 +1032,7 @@ export const Invoice: MessageFns<Invoice> = {
     message.webhook_url = object.webhook_url ?? undefined;
     message.merchant_id = object.merchant_id ?? "";
     message.payment_uri = object.payment_uri ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };

@@ -37,7 +37,7 @@ export interface Network {
   token_contract: string;
   token_decimals: number;
   active: boolean;
-  /** devnet | live */
+  /** devnet | live: the daemon's mode (one for every network; they never mix). */
   chain_mode: string;
 }
 
@@ -48,6 +48,8 @@ export interface ListNetworksRequest {
 
 export interface ListNetworksResponse {
   networks: Network[];
+  /** The daemon's mode: false on devnet (every network simulated), true live (every network real). */
+  livemode: boolean;
 }
 
 export interface UpdateNetworkFeesRequest {
@@ -428,13 +430,16 @@ export const ListNetworksRequest: MessageFns<ListNetworksRequest> = {
 };
 
 function createBaseListNetworksResponse(): ListNetworksResponse {
-  return { networks: [] };
+  return { networks: [], livemode: false };
 }
 
 export const ListNetworksResponse: MessageFns<ListNetworksResponse> = {
   encode(message: ListNetworksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.networks) {
       Network.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.livemode !== false) {
+      writer.uint32(16).bool(message.livemode);
     }
     return writer;
   },
@@ -460,6 +465,14 @@ export const ListNetworksResponse: MessageFns<ListNetworksResponse> = {
             message.networks.push(Network.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -475,6 +488,7 @@ export const ListNetworksResponse: MessageFns<ListNetworksResponse> = {
   fromJSON(object: any): ListNetworksResponse {
     return {
       networks: globalThis.Array.isArray(object?.networks) ? object.networks.map((e: any) => Network.fromJSON(e)) : [],
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -482,6 +496,9 @@ export const ListNetworksResponse: MessageFns<ListNetworksResponse> = {
     const obj: any = {};
     if (message.networks?.length) {
       obj.networks = message.networks.map((e) => Network.toJSON(e));
+    }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
     }
     return obj;
   },
@@ -492,6 +509,7 @@ export const ListNetworksResponse: MessageFns<ListNetworksResponse> = {
   fromPartial(object: DeepPartial<ListNetworksResponse>): ListNetworksResponse {
     const message = createBaseListNetworksResponse();
     message.networks = object.networks?.map((e) => Network.fromPartial(e)) || [];
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };

@@ -91,6 +91,13 @@ export interface WatcherStatus {
   last_error_at?: string | undefined;
   rpc_healthy: boolean;
   watched_addresses: number;
+  /**
+   * The network's deposit-address pool: ok | halted (two independent derivations of an address
+   * differed: no new address enters the pool until the daemon restarts) | none (no pool: TON).
+   */
+  address_pool: string;
+  /** Why the pool halted: the index and both addresses. */
+  address_pool_error?: string | undefined;
 }
 
 export interface WatcherRequest {
@@ -153,7 +160,7 @@ export interface WebhookEvent {
   type: string;
   merchant_id: string;
   aggregate_id: string;
-  /** pending | delivered | failed */
+  /** pending | delivered | failed | unaddressed (no webhook URL when due: kept, not sent; not a failure) */
   status: string;
   attempts: number;
   next_attempt_at?: string | undefined;
@@ -1014,6 +1021,8 @@ function createBaseWatcherStatus(): WatcherStatus {
     last_error_at: undefined,
     rpc_healthy: false,
     watched_addresses: 0,
+    address_pool: "",
+    address_pool_error: undefined,
   };
 }
 
@@ -1054,6 +1063,12 @@ export const WatcherStatus: MessageFns<WatcherStatus> = {
     }
     if (message.watched_addresses !== 0) {
       writer.uint32(96).int32(message.watched_addresses);
+    }
+    if (message.address_pool !== "") {
+      writer.uint32(106).string(message.address_pool);
+    }
+    if (message.address_pool_error !== undefined) {
+      writer.uint32(114).string(message.address_pool_error);
     }
     return writer;
   },
@@ -1167,6 +1182,22 @@ export const WatcherStatus: MessageFns<WatcherStatus> = {
             message.watched_addresses = reader.int32();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.address_pool = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.address_pool_error = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1221,6 +1252,16 @@ export const WatcherStatus: MessageFns<WatcherStatus> = {
         : isSet(object.watched_addresses)
         ? globalThis.Number(object.watched_addresses)
         : 0,
+      address_pool: isSet(object.addressPool)
+        ? globalThis.String(object.addressPool)
+        : isSet(object.address_pool)
+        ? globalThis.String(object.address_pool)
+        : "",
+      address_pool_error: isSet(object.addressPoolError)
+        ? globalThis.String(object.addressPoolError)
+        : isSet(object.address_pool_error)
+        ? globalThis.String(object.address_pool_error)
+        : undefined,
     };
   },
 
@@ -1262,6 +1303,12 @@ export const WatcherStatus: MessageFns<WatcherStatus> = {
     if (message.watched_addresses !== 0) {
       obj.watchedAddresses = Math.round(message.watched_addresses);
     }
+    if (message.address_pool !== "") {
+      obj.addressPool = message.address_pool;
+    }
+    if (message.address_pool_error !== undefined) {
+      obj.addressPoolError = message.address_pool_error;
+    }
     return obj;
   },
 
@@ -1282,6 +1329,8 @@ export const WatcherStatus: MessageFns<WatcherStatus> = {
     message.last_error_at = object.last_error_at ?? undefined;
     message.rpc_healthy = object.rpc_healthy ?? false;
     message.watched_addresses = object.watched_addresses ?? 0;
+    message.address_pool = object.address_pool ?? "";
+    message.address_pool_error = object.address_pool_error ?? undefined;
     return message;
   },
 };

@@ -41,6 +41,16 @@ export interface Withdrawal {
   completed_at?: string | undefined;
   merchant_id: string;
   confirmations: number;
+  /**
+   * Beyond the spec: why a failed withdrawal failed, `<code>: <words an operator can act on>`
+   * (e.g. the hot wallet has no gas coin). Unset unless status is failed; rejection_reason is for
+   * an operator's rejection.
+   */
+  failure_reason?:
+    | string
+    | undefined;
+  /** false on a devnet daemon (simulated chains, no real funds), true on a live one. */
+  livemode: boolean;
 }
 
 export interface CreateWithdrawalRequest {
@@ -112,6 +122,8 @@ function createBaseWithdrawal(): Withdrawal {
     completed_at: undefined,
     merchant_id: "",
     confirmations: 0,
+    failure_reason: undefined,
+    livemode: false,
   };
 }
 
@@ -158,6 +170,12 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     }
     if (message.confirmations !== 0) {
       writer.uint32(112).int32(message.confirmations);
+    }
+    if (message.failure_reason !== undefined) {
+      writer.uint32(122).string(message.failure_reason);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(160).bool(message.livemode);
     }
     return writer;
   },
@@ -287,6 +305,22 @@ export const Withdrawal: MessageFns<Withdrawal> = {
             message.confirmations = reader.int32();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.failure_reason = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -343,6 +377,12 @@ export const Withdrawal: MessageFns<Withdrawal> = {
         ? globalThis.String(object.merchant_id)
         : "",
       confirmations: isSet(object.confirmations) ? globalThis.Number(object.confirmations) : 0,
+      failure_reason: isSet(object.failureReason)
+        ? globalThis.String(object.failureReason)
+        : isSet(object.failure_reason)
+        ? globalThis.String(object.failure_reason)
+        : undefined,
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
     };
   },
 
@@ -390,6 +430,12 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     if (message.confirmations !== 0) {
       obj.confirmations = Math.round(message.confirmations);
     }
+    if (message.failure_reason !== undefined) {
+      obj.failureReason = message.failure_reason;
+    }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
     return obj;
   },
 
@@ -412,6 +458,8 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     message.completed_at = object.completed_at ?? undefined;
     message.merchant_id = object.merchant_id ?? "";
     message.confirmations = object.confirmations ?? 0;
+    message.failure_reason = object.failure_reason ?? undefined;
+    message.livemode = object.livemode ?? false;
     return message;
   },
 };
