@@ -22,6 +22,10 @@ function gatewayStdout(): pino.DestinationStream {
   const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
   process.on('exit', () => {
     try {
+      // flush() first: on a stdout whose reader has gone, its write fails with EPIPE through
+      // sonic-boom's error path, where pino stops logging (flushSync becomes a no-op); sonic-boom
+      // 4's flushSync alone retried that write every 100 ms forever (src/observability/logger.ts).
+      destination.flush();
       destination.flushSync();
     } catch {
       // stdout closed already: nothing can be written.

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import type { Logger } from 'pino';
 import type { RateLimitOptions } from './rate-limit';
 import { clientKeyFor, parseTrustedProxies, type ClientKey } from './client-key';
 import { createGatewayLogger } from './logger';
 import { createGateway, type Gateway } from './server';
+import { stopOnSignals, STOP_MARGIN_MS } from './stop-on-signals';
 
 /** Gateway process settings, from the environment. */
 export interface GatewayEnv {
@@ -64,7 +66,7 @@ export function loadGatewayEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv
 }
 
 /** Starts a gateway from the environment (no signal handling; for embedding, e.g. `npm start`). */
-export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<{ gateway: Gateway; port: number }> {
+export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promise<{ gateway: Gateway; port: number; config: GatewayEnv; logger: Logger }> {
   const config = loadGatewayEnv(env);
   const logger = createGatewayLogger(config.logLevel);
   const gateway = createGateway({
@@ -76,24 +78,13 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env): Promis
     clientKey: config.clientKey,
   });
   const port = await gateway.listen(config.httpPort, config.httpHost);
-  return { gateway, port };
+  return { gateway, port, config, logger };
 }
 
 async function main(): Promise<void> {
-  const { gateway } = await startGateway();
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    // A second signal means "now": skip the grace period.
-    if (stopping) process.exit(1);
-    stopping = true;
-    process.stderr.write(`chainpay-gateway: ${signal}, finishing in-flight requests\n`);
-    gateway.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const { gateway, config, logger } = await startGateway();
+  // In-flight requests get SHUTDOWN_GRACE_MS to finish; then their connections are cut.
+  stopOnSignals({ logger, deadlineMs: config.shutdownGraceMs + STOP_MARGIN_MS, stop: () => gateway.close() });
 }
 
 if (require.main === module) {

@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from './config/config';
 import { createLogger } from './observability/logger';
 import { startDaemon } from './daemon';
+import { stopOnSignals, STOP_MARGIN_MS } from '../gateway/stop-on-signals';
 
 /** Composition root of the daemon process: config -> db -> chains -> actors -> gRPC server. */
 async function main(): Promise<void> {
@@ -20,23 +21,10 @@ async function main(): Promise<void> {
     // Without the lock another daemon may already be active: exit at once, let the supervisor restart us.
     onEngineLockLost: () => process.exit(75),
   });
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (++signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(130);
-    }
-    logger.info({ signal }, 'shutting down gracefully');
-    daemon.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  // Until here a signal ends the process at once (Node's default): startup cannot be interrupted
+  // halfway, and a standby waits in it for the engine lock. An embedded PostgreSQL left running
+  // that way is stopped by the next start (src/store/embedded-postgres.ts).
+  stopOnSignals({ logger, deadlineMs: config.SHUTDOWN_GRACE_MS + STOP_MARGIN_MS, stop: () => daemon.stop() });
 }
 
 main().catch((err: unknown) => {

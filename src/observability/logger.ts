@@ -31,6 +31,11 @@ export function createLogger(level: string, name = 'chainpay'): Logger {
     // here ('exit' also comes after an uncaught exception).
     process.on('exit', () => {
       try {
+        // flush() first: when stdout's reader has gone (`npm start | tee log`, then Ctrl-C), its
+        // write fails with EPIPE through sonic-boom's error path, where pino stops logging
+        // (flushSync becomes a no-op). sonic-boom 4's flushSync alone retried that write every
+        // 100 ms forever, and the process never exited (test/foundation/stop-piped.test.ts).
+        destination.flush();
         destination.flushSync();
       } catch {
         // Closed already (end() was called): nothing left to write.

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execArray, startScript, type StartScript } from '../support/start-scripts';
 
 /**
  * The Node flags of the three start scripts (package.json) are what production runs with: the
@@ -9,26 +10,21 @@ import path from 'node:path';
  * (test/bench/support/context.ts scriptNodeFlags), so what it measures is what ships.
  */
 const root = path.resolve(__dirname, '../..');
-const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
-
-/** `tsx <flags> <entry>` -> [flags, entry]. */
-function split(script: string): { flags: string[]; entry: string } {
-  const words = scripts[script]!.split(/\s+/);
-  expect(words[0]).toBe('tsx');
-  return { flags: words.slice(1, -1), entry: words[words.length - 1]! };
-}
+const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+const split = startScript;
 
 const MiB = 2 ** 20;
 
 describe('Node flags of npm start, start:daemon and start:gateway', () => {
   it.each([
-    ['start', 'src/start-all.ts'],
-    ['start:daemon', 'src/main.ts'],
-    ['start:gateway', 'gateway/main.ts'],
-  ])('%s runs %s with flags this Node accepts, and a young generation of at least 16 MiB', (script, entry) => {
+    ['start', 'dist/src/start-all.js'],
+    ['start:daemon', 'dist/src/main.js'],
+    ['start:gateway', 'dist/gateway/main.js'],
+  ] as const)('%s runs %s with source maps, flags this Node accepts, and a young generation of at least 16 MiB', (script, entry) => {
     const { flags, entry: actual } = split(script);
     expect(actual).toBe(entry);
+    expect(flags[0]).toBe('--enable-source-maps');
     expect(flags).toContain('--min-semi-space-size=16');
     const probe = spawnSync(process.execPath, [...flags, '-e', "process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size))"], { encoding: 'utf8' });
     expect({ status: probe.status, stderr: probe.stderr }).toEqual({ status: 0, stderr: '' });
@@ -54,14 +50,12 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
     expect(split('start:daemon').flags).not.toContain('--no-allocation-site-pretenuring');
   });
 
-  it('docker-compose.yml runs both daemons as start:daemon and the gateway as start:gateway', () => {
-    const command = (script: string): string => {
-      const { flags, entry } = split(script);
-      return `command: ${JSON.stringify(['npx', 'tsx', ...flags, entry]).replace(/,/g, ', ')}`;
-    };
+  it('docker-compose.yml runs both daemons as start:daemon and the gateway as start:gateway; the image runs as npm start', () => {
+    const command = (script: StartScript): string => `command: ${execArray(script)}`;
     expect(compose.split(command('start:daemon')).length - 1).toBe(2);
     expect(compose.split(command('start:gateway')).length - 1).toBe(1);
     // No service runs a start script's entry with other flags.
-    expect(compose.match(/command: \[[^\]]*"(src\/main\.ts|gateway\/main\.ts)"\]/g)).toHaveLength(3);
+    expect(compose.match(/command: \[[^\]]*"(dist\/src\/main\.js|dist\/gateway\/main\.js)"\]/g)).toHaveLength(3);
+    expect(dockerfile).toContain(`\nCMD ${execArray('start')}\n`);
   });
 });

@@ -1,21 +1,33 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnTs, type Spawned } from '../support/processes';
+import { STOP_MARGIN_MS } from '../../gateway/stop-on-signals';
+import { ensureBuilt } from '../support/dist';
+import { spawnNpm, type Spawned } from '../support/processes';
+import { alive, commandLine, descendants, listening } from '../support/process-tree';
 
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
-const running: Spawned[] = [];
+const started: Spawned[] = [];
 afterAll(() => {
-  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const p of started.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
 });
 
-describe('`npm start` (src/start-all.ts): daemon and gateway in one process', () => {
-  it('starts on a fresh DATA_DIR with the embedded defaults, serves GET /v1/networks through the gateway, exits 0 on SIGTERM', async () => {
+beforeAll(() => ensureBuilt(), 300_000);
+
+/** Line 1 of postmaster.pid is the postmaster's pid, line 4 its port. */
+function postmaster(dataDir: string): { pid: number; port: number } {
+  const lines = fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
+  return { pid: Number(lines[0]), port: Number(lines[3]) };
+}
+
+describe('`npm start`: node on dist/, the daemon and the gateway in one process', () => {
+  it('starts on a fresh DATA_DIR with the embedded defaults and serves GET /v1/networks; SIGTERM to npm drains and leaves no process, no PostgreSQL, no open port', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-start-all-'));
-    const p = spawnTs('src/start-all.ts', { DATA_DIR: dataDir, GRPC_PORT: '0', HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATABASE_URL: undefined });
-    running.push(p);
-    const up = JSON.parse(await p.waitFor(/chainpay is up/, 150_000)) as { http: string; grpc: string };
+    const graceMs = 2_000;
+    const p = spawnNpm('start', { DATA_DIR: dataDir, GRPC_PORT: '0', HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATABASE_URL: undefined, SHUTDOWN_GRACE_MS: String(graceMs) });
+    started.push(p);
+    const up = JSON.parse(await p.waitFor(/chainpay is up/, 240_000)) as { http: string; grpc: string };
     expect(up.http).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(up.http).not.toMatch(/:0$/);
     const res = await fetch(`${up.http}/v1/networks`);
@@ -25,10 +37,28 @@ describe('`npm start` (src/start-all.ts): daemon and gateway in one process', ()
     // The embedded PostgreSQL lives under DATA_DIR.
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
 
+    // npm's child is node itself (the script execs it: no shell in between to swallow the signal),
+    // running the compiled code with source maps; PostgreSQL is node's child.
+    const npm = p.child.pid!;
+    const tree = descendants(npm);
+    const node = tree.filter((pid) => commandLine(pid).includes('dist/src/start-all.js'));
+    expect(node).toHaveLength(1);
+    expect(commandLine(node[0]!)).toMatch(/^node --enable-source-maps --expose-gc .*dist\/src\/start-all\.js$/);
+    expect(descendants(npm).filter((pid) => commandLine(pid).startsWith('sh '))).toEqual([]);
+    const pg = postmaster(dataDir);
+    expect(descendants(node[0]!)).toContain(pg.pid);
+    expect(await listening(pg.port)).toBe(true);
+
+    const signalledAt = Date.now();
     p.child.kill('SIGTERM');
     expect(await p.exited()).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(2 * graceMs + STOP_MARGIN_MS);
+    expect(p.output()).toMatch(/"signal":"SIGTERM".*shutting down gracefully/);
     expect(p.output()).toMatch(/daemon stopped/);
-    // PostgreSQL was stopped with it.
+    // npm exited after its child: nothing it started is left, PostgreSQL included.
+    expect(tree.filter(alive).map(commandLine)).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    const ports = [Number(new URL(up.http).port), Number(up.grpc.split(':')[1]), pg.port];
+    expect(await Promise.all(ports.map(listening))).toEqual([false, false, false]);
   });
 });

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { loadGatewayEnv } from '../../gateway/main';
 import { FakeDaemon } from './fake-daemon';
 import { send } from './http-client';
+import { ensureBuilt } from '../support/dist';
+import { execArray, startScript } from '../support/start-scripts';
 
 describe('loadGatewayEnv', () => {
   it('defaults', () => {
@@ -36,25 +38,19 @@ describe('loadGatewayEnv', () => {
 });
 
 const root = path.resolve(__dirname, '../..');
-/** What `npm run start:gateway` passes to tsx: Node flags, then the script (package.json). */
-function startGatewayArgs(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = pkg.scripts['start:gateway']!.split(/\s+/);
-  expect(words[0]).toBe('tsx');
-  return words.slice(1);
-}
 
 describe('gateway/main.ts process', () => {
   it('runs with the same Node flags under npm run start:gateway and in docker-compose.yml', () => {
-    const args = startGatewayArgs();
-    expect(args).toEqual(['--single-threaded-gc', '--no-allocation-site-pretenuring', '--min-semi-space-size=16', '--max-semi-space-size=32', 'gateway/main.ts']);
+    const { flags, entry } = startScript('start:gateway');
+    expect([...flags, entry]).toEqual(['--enable-source-maps', '--single-threaded-gc', '--no-allocation-site-pretenuring', '--min-semi-space-size=16', '--max-semi-space-size=32', 'dist/gateway/main.js']);
     const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
-    expect(compose).toContain(`command: ${JSON.stringify(['npx', 'tsx', ...args]).replace(/,/g, ', ')}`);
+    expect(compose).toContain(`command: ${execArray('start:gateway')}`);
   });
 
-  it('starts from the environment, as npm run start:gateway starts it, and exits 0 on SIGTERM', async () => {
+  it('starts from the environment under npm run start:gateway (node on dist/), and exits 0 on SIGTERM to npm', async () => {
+    await ensureBuilt();
     const daemon = await new FakeDaemon().start();
-    const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), ...startGatewayArgs()], {
+    const child = spawn('npm', ['run', 'start:gateway'], {
       cwd: root,
       env: { ...process.env, HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', CHAINPAY_GRPC_ADDR: daemon.address, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,5 +73,5 @@ describe('gateway/main.ts process', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       daemon.stop();
     }
-  }, 20_000);
+  }, 300_000);
 });

@@ -14,11 +14,32 @@ export interface Spawned {
 /** Runs a TypeScript entry point (src/main.ts, src/start-all.ts, ...) as a real process. */
 export function spawnTs(entry: string, env: Record<string, string | undefined>): Spawned {
   // --import tsx runs the entry in THIS process (the tsx CLI would fork, and a SIGKILL would hit only the wrapper).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return track(
+    spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+}
+
+/**
+ * Runs `npm run <script>` (e.g. `start`: node on dist/, as a user runs it) as a real process.
+ * detached: in a process group of its own, as a terminal runs a command (a Ctrl-C signals the group).
+ */
+export function spawnNpm(script: string, env: Record<string, string | undefined>, options: { detached?: boolean } = {}): Spawned {
+  return track(
+    spawn('npm', ['run', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached ?? false,
+    }),
+  );
+}
+
+/** Collects a child's stdout and stderr and watches them for log lines. */
+function track(child: ChildProcess): Spawned {
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {

@@ -52,7 +52,7 @@ export interface ServerOptions {
  */
 /**
  * The Node flags a process runs with in production: those of its npm script (package.json,
- * `tsx <flags> <entry>`: `start:gateway` for the gateway, `start:daemon` for the daemon alone,
+ * `exec node <flags> <entry>`: `start:gateway` for the gateway, `start:daemon` for the daemon alone,
  * `start` for both in one process), so the bench cannot drift from them. `override` (the
  * BENCH_GATEWAY_FLAGS or BENCH_DAEMON_FLAGS variable) replaces them for experiments ("" for none).
  */
@@ -60,7 +60,8 @@ export function scriptNodeFlags(script: 'start' | 'start:daemon' | 'start:gatewa
   if (override !== undefined) return override.split(' ').filter(Boolean);
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const words = (pkg.scripts[script] ?? '').split(/\s+/);
-  return words.slice(words.indexOf('tsx') + 1).filter((w) => w.startsWith('--'));
+  // The flags only: the bench runs the sources, under tsx.
+  return words.slice(words.indexOf('node') + 1).filter((w) => w.startsWith('--'));
 }
 
 export function gatewayNodeFlags(): string[] {
