@@ -53,18 +53,16 @@ export type ChainObservation =
 /** The addresses a watcher cares about, kept in memory and updated as the pool grows. */
 export interface WatchedAddresses {
   has(normalizedAddress: string): boolean;
-  /**
-   * Optional, for 0x-hex (EVM) addresses in any letter case (e.g. EIP-55): the same answer as
-   * has(address.toLowerCase()), but a miss, the usual case, may be answered without allocating.
-   */
-  hasHex?(address: string): boolean;
-  /**
-   * Optional, for an EVM log topic (0x and 32 bytes, the address in the low 20 bytes, any letter
-   * case): the same answer as has(wordAddress(word)), a miss answered without allocating.
-   */
-  hasAddressWord?(word: string): boolean;
   size(): number;
   values(): Iterable<string>;
+}
+
+/**
+ * The watcher's own set (ChainAdapter.newWatchedSet): the family decides how it matches fast
+ * (EVM: a bitmap over the addresses' tails, read straight from log topics); the watcher only adds.
+ */
+export interface WatchedSet extends WatchedAddresses {
+  addAll(normalizedAddresses: Iterable<string>): void;
 }
 
 export interface ObservationSink {
@@ -178,6 +176,9 @@ export interface ChainAdapter {
    * resumes from it, so the watch sees no fake reorg. Optional: without it rescans are refused.
    */
   blockAt?(height: number): Promise<ChainCursor | null>;
+
+  /** An empty set of watched addresses with this family's fast matching; pass it to watch(). */
+  newWatchedSet(): WatchedSet;
 
   /** Deposit address number `index` of the HD seed (address_pool networks). */
   deriveDepositAddress(index: number): string;

@@ -54,10 +54,14 @@ describe('WatchInvoice stream and the devnet/balance CLI', () => {
   });
 
   it('devnet reorg and advance-time through the CLI', async () => {
-    await cli(stack, ['devnet', 'mine', '--network', 'SOLANA', '--blocks', '10']);
-    const reorg = await cli(stack, ['devnet', 'reorg', '--network', 'SOLANA', '--depth', '3', '--json']);
+    await cli(stack, ['devnet', 'mine', '--network', 'TRC20', '--blocks', '10']);
+    const reorg = await cli(stack, ['devnet', 'reorg', '--network', 'TRC20', '--depth', '3', '--json']);
     expect(reorg.code).toBe(0);
-    expect(JSON.parse(reorg.out)).toMatchObject({ network: 'SOLANA' });
+    expect(JSON.parse(reorg.out)).toMatchObject({ network: 'TRC20' });
+    // SOLANA has no reorgs: its devnet refuses one (the family's rule).
+    const refused = await cli(stack, ['devnet', 'reorg', '--network', 'SOLANA', '--depth', '3', '--json']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err + refused.out).toMatch(/reorg_unsupported/);
     const t = await cli(stack, ['devnet', 'advance-time', '--seconds', '60', '--json']);
     expect(t.code).toBe(0);
     expect(Number(JSON.parse(t.out).offset_seconds)).toBeGreaterThanOrEqual(60);

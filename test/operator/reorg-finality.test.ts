@@ -11,7 +11,8 @@ describe('reorgs and finality on devnet (required confirmations = final)', () =>
   let stack: Stack;
   let m: MerchantCredentials;
   beforeAll(async () => {
-    stack = await startStack();
+    // TRC20 at 3 confirmations (19 by default): its devnet window, and so its deepest reorg, follows.
+    stack = await startStack({ env: { TRC20_CONFIRMATIONS: '3' } });
     m = await createMerchant(stack);
   });
   afterAll(async () => {
@@ -21,34 +22,46 @@ describe('reorgs and finality on devnet (required confirmations = final)', () =>
   const setConfirmations = (network: string, n: number) => cliJson(stack, ['networks', 'set-fee', '--network', network, '--confirmations', String(n)]);
   const paymentState = async (uuid: string) => (await query<{ state: string }>(stack, 'select state from invoice_payments where invoice_uuid = ?', [uuid])).map((r) => r.state);
 
-  it('TON (3 confirmations): a reorg of depth 3 that would remove a credited payment is refused; depth 2 rolls back', async () => {
-    await mine(stack, 'TON', 5);
-    const paid = await createInvoice(stack, m, { amount: '4', network: 'TON' });
+  it('TRC20 (3 confirmations): a reorg of depth 3 that would remove a credited payment is refused; depth 2 rolls back', async () => {
+    await mine(stack, 'TRC20', 5);
+    const paid = await createInvoice(stack, m, { amount: '4', network: 'TRC20' });
     expect(paid.required_confirmations).toBe(3);
-    await pay(stack, 'TON', paid.address, paid.pay_amount, { memo: paid.memo });
+    await pay(stack, 'TRC20', paid.address, paid.pay_amount);
     await waitForStatus(stack, m, paid.uuid, 'confirming');
-    await mine(stack, 'TON', 2); // the payment's block has 3 confirmations: credited
+    await mine(stack, 'TRC20', 2); // the payment's block has 3 confirmations: credited
     await waitForStatus(stack, m, paid.uuid, 'paid');
-    const before = await caughtUp(stack, 'TON');
+    const before = await caughtUp(stack, 'TRC20');
 
-    const refused = await cli(stack, ['devnet', 'reorg', '--network', 'TON', '--depth', '3']);
+    const refused = await cli(stack, ['devnet', 'reorg', '--network', 'TRC20', '--depth', '3']);
     expect(refused.code).not.toBe(0);
     expect(refused.err + refused.out).toMatch(/reorg_too_deep/);
     expect(refused.err + refused.out).toMatch(/3 confirmations is final.*deepest allowed reorg is 2/);
-    expect((await watcher(stack, 'TON')).head).toBe(before.head); // nothing happened to the chain
+    expect((await watcher(stack, 'TRC20')).head).toBe(before.head); // nothing happened to the chain
     expect(await paymentState(paid.uuid)).toEqual(['confirmed']);
 
-    const rolled = await createInvoice(stack, m, { amount: '5', network: 'TON' });
-    await pay(stack, 'TON', rolled.address, rolled.pay_amount, { memo: rolled.memo });
-    await mine(stack, 'TON', 1); // 2 confirmations: not final yet
+    const rolled = await createInvoice(stack, m, { amount: '5', network: 'TRC20' });
+    await pay(stack, 'TRC20', rolled.address, rolled.pay_amount);
+    await mine(stack, 'TRC20', 1); // 2 confirmations: not final yet
     await eventually(async () => ((await getInvoice(stack, m, rolled.uuid)).confirmations === 2 ? true : undefined));
-    await reorg(stack, 'TON', 2);
+    await reorg(stack, 'TRC20', 2);
     const back = await waitForStatus(stack, m, rolled.uuid, 'pending');
     expect(back.received_amount).toBe('0');
     expect(back.payments).toEqual([expect.objectContaining({ status: 'reverted' })]);
-    await caughtUp(stack, 'TON');
-    expect((await watcher(stack, 'TON')).state).toBe('running');
+    await caughtUp(stack, 'TRC20');
+    expect((await watcher(stack, 'TRC20')).state).toBe('running');
     expect((await getInvoice(stack, m, paid.uuid)).status).toBe('paid');
+  });
+
+  it('TON and SOLANA never reorganise: their devnet refuses a reorg (reorg_unsupported) and the chain is unchanged', async () => {
+    for (const network of ['TON', 'SOLANA']) {
+      await mine(stack, network, 3);
+      const before = await caughtUp(stack, network);
+      const refused = await cli(stack, ['devnet', 'reorg', '--network', network, '--depth', '1']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.err + refused.out).toMatch(/reorg_unsupported/);
+      expect((await watcher(stack, network)).head).toBe(before.head);
+      expect((await watcher(stack, network)).state).toBe('running');
+    }
   });
 
   it("the watcher follows each payment to its invoice's own required confirmations, not the network's current value", async () => {

@@ -3,14 +3,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainAdapter, ChainCursor, ChainObservation, ChainWatch, TransferObservation, UnstampedTransfer } from '../../chains/types';
+import type { ChainAdapter, ChainCursor, ChainObservation, ChainWatch, TransferObservation, UnstampedTransfer, WatchedSet } from '../../chains/types';
 import { blockTimeMatters } from '../../domain/invoice-step';
 import { isRetryable, ReorgBeyondFinalityError } from '../../chains/sync/errors';
 import { Invoice, UnattributedDeposit, WatcherCursor } from '../../store/entities';
 import { addressOwner, allPoolAddresses } from '../../store/repos/address-pool';
 import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { ActorActivity } from '../introspection/activity';
-import { WatchedSet } from './watched-set';
 import { lagSeconds, type AddressPoolView, type WatcherState, type WatcherStatusView } from './watcher-status';
 
 export type { AddressPoolView, WatcherState, WatcherStatusView } from './watcher-status';
@@ -64,7 +63,7 @@ export interface NetworkWatcherDeps {
  * - the last final block is saved with the cursor and checked against the chain at start.
  */
 export class NetworkWatcher {
-  private readonly watched = new WatchedSet();
+  private readonly watched: WatchedSet;
   private readonly tracked = new Map<string, Tracked>();
   /**
    * Tracked transfers above the cursor a rescan (or a restart after one) moved back to: each must be
@@ -88,7 +87,9 @@ export class NetworkWatcher {
   private sharedAddress: string | null = null;
   private control: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: NetworkWatcherDeps) {}
+  constructor(private readonly deps: NetworkWatcherDeps) {
+    this.watched = deps.adapter.newWatchedSet();
+  }
 
   get network(): NetworkCode {
     return this.deps.network;

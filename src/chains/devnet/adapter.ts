@@ -1,8 +1,12 @@
 import { ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
-import { NETWORK_FACTS, type NetworkCode, type NetworkFacts } from '../../domain/networks';
+import { NETWORK_FACTS, type ChainFamily, type NetworkCode, type NetworkFacts } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
+import { BlockFollower } from '../sync/follower';
+import type { SyncStatus } from '../sync/types';
+import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import { PlainWatchedSet } from '../watched-set';
+import { DevnetBlockSource } from './block-source';
 import { DevnetChain } from './chain';
 import { randomTxHash } from './hashes';
 import { assertNotMainnetToken, devnetChainId, devnetFakeTokenId, devnetTokenId } from './ids';
@@ -11,7 +15,6 @@ import type { DevnetChainStore } from './store';
 import { decodeDevnetPayout, encodeDevnetPayout } from './payouts';
 import { positiveAmount, validAddress } from './requests';
 import type { DevnetTransfer, PendingTransfer } from './types';
-import { DevnetWatch } from './watch';
 
 export interface DevnetAdapterOptions {
   readonly network: NetworkCode;
@@ -48,6 +51,16 @@ export interface DevnetLogger {
 }
 
 export const DEFAULT_DEVNET_FINALITY = 20;
+/** The follower's poll while idle: a backstop only, the chain's changes wake it at once. */
+const POLL_INTERVAL_MS = 1000;
+/** Families whose chains reorganise; the others' devnet refuses reorg (issue 33: each family's rules). */
+const REORG_FAMILIES: ReadonlySet<ChainFamily> = new Set(['evm', 'tron']);
+
+/** A running devnet watch: the follower's status, and its vouched chain time. */
+export interface DevnetWatch extends ChainWatch {
+  syncedUntil(): Date | null;
+  status(): SyncStatus;
+}
 
 /** The simulated chain of one network behind the ChainAdapter interface, plus its operator controls. */
 export class DevnetAdapter implements ChainAdapter, DevnetControls {
@@ -103,23 +116,44 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     if (this.options.blockIntervalMs > 0 && this.timer === undefined) this.scheduleBlock();
   }
 
-  watch(options: WatchOptions): ChainWatch {
+  /**
+   * The block follower of the live families over this chain (DevnetBlockSource): the same reorg,
+   * finality and catch-up code. An idle follower wakes at the chain's next change, not its poll.
+   */
+  watch(options: WatchOptions): DevnetWatch {
     if (this.activeWatch) throw new Error(`devnet ${this.network}: a watch is already running`);
     if (this.facts.depositMode === 'master_memo') this.sharedKey ??= this.normalizeAddress(this.sharedDepositAddress());
-    const { watched } = options;
-    const shared = this.sharedKey;
-    // Filter exactly like a live adapter: only the configured token counts, then one Set lookup.
-    const matches = (t: DevnetTransfer): boolean => t.contract === this.tokenContract && (t.toKey === shared || watched.has(t.toKey));
-    const watch = new DevnetWatch({ ...options, network: this.network, chain: this.chain(), matches, retryDelayMs: this.options.retryDelayMs, now: () => this.options.clock.now() });
-    this.activeWatch = watch;
-    return {
-      head: () => watch.head(),
-      syncedUntil: () => watch.syncedUntil(),
+    const chain = this.chain();
+    const source = new DevnetBlockSource({ network: this.network, chain, tokenContract: this.tokenContract, sharedKey: this.sharedKey ?? null, watched: options.watched, clock: this.options.clock });
+    const follower = new BlockFollower({
+      network: this.network,
+      source,
+      from: options.from,
+      finalized: options.finalized ?? null,
+      sink: options.sink,
+      onError: options.onError,
+      confirmations: this.finalityDepth,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      backoff: { initialMs: this.options.retryDelayMs ?? 250, maxMs: 10_000 },
+    });
+    const watch: DevnetWatch = {
+      // The chain's own head, exact at any time (lag, waitCaughtUp).
+      head: () => chain.head().height,
+      syncedUntil: () => follower.syncedUntil(),
+      status: () => follower.status(),
       stop: async () => {
-        await watch.stop();
+        await follower.stop();
+        source.close();
         if (this.activeWatch === watch) this.activeWatch = undefined;
       },
     };
+    this.activeWatch = watch;
+    return watch;
+  }
+
+  /** An address set of plain lookups: the devnet matches each transfer's normalized recipient. */
+  newWatchedSet(): WatchedSet {
+    return new PlainWatchedSet();
   }
 
   deriveDepositAddress(index: number): string {
@@ -198,7 +232,11 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     return { head: head.height, hash: head.hash };
   }
 
+  /** Refused on families whose chains do not reorganise (TON, SOLANA: a final block per step). */
   async reorg(depth: number): Promise<{ head: number; hash: string }> {
+    if (!REORG_FAMILIES.has(this.facts.family)) {
+      throw new ValidationError('reorg_unsupported', `${this.network} does not reorganise: its chain family (${this.facts.family}) has no reorgs, so its devnet has none either`, 'network', { family: this.facts.family });
+    }
     const head = await this.live().reorg(depth);
     return { head: head.height, hash: head.hash };
   }

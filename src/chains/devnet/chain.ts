@@ -112,18 +112,9 @@ export class DevnetChain {
     return start === undefined ? undefined : page[height - start];
   }
 
-  /** The highest canonical block on the cursor's branch; genesis when the hash was never seen here. */
-  async commonAncestor(cursor: ChainCursor): Promise<ChainCursor> {
-    let hash = cursor.hash;
-    for (;;) {
-      const found = await this.find(hash);
-      if (!found) {
-        const genesis = await this.blockAt(0);
-        return { height: 0, hash: genesis!.hash };
-      }
-      if (found.canonical) return { height: found.block.height, hash: found.block.hash };
-      hash = found.block.parentHash;
-    }
+  /** A block by hash, canonical or replaced (its transfers left out); null when never seen here. */
+  async blockByHash(hash: string): Promise<BlockHeader | null> {
+    return (await this.find(hash))?.block ?? null;
   }
 
   /** Mines `count` blocks; the first one takes `transfers` and then the whole mempool. */

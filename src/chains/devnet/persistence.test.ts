@@ -83,18 +83,19 @@ describe('devnet chains in the database', () => {
   });
 
   it('a cursor on a branch orphaned before the restart walks back to the common ancestor', async () => {
-    const first = await devnet('TON');
-    const shared = first.sharedDepositAddress();
+    const first = await devnet('TRC20');
+    const to = first.deriveDepositAddress(0);
     await first.mine(3);
-    const paid = await first.pay({ to: shared, amount: '1', memo: 'inv-1' }); // block 4
+    const paid = await first.pay({ to, amount: '1' }); // block 4
     const cursor = { height: 4, hash: first.head().hash }; // the watcher saw the payment, then died
     await first.reorg(2);
-    const second = await devnet('TON');
+    const second = await devnet('TRC20');
     expect(second.head()).toEqual(first.head());
     const rec = new Recorder();
-    watches.push(second.watch({ from: cursor, watched: new CountingSet(new Set()), sink: rec.sink }));
+    watches.push(second.watch({ from: cursor, watched: new CountingSet(new Set([to])), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === 5);
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'TON', commonAncestor: { height: 2, hash: (await first.block(2))!.hash }, depth: 2 });
+    // Exact: the orphaned cursor's parents are read from the database (DevnetBlockSource.blockByHash).
+    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'TRC20', commonAncestor: { height: 2, hash: (await first.block(2))!.hash }, depth: 2 });
     expect(rec.of('transfer')).toEqual([]);
     expect(paid.blockHeight).toBe(4);
   });
@@ -126,12 +127,14 @@ describe('devnet chains in the database', () => {
     watches.push(chain.watch({ from: orphaned, watched: new CountingSet(new Set([chain.normalizeAddress(to)])), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === 706, 20_000);
     expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 2, hash: ancestor }, depth: 2 });
-    expect(rec.of('block').map((b) => b.height)).toEqual(Array.from({ length: 704 }, (_, i) => i + 3));
-    expect(rec.of('finalize').map((f) => f.height)).toEqual(Array.from({ length: 704 }, (_, i) => i + 1));
-    expect(rec.of('transfer')).toEqual([expect.objectContaining({ txHash: paid.txHash, blockHeight: 6, amount: '2' })]);
-    // Each block's parent is the block before: one chain, old pages and the memory window alike.
-    const blocks = rec.of('block');
-    for (let i = 1; i < blocks.length; i++) expect(blocks[i]!.parentHash).toBe(blocks[i - 1]!.hash);
+    // Catch-up in ranges (at most 500 blocks each) up to the head, then finality 3 below it.
+    const heights = rec.of('block').map((b) => b.height);
+    expect(heights.length).toBeLessThan(10);
+    expect(heights.every((h, i) => i === 0 || h - heights[i - 1]! <= 500)).toBe(true);
+    expect(rec.of('finalize').at(-1)!.height).toBe(704);
+    expect(rec.of('transfer')).toEqual([expect.objectContaining({ txHash: paid.txHash, blockHeight: 6, amount: '2', blockTime: expect.any(Date) })]);
+    // Every reported block is the canonical one at its height: old pages and the memory window alike.
+    for (const b of rec.of('block')) expect((await chain.block(b.height))!.hash).toBe(b.hash);
   });
 
   it('a write that fails mid-transaction changes nothing; the next one re-reads and continues', async () => {

@@ -2,7 +2,7 @@ import { BlockNotFoundError, type Hex, type PublicClient } from 'viem';
 import { NETWORK_FACTS } from '../../domain/networks';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
 import { ERC20_ABI } from './abi';
 import { EvmBlockSource } from './block-source';
 import { createEvmClient } from './client';
@@ -10,6 +10,7 @@ import { EVM_GAS_COIN, resolveEvmConfig, type EvmAdapterConfig, type EvmNetworkC
 import { AdapterNotInitializedError, ChainIdMismatchError, TokenContractMissingError, TokenDecimalsMismatchError } from './errors';
 import { EvmPayouts } from './payouts';
 import { classifyRpcError } from './rpc-errors';
+import { EvmWatchedSet, evmMatcher } from './watched-set';
 
 /** A running EVM watch: the ChainWatch plus the follower's status (head, cursor, lag, last error). */
 export interface EvmWatch extends ChainWatch {
@@ -72,7 +73,7 @@ export class EvmAdapter implements ChainAdapter {
     if (this.current && this.current.status().state !== 'stopped' && this.current.status().state !== 'failed') {
       throw new Error(`${this.network}: a watch is already running; stop it first`);
     }
-    const source = new EvmBlockSource(this.client, { network: this.network, token: this.tokenContract.toLowerCase(), decimals: this.decimals, watched: options.watched });
+    const source = new EvmBlockSource(this.client, { network: this.network, token: this.tokenContract.toLowerCase(), decimals: this.decimals, watched: evmMatcher(options.watched) });
     this.current = new BlockFollower({
       network: this.network,
       source,
@@ -87,6 +88,11 @@ export class EvmAdapter implements ChainAdapter {
       backoff: this.config.backoff,
     });
     return this.current;
+  }
+
+  /** The tail-bitmap set its log filters read topics against (a miss allocates nothing). */
+  newWatchedSet(): WatchedSet {
+    return new EvmWatchedSet();
   }
 
   /** ChainAdapter.blockAt: the canonical block as a rescan cursor (null above the head). */

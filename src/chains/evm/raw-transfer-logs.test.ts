@@ -1,5 +1,5 @@
 import { encodeAbiParameters, formatLog, pad, parseEventLogs, toHex, type Hex, type RpcLog } from 'viem';
-import { WatchedSet } from '../../actors/watchers/watched-set';
+import { EvmWatchedSet } from './watched-set';
 import { TRANSFER_EVENT } from './abi';
 import { TRANSFER_TOPIC, transfersFromRawLogs, watchedRawLogs } from './raw-transfer-logs';
 import { toTransferObservations, type TransferLog } from './transfer-logs';
@@ -24,7 +24,7 @@ function log(i: number, to: string, value: bigint, topics?: Hex[]): RpcLog {
 }
 
 describe('matching raw Transfer logs before decoding', () => {
-  const watched = new WatchedSet();
+  const watched = new EvmWatchedSet();
   watched.addAll([ours]);
   const filter = { network: 'POLYGON' as const, token: TOKEN, decimals: 6, watched };
   const logs = [

@@ -1,8 +1,9 @@
 import { toEventSelector, type RpcLog } from 'viem';
-import type { UnstampedTransfer, WatchedAddresses } from '../types';
+import type { UnstampedTransfer } from '../types';
 import { TRANSFER_EVENT } from './abi';
-import { decodeTransferLog, wordAddress } from './decode-transfer-log';
+import { decodeTransferLog } from './decode-transfer-log';
 import { toTransferObservations, type LogFilter, type TransferLog } from './transfer-logs';
+import type { EvmAddressMatcher } from './watched-set';
 
 /** topics[0] of every ERC-20 Transfer log. */
 export const TRANSFER_TOPIC = toEventSelector(TRANSFER_EVENT);
@@ -14,14 +15,14 @@ export const TRANSFER_TOPIC = toEventSelector(TRANSFER_EVENT);
  * so only the few matches are decoded. A Transfer with other than 3 topics is not an ERC-20 one
  * (ERC-721 indexes the token id too) and is dropped here, as strict decoding would drop it.
  */
-export function watchedRawLogs(logs: readonly RpcLog[], watched: WatchedAddresses): RpcLog[] {
+export function watchedRawLogs(logs: readonly RpcLog[], watched: EvmAddressMatcher): RpcLog[] {
   const out: RpcLog[] = [];
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
     const topics = log.topics;
     if (topics.length !== 3 || topics[0] !== TRANSFER_TOPIC) continue;
     // A miss (nearly every log) is answered from the word itself, without building the address.
-    if (watched.hasAddressWord ? watched.hasAddressWord(topics[2]!) : watched.has(wordAddress(topics[2]!))) out.push(log);
+    if (watched.hasAddressWord(topics[2]!)) out.push(log);
   }
   return out;
 }

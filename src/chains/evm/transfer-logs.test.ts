@@ -1,8 +1,9 @@
+import { evmMatcher } from './watched-set';
 import { toTransferObservations, type TransferLog } from './transfer-logs';
 
 const TOKEN = '0xc2132d05d31c914a87c6611c10748aeb04b58e8f';
 const WATCHED = '0x9858effd232b4033e47d90003d41ec34ecaeda94';
-const watched = { has: (a: string) => a === WATCHED, size: () => 1, values: () => [WATCHED] };
+const watched = evmMatcher({ has: (a: string) => a === WATCHED, size: () => 1, values: () => [WATCHED] });
 const filter = { network: 'POLYGON' as const, token: TOKEN, decimals: 6, watched };
 
 function log(over: Partial<TransferLog> & { value?: bigint; to?: string }): TransferLog {

@@ -1,8 +1,9 @@
 import type { Log } from 'viem';
 import type { NetworkCode } from '../../domain/networks';
 import { fromBaseUnits } from '../amount';
-import type { UnstampedTransfer, WatchedAddresses } from '../types';
+import type { UnstampedTransfer } from '../types';
 import type { TRANSFER_EVENT } from './abi';
+import type { EvmAddressMatcher } from './watched-set';
 
 export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
 
@@ -11,7 +12,8 @@ export interface LogFilter {
   /** Lowercase token address. */
   readonly token: string;
   readonly decimals: number;
-  readonly watched: WatchedAddresses;
+  /** The watched recipients (evmMatcher of the watch's set). */
+  readonly watched: EvmAddressMatcher;
 }
 
 /**
@@ -26,7 +28,7 @@ export function toTransferObservations(logs: readonly TransferLog[], filter: Log
     // Nearly every log of a busy token goes to someone else: the recipient is checked first, so a
     // miss costs one lookup and touches nothing else of the log.
     const to = log.args.to;
-    if (to === undefined || !(filter.watched.hasHex ? filter.watched.hasHex(to) : filter.watched.has(to.toLowerCase()))) continue;
+    if (to === undefined || !filter.watched.hasHex(to)) continue;
     const recipient = to.toLowerCase();
     // Nodes send lowercase addresses: compare as is first, lowercase only when that fails.
     if (log.removed || (log.address !== filter.token && log.address.toLowerCase() !== filter.token)) continue;

@@ -169,6 +169,34 @@ describe('BlockFollower', () => {
     expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
   });
 
+  it('resuming from a reorged-away cursor on a source that keeps replaced blocks walks their parents to the exact ancestor', async () => {
+    const chain = new MemoryChain(new Set([A]), { keepReplaced: true });
+    chain.mine(20, [{ to: A, amount: '1' }]);
+    const from = { height: 20, hash: chain.hashAt(20) };
+    chain.rewind(2);
+    chain.mine(4, [{ to: A, amount: '7' }]);
+    const { follower, seen } = follow(chain, { from, confirmations: 5 });
+    await until(() => tip(seen) === 22);
+    await follower.stop();
+    // The window held only the anchor (16) and the tip (20): 20 and 19 were replaced, 18 was not.
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: chain.hashAt(18) }, depth: 2 }]);
+    expect(of(seen, 'transfer').map((t) => [t.blockHeight, t.amount])).toEqual([[19, '7']]);
+  });
+
+  it('an idle follower wakes at the source\'s change (BlockSource.changed), not its poll; syncedUntil needs a source that vouches', async () => {
+    const chain = new MemoryChain(new Set([A]), { signalChanges: true });
+    chain.mine(3);
+    const { follower, seen } = follow(chain, { pollIntervalMs: 60_000 });
+    await until(() => tip(seen) === 3);
+    await new Promise((r) => setTimeout(r, 30)); // asleep for a minute unless woken
+    chain.mine(1, [{ to: A, amount: '2' }]);
+    await until(() => tip(seen) === 4, 1000);
+    expect(of(seen, 'transfer').map((t) => t.amount)).toEqual(['2']);
+    expect(follower.syncedUntil()).toBeNull(); // MemoryChain cannot vouch for a time
+    await follower.stop(); // ends the pause at once
+    expect(follower.status().state).toBe('stopped');
+  });
+
   it('resuming with the saved last final block: a chain that replaced it (reorg while down) fails, emitting nothing', async () => {
     const chain = new MemoryChain(new Set([A]));
     chain.mine(20);

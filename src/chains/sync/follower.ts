@@ -48,6 +48,17 @@ export class BlockFollower implements ChainWatch {
     };
   }
 
+  /**
+   * BlockSource.syncedUntil for the committed tip (every observation up to it accepted by the
+   * sink): a devnet chain whose head it is vouches for now. Null while not running, and always for
+   * a source that cannot vouch (a live RPC may lag).
+   */
+  syncedUntil(): Date | null {
+    const tip = this.state?.tip;
+    if (this.lifecycle !== 'running' || tip === undefined || !this.options.source.syncedUntil) return null;
+    return this.options.source.syncedUntil(tip);
+  }
+
   /** Resolves once the loop has ended; an in-flight step finishes its current await first. */
   async stop(): Promise<void> {
     this.abort.abort();
@@ -60,7 +71,7 @@ export class BlockFollower implements ChainWatch {
       try {
         const idle = await this.step();
         this.failures = 0;
-        if (idle) await sleep(pollIntervalMs, this.abort.signal);
+        if (idle) await this.waitForChange(pollIntervalMs);
       } catch (error) {
         if (this.abort.signal.aborted) break; // stop() during a step: not a failure
         const err = error instanceof Error ? error : new Error(String(error));
@@ -77,6 +88,27 @@ export class BlockFollower implements ChainWatch {
       }
     }
     this.lifecycle = 'stopped';
+  }
+
+  /**
+   * The poll pause once caught up; a source that signals its changes (BlockSource.changed) ends it
+   * at the change, so a new block is seen at once. The listener is dropped when the pause ends.
+   */
+  private async waitForChange(pollIntervalMs: number): Promise<void> {
+    const { source } = this.options;
+    if (!source.changed) {
+      await sleep(pollIntervalMs, this.abort.signal);
+      return;
+    }
+    const pause = new AbortController();
+    const stop = (): void => pause.abort();
+    this.abort.signal.addEventListener('abort', stop, { once: true });
+    try {
+      await Promise.race([sleep(pollIntervalMs, pause.signal), source.changed(pause.signal)]);
+    } finally {
+      this.abort.signal.removeEventListener('abort', stop);
+      pause.abort();
+    }
   }
 
   /** Returns true when there was nothing new. */

@@ -58,7 +58,7 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
   // itself (a lagging backend behind a load balancer). Retry rather than emit an empty reorg.
   if (ancestor.height === state.tip.height) throw new InconsistentChainError(`block ${ancestor.height + 1} does not extend the tip`, { height: ancestor.height });
   const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height };
-  const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height), finalized: state.finalized };
+  const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height).with([ancestor]), finalized: state.finalized };
   return { head, idle: false, observations: [observation], next };
 }
 

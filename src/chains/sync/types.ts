@@ -24,6 +24,24 @@ export interface BlockSource {
    * stamps each with its block's time from the headers.
    */
   transfers(fromHeight: number, toHeight: number): Promise<UnstampedTransfer[]>;
+  /**
+   * Optional, a source that can tell when its chain changes (devnet: an in-process chain). Resolves
+   * once the chain changed after the source last answered head(), at once when it already has, or
+   * when `signal` aborts. An idle follower then wakes at the change instead of its next poll.
+   */
+  changed?(signal: AbortSignal): Promise<void>;
+  /**
+   * Optional, a source that knows its head exactly and never stamps a later block before now
+   * (devnet): now when `tip` is its head, so every block stamped before now was delivered; else null.
+   */
+  syncedUntil?(tip: ChainCursor): Date | null;
+  /**
+   * Optional, a source that keeps replaced blocks (devnet): the header of the block with `hash` on
+   * any branch, null when unknown. A walk-back then follows a replaced tip's parents down to the
+   * exact common ancestor instead of stopping at the last final block (after a restart the
+   * follower knows only the saved tip's hash and the final anchor).
+   */
+  blockByHash?(hash: string): Promise<BlockHeader | null>;
 }
 
 export interface FollowerOptions {

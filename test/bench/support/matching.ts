@@ -5,7 +5,7 @@ import { encodeAbiParameters, formatLog, getAddress, pad, parseEventLogs, toEven
 import { TRANSFER_EVENT } from '../../../src/chains/evm/abi';
 import { toTransferObservations, type TransferLog } from '../../../src/chains/evm/transfer-logs';
 import { transfersFromRawLogs } from '../../../src/chains/evm/raw-transfer-logs';
-import { WatchedSet } from '../../../src/actors/watchers/watched-set';
+import { EvmWatchedSet } from '../../../src/chains/evm/watched-set';
 import { median } from './stats';
 
 export interface MatchOptions {
@@ -65,7 +65,7 @@ function perSecond(n: number, fn: () => void, iterations: number): number[] {
 
 export function matchBench(o: MatchOptions): MatchResult {
   const watchedList = Array.from({ length: o.watched }, (_, i) => address(`watched ${i}`));
-  const set = new WatchedSet();
+  const set = new EvmWatchedSet();
   set.addAll(watchedList);
   // Recipients: hitRate of them watched, the rest anybody's; checksummed on the wire like any log.
   const recipients = Array.from({ length: o.logs }, (_, i) => (i % Math.round(1 / o.hitRate) === 0 ? watchedList[i % o.watched]! : address(`other ${i}`)));

@@ -19,9 +19,36 @@ export class MemoryChain implements BlockSource {
   failNext: Array<() => Error> = [];
   private blocks: MemoryBlock[] = [];
   private salt = 0;
+  /** BlockSource.blockByHash, only with `keepReplaced`: replaced blocks stay findable by hash. */
+  readonly blockByHash?: (hash: string) => Promise<BlockHeader | null>;
+  /** BlockSource.changed, only with `signalChanges`: resolves at the next mine/rewind after head(). */
+  readonly changed?: (signal: AbortSignal) => Promise<void>;
+  private readonly replaced = new Map<string, BlockHeader>();
+  private version = 0;
+  private answered = 0;
+  private readonly waiters = new Set<() => void>();
 
-  constructor(readonly watched: ReadonlySet<string> = new Set()) {
+  constructor(
+    readonly watched: ReadonlySet<string> = new Set(),
+    options: { keepReplaced?: boolean; signalChanges?: boolean } = {},
+  ) {
     this.push([], 'genesis');
+    if (options.keepReplaced) {
+      this.blockByHash = async (hash) => this.replaced.get(hash) ?? this.blocks.find((b) => b.hash === hash) ?? null;
+    }
+    if (options.signalChanges) {
+      this.changed = (signal) =>
+        this.version !== this.answered || signal.aborted
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              const done = (): void => {
+                this.waiters.delete(done);
+                resolve();
+              };
+              this.waiters.add(done);
+              signal.addEventListener('abort', done, { once: true });
+            });
+    }
   }
 
   get headHeight(): number {
@@ -34,16 +61,20 @@ export class MemoryChain implements BlockSource {
 
   mine(count = 1, transfers: readonly MemoryTransfer[] = []): void {
     for (let i = 0; i < count; i++) this.push(i === 0 ? transfers : []);
+    this.signal();
   }
 
   /** Drops the top `depth` blocks (the next mine() builds a different branch). */
   rewind(depth: number): void {
+    for (const b of this.blocks.slice(this.blocks.length - depth)) this.replaced.set(b.hash, { height: b.height, hash: b.hash, parentHash: b.parentHash, timestamp: b.timestamp });
     this.blocks = this.blocks.slice(0, this.blocks.length - depth);
     this.salt += 1;
+    this.signal();
   }
 
   async head(): Promise<number> {
     this.calls.head += 1;
+    this.answered = this.version;
     this.maybeFail();
     return this.headHeight;
   }
@@ -75,6 +106,11 @@ export class MemoryChain implements BlockSource {
     const parentHash = height === 0 ? '0x00' : this.blocks[height - 1]!.hash;
     const hash = `0x${createHash('sha256').update(`${parentHash}:${height}:${this.salt}:${label}:${JSON.stringify(transfers)}`).digest('hex')}`;
     this.blocks.push({ height, hash, parentHash, timestamp: new Date(1_700_000_000_000 + height * 1000), transfers });
+  }
+
+  private signal(): void {
+    this.version += 1;
+    for (const wake of [...this.waiters]) wake();
   }
 
   private maybeFail(): void {

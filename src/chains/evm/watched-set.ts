@@ -1,4 +1,4 @@
-import type { WatchedAddresses } from '../../chains/types';
+import type { WatchedAddresses, WatchedSet } from '../types';
 
 /** Bits of the bitmap over the addresses' last hex digits (2^24 bits = 2 MiB). */
 const TAIL_BITS = 24;
@@ -20,8 +20,20 @@ function tailKey(address: string): number {
   return key >>> 0;
 }
 
-/** The addresses a watcher matches transfers against: an in-memory Set, O(1) per transfer. */
-export class WatchedSet implements WatchedAddresses {
+/** How the EVM log filters ask whether a recipient is watched; a miss, the usual case, allocates nothing. */
+export interface EvmAddressMatcher {
+  /** has(address.toLowerCase()) for a 0x-hex address in any letter case (e.g. EIP-55). */
+  hasHex(address: string): boolean;
+  /** has(wordAddress(word)) for a log topic: 0x and 32 bytes, the address in the low 20 bytes, any case. */
+  hasAddressWord(word: string): boolean;
+}
+
+/**
+ * The EVM family's watched set (EvmAdapter.newWatchedSet): an in-memory Set, O(1) per transfer,
+ * plus a bitmap over the addresses' last hex digits that answers most misses from the log topic
+ * itself, without building the address string.
+ */
+export class EvmWatchedSet implements WatchedSet, EvmAddressMatcher {
   private readonly set = new Set<string>();
   /** One bit per tail key present: a clear bit proves an address is not watched. */
   private readonly tails = new Uint32Array(1 << (TAIL_BITS - 5));
@@ -63,4 +75,16 @@ export class WatchedSet implements WatchedAddresses {
       }
     }
   }
+}
+
+/**
+ * The matcher of a watched set handed to the EVM adapter: the set itself when it is the family's
+ * own (the watcher's, from newWatchedSet), else plain lookups of the lowercased address.
+ */
+export function evmMatcher(watched: WatchedAddresses): EvmAddressMatcher {
+  if (watched instanceof EvmWatchedSet) return watched;
+  return {
+    hasHex: (address) => watched.has(address.toLowerCase()),
+    hasAddressWord: (word) => watched.has(`0x${word.slice(ADDRESS_START)}`.toLowerCase()),
+  };
 }

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
-import { WatchedSet } from './watched-set';
+import { EvmWatchedSet, evmMatcher } from './watched-set';
 
 const hex = (seed: string) => `0x${createHash('sha256').update(seed).digest('hex').slice(0, 40)}`;
 
-describe('WatchedSet', () => {
+describe('EvmWatchedSet', () => {
   it('hasHex answers like has(lowercase) for watched, unwatched, checksummed and near-miss addresses', () => {
     const watched = Array.from({ length: 5000 }, (_, i) => hex(`watched ${i}`));
-    const set = new WatchedSet();
+    const set = new EvmWatchedSet();
     set.addAll(watched);
     const probes = [
       ...watched.slice(0, 500),
@@ -22,7 +22,7 @@ describe('WatchedSet', () => {
   });
 
   it('keeps other alphabets exact through has (the bitmap only narrows hasHex)', () => {
-    const set = new WatchedSet();
+    const set = new EvmWatchedSet();
     set.addAll(['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p']);
     expect(set.has('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(true);
     expect(set.has('tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t')).toBe(false);
@@ -30,10 +30,10 @@ describe('WatchedSet', () => {
   });
 });
 
-describe('WatchedSet.hasAddressWord', () => {
+describe('EvmWatchedSet.hasAddressWord', () => {
   it('answers like has(lowercase address in the low 20 bytes) for log topics in any case', () => {
     const watched = Array.from({ length: 5000 }, (_, i) => hex(`watched ${i}`));
-    const set = new WatchedSet();
+    const set = new EvmWatchedSet();
     set.addAll(watched);
     const word = (address: string, high = '0'.repeat(24)) => `0x${high}${address.slice(2)}`;
     const probes = [
