@@ -5,7 +5,7 @@ import { stopOnSignals, STOP_MARGIN_MS } from '../gateway/stop-on-signals';
 
 /** Composition root of the daemon process: config -> db -> chains -> actors -> gRPC server. */
 async function main(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (e) {

@@ -9,7 +9,7 @@ import { stopOnSignals, STOP_MARGIN_MS } from '../gateway/stop-on-signals';
  * PostgreSQL under DATA_DIR, devnet chains). In production run them apart (docker-compose.yml).
  */
 async function main(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (e) {

@@ -87,7 +87,7 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
     const uuid = UUID.test(id) ? id.toLowerCase() : undefined;
     if (action === undefined) {
       allow(method, ['GET', 'HEAD']);
-      return uuid ? page(req, res, uuid, requestId, s) : notFoundPage();
+      return uuid ? page(res, uuid, requestId, s) : notFoundPage();
     }
     if (rest.length === 0 && action === 'events') {
       allow(method, ['GET']);
@@ -100,7 +100,7 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
     notFoundPage();
   }
 
-  async function page(req: IncomingMessage, res: ServerResponse, uuid: string, requestId: string, s: CheckoutStrings): Promise<void> {
+  async function page(res: ServerResponse, uuid: string, requestId: string, s: CheckoutStrings): Promise<void> {
     let view: CheckoutView;
     try {
       view = await daemon.get(uuid, baseMetadata(requestId));

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock';
 import { NETWORK_FACTS, type ChainFamily, type NetworkCode } from '../domain/networks';
-import type { AddressCodec, KeyMaterial } from './codec';
+import type { KeyMaterial } from './codec';
 import { createAddressCodec } from './codecs';
 import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
 import type { DevnetChainStore } from './devnet/store';

@@ -10,7 +10,7 @@ export type Resolved =
   | { readonly kind: 'help'; readonly scope?: string }
   | { readonly kind: 'run'; readonly spec: CommandSpec; readonly args: Args };
 
-const isOption = (s: string | undefined): boolean => s !== undefined && s.startsWith('-');
+const isOption = (s: string | undefined): boolean => s?.startsWith('-') ?? false;
 
 /** Finds the command named by the leading words; `help [words]` and `--help` resolve to help. */
 function findCommand(words: readonly string[]): { spec: CommandSpec; rest: readonly string[] } {

@@ -41,7 +41,7 @@ export function findOperatorToken(env: CliEnv, cwd: string = process.cwd()): Tok
   const file = path.resolve(cwd, env.DATA_DIR || '.chainpay', 'operator-token');
   for (const name of TOKEN_VARIABLES) {
     const v = env[name];
-    if (v && v.trim()) return { token: v.trim(), source: name, file };
+    if (v?.trim()) return { token: v.trim(), source: name, file };
   }
   try {
     const token = fs.readFileSync(file, 'utf8').trim();

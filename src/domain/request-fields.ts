@@ -16,7 +16,7 @@ export class BodyFields {
   /** Throws UnknownFieldError naming the first field (in body order) that is not allowed. */
   assertKnown(body: Readonly<Record<string, unknown>>): void {
     for (const key in body) {
-      if (Object.prototype.hasOwnProperty.call(body, key) && !this.allowed.has(key)) {
+      if (Object.hasOwn(body, key) && !this.allowed.has(key)) {
         const unknown = Object.keys(body).filter((k) => !this.allowed.has(k));
         throw new UnknownFieldError(key, unknown, this.names);
       }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RelayResult, RelayResults } from './generated/chainpay/v1/relay';
+import { type RelayResult, RelayResults } from './generated/chainpay/v1/relay';
 import { encodeRelayResults } from './relay-result-encoding';
 
 const generated = (b: RelayResults): Buffer => Buffer.from(RelayResults.encode(b).finish());

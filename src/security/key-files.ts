@@ -23,7 +23,7 @@ function readOrCreate(file: string, create: () => string, generated: string[]): 
   }
   const value = create();
   try {
-    fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
     generated.push(file);
     return value;
   } catch (e) {

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
-import { Invoice, InvoicePayment, OutboxEvent, Withdrawal } from '../store/entities';
+import { type Invoice, InvoicePayment, OutboxEvent, type Withdrawal } from '../store/entities';
 import { invoiceView, toRestInvoice, type ViewScope } from '../views/invoice-view';
 import { toRestWithdrawal, withdrawalView } from '../views/withdrawal-view';
 import { newEventId } from './event-id';

@@ -23,7 +23,7 @@ describe('configuration from the environment', () => {
     ['BEP20_RPC_URL', 'nope'],
     ['EVM_DEPOSIT_XPUB', 'xprv-not-an-xpub'],
     ['TRC20_WITHDRAWAL_FEE', '1'.repeat(21)],
-    ['TON_MIN_INVOICE', '0.' + '1'.repeat(19)],
+    ['TON_MIN_INVOICE', `0.${'1'.repeat(19)}`],
     ['DEFAULT_PLATFORM_FEE_PERCENT', '100.01'],
     ['DEFAULT_PLATFORM_FEE_PERCENT', '1'.repeat(25)],
   ])('a bad %s stops start-up with a message naming it', (variable, value) => {
@@ -32,9 +32,9 @@ describe('configuration from the environment', () => {
   });
 
   it('decimals at the limits are accepted: 20 integer digits, 18 decimals, a fee of 100 %', () => {
-    const c = loadConfig({ TRC20_WITHDRAWAL_FEE: '9'.repeat(20), TON_MIN_INVOICE: '0.' + '1'.repeat(18), DEFAULT_PLATFORM_FEE_PERCENT: '100' });
+    const c = loadConfig({ TRC20_WITHDRAWAL_FEE: '9'.repeat(20), TON_MIN_INVOICE: `0.${'1'.repeat(18)}`, DEFAULT_PLATFORM_FEE_PERCENT: '100' });
     expect(c.networks.TRC20.withdrawalFee).toBe('9'.repeat(20));
-    expect(c.networks.TON.minInvoice).toBe('0.' + '1'.repeat(18));
+    expect(c.networks.TON.minInvoice).toBe(`0.${'1'.repeat(18)}`);
     expect(c.DEFAULT_PLATFORM_FEE_PERCENT).toBe('100');
   });
 

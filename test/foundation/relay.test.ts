@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { Invoice, InvoiceServiceService } from '../../src/grpc/generated/chainpay/v1/invoices';
+import { type Invoice, InvoiceServiceService } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { RelayServiceClient, type RelayCall, type RelayResult, type RelayResults } from '../../src/grpc/generated/chainpay/v1/relay';
 import { createMerchant, rpc, signed, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 

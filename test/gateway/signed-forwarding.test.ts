@@ -42,7 +42,7 @@ describe('signed requests are forwarded, never verified, by the gateway', () => 
   it('forwards a 64 KiB body of arbitrary bytes intact (split over several metadata values)', async () => {
     const filler = randomBytes(48 * 1024).toString('base64'); // 65 536 characters
     const prefix = '{"p":"';
-    const body = Buffer.from(prefix + filler.slice(0, 64 * 1024 - prefix.length - 2) + '"}', 'utf8');
+    const body = Buffer.from(`${prefix + filler.slice(0, 64 * 1024 - prefix.length - 2)}"}`, 'utf8');
     expect(body.length).toBe(64 * 1024);
     const res = await send(h.port, { method: 'POST', path: '/v1/invoices', headers: signed(body), body });
     expect(res.status).toBe(201);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { DaemonClock } from '../../src/actors/daemon-clock';
 import { WithdrawalActors } from '../../src/actors/withdrawals/withdrawal-actors';

@@ -65,9 +65,7 @@ export interface InvoiceUpdate {
   readonly reason: string;
 }
 
-export interface OutboxWriter {
-  (em: EntityManager, row: Invoice, types: readonly string[]): Promise<void>;
-}
+export type OutboxWriter = (em: EntityManager, row: Invoice, types: readonly string[]) => Promise<void>
 
 interface Entry {
   actor: InvoiceActor;

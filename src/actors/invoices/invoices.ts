@@ -9,7 +9,7 @@ import { canChangeNetwork } from '../../domain/invoice-step';
 import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoice-request';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
-import { Invoice, type InvoicePayment } from '../../store/entities';
+import { Invoice, } from '../../store/entities';
 import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
 import { insertInvoice, insertInvoiceOnReserved, insertInvoicesOnReserved, loadInvoice, type ReservedInsert } from '../../store/repos/invoice-rows';
 import { isUniqueViolation, RawSql } from '../../store/raw-sql';

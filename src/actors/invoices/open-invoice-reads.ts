@@ -44,7 +44,7 @@ export class OpenInvoiceReads {
     tickets.add(ticket);
     try {
       const loaded = await load();
-      if (loaded && loaded.row.open && !ticket.stale && this.isOpenHere(uuid)) this.keep(uuid, loaded);
+      if (loaded?.row.open && !ticket.stale && this.isOpenHere(uuid)) this.keep(uuid, loaded);
       return loaded;
     } finally {
       tickets.delete(ticket);

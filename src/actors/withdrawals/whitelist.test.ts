@@ -73,7 +73,7 @@ describe('whitelist verdicts over a batch', () => {
     for (let round = 0; round < 2; round++) {
       for (const [network, address] of inputs) {
         const adapter = adapters.get(network);
-        const expected = adapter && adapter.isValidAddress(address) ? adapter.normalizeAddress(address) : null;
+        const expected = adapter?.isValidAddress(address) ? adapter.normalizeAddress(address) : null;
         expect(forms.form(network, address)).toBe(expected);
         expect(forms.isValid(network, address)).toBe(expected !== null);
       }

@@ -145,7 +145,7 @@ export class Withdrawals {
     }
     // PostgreSQL refuses text with a NUL character (SQLSTATE 22021): such a reference fails here,
     // alone, as its lookup always did, rather than in the batch it would share with other requests.
-    if (reference !== null && reference.includes('\u0000')) await this.byReference(merchantId, reference);
+    if (reference?.includes('\u0000')) await this.byReference(merchantId, reference);
     // Everything else is judged under the merchant's lock, in the order a lone request would meet
     // it: a known reference answers with its withdrawal, then the whitelist, then the balance.
     const result = await this.batches.submit(merchantId, input);

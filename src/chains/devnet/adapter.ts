@@ -14,7 +14,7 @@ import { importLegacyJournal } from './legacy-journal';
 import type { DevnetChainStore } from './store';
 import { decodeDevnetPayout, encodeDevnetPayout } from './payouts';
 import { positiveAmount, validAddress } from './requests';
-import type { DevnetTransfer, PendingTransfer } from './types';
+import type { PendingTransfer } from './types';
 
 export interface DevnetAdapterOptions {
   readonly network: NetworkCode;

@@ -30,7 +30,7 @@ describe('SolanaCodec', () => {
     expect(codec.isValidAddress('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')).toBe(true);
     expect(codec.isValidAddress(MINT.slice(0, -1))).toBe(false);
     expect(codec.isValidAddress(`${MINT}zz`)).toBe(false); // 45 characters
-    expect(codec.isValidAddress('0OIl' + MINT.slice(4))).toBe(false); // not base58
+    expect(codec.isValidAddress(`0OIl${MINT.slice(4)}`)).toBe(false); // not base58
     expect(codec.isValidAddress('z'.repeat(44))).toBe(false); // decodes to more than 32 bytes
     expect(codec.isValidAddress('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(false);
     expect(codec.isValidAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(false);

@@ -21,7 +21,7 @@ export async function pacedWindow(ctx: BenchContext, server: Server, load: Child
   const windowStart = new Date(Date.now() + params.warmupMs).toISOString().slice(11, 23);
   const paced = await profiled(ctx, server, name, () => load.call<LoadResult>('http', { mode: 'open', ...params }));
   const [daemonLoop, gatewayLoop] = await Promise.all(processes.map((p) => p.call<LoopDelay>('loopDelayStop')));
-  const delays = `daemon p99 ${daemonLoop!.p99Ms.toFixed(1)} ms, max ${daemonLoop!.maxMs.toFixed(0)} ms` + (gatewayLoop ? `; gateway p99 ${gatewayLoop.p99Ms.toFixed(1)} ms, max ${gatewayLoop.maxMs.toFixed(0)} ms` : '');
+  const delays = `daemon p99 ${daemonLoop!.p99Ms.toFixed(1)} ms, max ${daemonLoop!.maxMs.toFixed(0)} ms${gatewayLoop ? `; gateway p99 ${gatewayLoop.p99Ms.toFixed(1)} ms, max ${gatewayLoop.maxMs.toFixed(0)} ms` : ''}`;
   const all = paced.slowSlots ?? [];
   const worst = [...all].sort((a, b) => b.count - a.count).slice(0, BRIEF_SLOTS).sort((a, b) => a.atMs - b.atMs);
   const list = (slots: typeof all): string => slots.map((s) => `${s.atMs}: ${s.count}, ${s.maxMs}`).join('; ') || 'none';

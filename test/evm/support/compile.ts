@@ -31,7 +31,7 @@ export function compileTestToken(): CompiledContract {
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join('\n')}`);
-  const contract = output.contracts['TestToken.sol']!['TestToken']!;
+  const contract = output.contracts['TestToken.sol']!.TestToken!;
   const compiled: CompiledContract = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${file}.${process.pid}`, JSON.stringify(compiled));
