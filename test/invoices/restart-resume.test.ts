@@ -97,7 +97,7 @@ describe('open invoices across a restart', () => {
       await mine(s, 'POLYGON', pending.required_confirmations);
       await waitForStatus(s, m, pending.uuid, 'paid');
 
-      // The partially paid one ends at its expiry, through its deferred RESUME.
+      // The partially paid one ends at its expiry, through the timer its RESUME armed.
       await advance(s, 61 * 60);
       await waitForStatus(s, m, partial.uuid, 'underpaid');
 
