@@ -1,6 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createActor, SimulatedClock, type Snapshot } from 'xstate';
 import { ormConfig } from '../../src/store/orm';
+import { MIGRATIONS } from '../../src/store/migrations';
 import { createInvoiceContext, type InvoiceMachineContext } from '../../src/domain/invoice-context';
 import { AWAITING_CHAIN_TAG, invoiceMachine } from '../../src/domain/invoice-machine';
 import { legacyInvoiceMachine } from '../support/legacy-invoice-machine';
@@ -33,7 +34,9 @@ describe('migration 20261128000000-invoice-snapshot-chain-time', () => {
   it('gives open invoices with a network chainTime = observedAt, and leaves every other snapshot as it was', async () => {
     const orm = await MikroORM.init(ormConfig({ clientUrl: db.url }));
     try {
-      await orm.getMigrator().up({ to: 'Migration20261127000000DevnetChains' });
+      // Up to the migration before this one: the schema old snapshots were written under.
+      const mine = MIGRATIONS.findIndex((m) => m.name === 'Migration20261128000000InvoiceSnapshotChainTime');
+      await orm.getMigrator().up({ to: MIGRATIONS[mine - 1]!.name });
       const conn = orm.em.fork().getConnection();
       const merchant = '11111111-1111-4111-8111-111111111111';
       const insert = (uuid: string, network: string | null, open: boolean, snapshot: unknown) =>
