@@ -34,9 +34,9 @@ interface Side {
 function start(machine: typeof invoiceMachine | typeof legacyInvoiceMachine, input: InvoiceMachineContext, snapshot?: Snapshot<unknown>, clock?: SimulatedClock): Side {
   const c = clock ?? new SimulatedClock();
   if (!clock) c.set(T0);
-  const actor = (snapshot
-    ? createActor(machine as typeof invoiceMachine, { snapshot, clock: c, input: undefined as never })
-    : createActor(machine as typeof invoiceMachine, { input, clock: c })) as Any;
+  const actor = (
+    snapshot ? createActor(machine as typeof invoiceMachine, { snapshot, clock: c, input: undefined as never }) : createActor(machine as typeof invoiceMachine, { input, clock: c })
+  ) as Any;
   const side: Side = { clock: c, actor, webhooks: [], last: actor.getSnapshot().context };
   (actor as Actor<typeof invoiceMachine>).subscribe((s) => {
     side.webhooks.push(...invoiceWebhookEvents(side.last, s.context));
@@ -92,7 +92,15 @@ describe('the invoice machine says the same as the one it replaced', () => {
           const [txHash, index] = key.split(':') as [string, string];
           const blockTime = rand() < 0.7 ? new Date(neu.clock.now() - Math.floor(rand() * 40 * MIN) + 10 * MIN).toISOString() : undefined;
           const to = rand() < 0.6 ? { network: network ?? 'POLYGON', address: rand() < 0.85 ? '0xaa' : '0xbb', memo: null } : undefined;
-          const payment = { txHash, eventIndex: Number(index), from: 'f', amount: pick(rand, ['10', '5', '100', '0.25', '0', 'bad']), blockHeight: 10 + Math.floor(rand() * 5), confirmations: Math.floor(rand() * 4), blockTime };
+          const payment = {
+            txHash,
+            eventIndex: Number(index),
+            from: 'f',
+            amount: pick(rand, ['10', '5', '100', '0.25', '0', 'bad']),
+            blockHeight: 10 + Math.floor(rand() * 5),
+            confirmations: Math.floor(rand() * 4),
+            blockTime,
+          };
           event = { type: 'TRANSFER_SEEN', payment, ...(to ? { to } : {}), at: at() };
         } else if (roll < 0.62) {
           event = { type: 'CONFIRMATIONS', key: pick(rand, keys), confirmations: Math.floor(rand() * 5) - (rand() < 0.05 ? 3 : 0), at: at() };
@@ -102,7 +110,13 @@ describe('the invoice machine says the same as the one it replaced', () => {
           event = { type: 'CHAIN_TIME', chainTime: new Date(neu.clock.now() - Math.floor(rand() * 20 * MIN)).toISOString(), at: at() };
         } else if (roll < 0.88) {
           const newTarget = rand() < 0.7 ? { network: 'TRC20', address: 'tnew', memo: null } : undefined;
-          event = { type: 'NETWORK_CHANGED', payAmount: pick(rand, ['12', '10.5', 'x']), requiredConfirmations: pick(rand, [1, 2, -1]), ...(newTarget ? { target: newTarget } : {}), ...(rand() < 0.8 ? { at: at() } : {}) };
+          event = {
+            type: 'NETWORK_CHANGED',
+            payAmount: pick(rand, ['12', '10.5', 'x']),
+            requiredConfirmations: pick(rand, [1, 2, -1]),
+            ...(newTarget ? { target: newTarget } : {}),
+            ...(rand() < 0.8 ? { at: at() } : {}),
+          };
         } else if (roll < 0.94) {
           event = { type: 'RESUME', at: at() };
         } else {

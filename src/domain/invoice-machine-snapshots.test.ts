@@ -51,7 +51,7 @@ describe('snapshots persisted before the machine said the invoice life', () => {
     expect(actor.getSnapshot().status).toBe('done');
   });
 
-  it('an old open snapshot with a network and the migration\'s chainTime waits for the chain before it expires', () => {
+  it("an old open snapshot with a network and the migration's chainTime waits for the chain before it expires", () => {
     const saved = oldSnapshot(context('POLYGON')) as Snapshot<unknown> & { context: Record<string, unknown> };
     // What 20261128000000-invoice-snapshot-chain-time writes: chainTime = observedAt.
     saved.context.chainTime = saved.context.observedAt;

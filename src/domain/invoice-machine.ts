@@ -172,11 +172,7 @@ export const invoiceMachine = machineSetup.createMachine({
   // Transient: a new context is pending; one rebuilt from a row goes to its status at once.
   initial: 'created',
   on: {
-    TRANSFER_SEEN: [
-      { guard: 'announcedRefusal', actions: ['tick', 'refuseTransfer'] },
-      { guard: 'transferRefused', actions: 'tick' },
-      { actions: 'takeTransfer' },
-    ],
+    TRANSFER_SEEN: [{ guard: 'announcedRefusal', actions: ['tick', 'refuseTransfer'] }, { guard: 'transferRefused', actions: 'tick' }, { actions: 'takeTransfer' }],
     CONFIRMATIONS: { actions: 'confirm' },
     TRANSFER_REVERTED: { actions: 'revert' },
     CHAIN_TIME: { actions: 'chainTime' },

@@ -76,4 +76,3 @@ export const legacyInvoiceMachine = machineSetup.createMachine({
     closed: { type: 'final' },
   },
 });
-

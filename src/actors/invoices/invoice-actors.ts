@@ -9,7 +9,7 @@ import type { InvoiceMachineEvent } from '../../domain/invoice-events';
 import { ActorActivity } from '../introspection/activity';
 import { ActorGroups } from '../actor-groups';
 import { ChainWait } from './chain-wait';
-import { commitInvoice, type OutboxWriter } from './invoice-commit';
+import { commitInvoice, type Committed, type OutboxWriter } from './invoice-commit';
 import { onlyTimeMoved, restoreActor, SETTLED, type Entry, type InvoiceActor, type TransferDetails, type UnitOfWork } from './invoice-entry';
 import { readOpenSnapshots, resumeEntries } from './invoice-restore';
 
@@ -282,7 +282,7 @@ export class InvoiceActors {
       return current.context;
     }
     const now = this.deps.clock.now();
-    let committed;
+    let committed: Committed;
     try {
       committed = await commitInvoice(this.deps.orm, this.deps.writeOutbox, { uuid, before, read, details: entry.details, work, prepare, now });
     } catch (err) {
@@ -296,11 +296,31 @@ export class InvoiceActors {
     const { ctx, done, credited } = committed;
     entry.persisted = ctx;
     entry.persistedSnapshot = committed.persistedSnapshot;
-    this.activity.record(uuid, entry.network, 'committed', { reason, status: ctx.status, previous_status: before.status, confirmations: ctx.confirmations, received_amount: ctx.receivedAmount, closed: done, at: now.toISOString() });
+    this.activity.record(uuid, entry.network, 'committed', {
+      reason,
+      status: ctx.status,
+      previous_status: before.status,
+      confirmations: ctx.confirmations,
+      received_amount: ctx.receivedAmount,
+      closed: done,
+      at: now.toISOString(),
+    });
     // One line per committed status change, credit or close (never per confirmation): the
     // operator's trail of an invoice. `credited` is the confirmed total booked to the merchant.
     if (ctx.status !== before.status || credited !== null || done) {
-      const fields = { invoiceUuid: uuid, merchantId: committed.merchantId, network: committed.network, previousStatus: before.status, status: ctx.status, txHash: ctx.txHash ?? undefined, receivedAmount: ctx.receivedAmount, paidLate: ctx.paidLate, credited: credited ?? undefined, closed: done || undefined, reason };
+      const fields = {
+        invoiceUuid: uuid,
+        merchantId: committed.merchantId,
+        network: committed.network,
+        previousStatus: before.status,
+        status: ctx.status,
+        txHash: ctx.txHash ?? undefined,
+        receivedAmount: ctx.receivedAmount,
+        paidLate: ctx.paidLate,
+        credited: credited ?? undefined,
+        closed: done || undefined,
+        reason,
+      };
       this.deps.logger.info(fields, ctx.status !== before.status ? 'invoice status changed' : credited !== null ? 'invoice credited' : 'invoice closed');
     }
     if (done) {

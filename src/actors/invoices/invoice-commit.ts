@@ -10,9 +10,8 @@ import { canonicalDecimal } from '../../store/repos/network-settings';
 import { settlementLines } from './settlement';
 import type { TransferDetails, UnitOfWork } from './invoice-entry';
 
-export interface OutboxWriter {
-  (em: EntityManager, row: Invoice, types: readonly string[]): Promise<void>;
-}
+/** Writes the invoice's webhook events (in order) to the outbox, inside the commit's transaction. */
+export type OutboxWriter = (em: EntityManager, row: Invoice, types: readonly string[]) => Promise<void>;
 
 const BOOKED_STATUSES = new Set(['paid', 'overpaid', 'underpaid']);
 
@@ -98,7 +97,19 @@ async function writePayments(em: EntityManager, row: Invoice, before: InvoiceMac
       if (d) existing.blockHash = d.blockHash;
       existing.late = p.late;
     } else {
-      const payment = new InvoicePayment(row.uuid, d?.network ?? row.network ?? '', p.txHash, p.eventIndex, p.from, d?.toAddress ?? row.address ?? '', d?.memo ?? null, p.amount, p.blockHeight, d?.blockHash ?? '', new Date(p.seenAt));
+      const payment = new InvoicePayment(
+        row.uuid,
+        d?.network ?? row.network ?? '',
+        p.txHash,
+        p.eventIndex,
+        p.from,
+        d?.toAddress ?? row.address ?? '',
+        d?.memo ?? null,
+        p.amount,
+        p.blockHeight,
+        d?.blockHash ?? '',
+        new Date(p.seenAt),
+      );
       payment.confirmations = p.confirmations;
       payment.state = p.state;
       payment.late = p.late;

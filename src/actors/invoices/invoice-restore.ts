@@ -18,10 +18,12 @@ export interface RestoredRow {
  */
 export async function readOpenSnapshots(orm: MikroORM, build: (row: RestoredRow) => void): Promise<number> {
   const page = (after: string) =>
-    orm.em.fork().execute<{ uuid: string; network: string | null; actor_snapshot: unknown }[]>(
-      'select uuid, network, actor_snapshot from invoices where open and uuid > ? order by uuid limit ?',
-      [after, RESTORE_BATCH],
-    );
+    orm.em
+      .fork()
+      .execute<{ uuid: string; network: string | null; actor_snapshot: unknown }[]>('select uuid, network, actor_snapshot from invoices where open and uuid > ? order by uuid limit ?', [
+        after,
+        RESTORE_BATCH,
+      ]);
   let count = 0;
   let next = page('00000000-0000-0000-0000-000000000000');
   for (;;) {
