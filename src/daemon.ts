@@ -287,7 +287,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const resumeStarted = Date.now();
   logger.info({ ms: resumeStarted - watchersStarted }, 'watchers started and caught up');
   const resumed = await invoiceActors.resumeAll();
-  // `deferred`: nothing was due, their RESUME comes when their state's timer falls due.
+  // Every restored actor took its RESUME (its state re-entered, its timer armed); only what fell due while down was committed.
   logger.info({ ...resumed, ms: Date.now() - resumeStarted }, 'invoice actors resumed');
   // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
   const restoredWithdrawals = await withdrawalActors.restoreAll();

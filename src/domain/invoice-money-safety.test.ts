@@ -2,7 +2,8 @@ import { createActor, SimulatedClock } from 'xstate';
 import { createInvoiceContext, type DepositTarget, type InvoiceMachineContext } from './invoice-context';
 import type { InvoiceMachineEvent } from './invoice-events';
 import { invoiceMachine } from './invoice-machine';
-import { applyInvoiceEvent, canChangeNetwork, transferRefusal } from './invoice-step';
+import { stepInvoice as applyInvoiceEvent } from '../../test/support/invoice-machine-step';
+import { canChangeNetwork, transferRefusal } from './invoice-step';
 import { invoiceWebhookEvents } from './invoice-webhooks';
 
 /**

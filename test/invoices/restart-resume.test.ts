@@ -11,9 +11,9 @@ import { advance, balance, createInvoice, getInvoice, mine, pay, payAndConfirm }
 jest.setTimeout(90_000);
 
 /**
- * Restart of open invoice actors: restoreAll rebuilds them without timers; resumeAll commits what
- * fell due while the daemon was down, and defers the RESUME of every other actor to the moment its
- * state's timer falls due (one timer on the daemon clock). Checked here through their effects.
+ * Restart of open invoice actors: restoreAll rebuilds them without timers; resumeAll sends RESUME
+ * to every actor, which re-enters its state and arms its timer from the context's deadline, and
+ * commits what fell due while the daemon was down. Checked here through their effects.
  */
 describe('open invoices across a restart', () => {
   let db: TestDatabase;
@@ -71,7 +71,7 @@ describe('open invoices across a restart', () => {
     expect(await events(soon.uuid)).toEqual(['invoice.expired']);
     expect(await events(later.uuid)).toEqual(['invoice.expired']);
   });
-  it('actors whose RESUME was deferred take events at once and still expire, end and close on time, each event once', async () => {
+  it('resumed actors take events at once and still expire, end and close on time, each event once', async () => {
     const db2 = await createTestDatabase('cp_resume_deferred');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-resume-deferred-'));
     const lines: Array<Record<string, unknown>> = [];
@@ -87,8 +87,9 @@ describe('open invoices across a restart', () => {
       await s.stop();
 
       s = await startStack({ database: db2, dataDir: dir, logger });
+      // Every restored actor took its RESUME; none of them had anything to commit yet.
       const resumed = lines.find((l) => l.msg === 'invoice actors resumed');
-      expect(resumed).toMatchObject({ resumed: 0, deferred: 3 });
+      expect(resumed).toMatchObject({ resumed: 3 });
 
       // A restored actor with no timer armed yet: a payment moves it at once.
       await pay(s, 'POLYGON', pending.address, pending.pay_amount);
@@ -96,7 +97,7 @@ describe('open invoices across a restart', () => {
       await mine(s, 'POLYGON', pending.required_confirmations);
       await waitForStatus(s, m, pending.uuid, 'paid');
 
-      // The partially paid one ends at its expiry, through its deferred RESUME.
+      // The partially paid one ends at its expiry, through the timer its RESUME armed.
       await advance(s, 61 * 60);
       await waitForStatus(s, m, partial.uuid, 'underpaid');
 

@@ -1,5 +1,6 @@
 import type { InvoiceMachineContext } from '../../domain/invoice-context';
-import { timerDueAt } from '../../domain/invoice-step';
+import { invoiceStateOf } from '../../domain/invoice-machine';
+import { lateWindowEndsAt } from '../../domain/invoice-step';
 import { isTerminalInvoiceStatus } from '../../domain/invoice-status';
 import type { WithdrawalMachineContext } from '../../domain/withdrawal-context';
 
@@ -13,13 +14,17 @@ export function relative(dueIso: string, now: Date): string {
 }
 
 /**
- * The invoice actor's timers, derived from its context (XState keeps `after` delays only in the
- * running system): the expiry while open, the end of the late-payment window once ended.
+ * The invoice actor's timers, derived from its state and context (XState keeps `after` delays only
+ * in the running system): the expiry while open, the end of the late-payment window once ended.
  */
 export function invoiceTimers(ctx: InvoiceMachineContext, stateValue: unknown, now: Date): string[] {
-  const due = String(stateValue) === 'closed' ? null : timerDueAt(ctx);
+  const state = invoiceStateOf(stateValue);
+  if (state === 'closed' || state === 'created') return [];
+  const ended = isTerminalInvoiceStatus(state);
+  const due = ended ? lateWindowEndsAt(ctx) : ctx.expiresAt;
   if (due === null) return [];
-  return [`${isTerminalInvoiceStatus(ctx.status) ? 'late_window_end' : 'expiry'} at ${due} (${relative(due, now)})`];
+  const waiting = typeof stateValue === 'object' && stateValue !== null && Object.values(stateValue).includes('awaitingChain');
+  return [`${ended ? 'late_window_end' : 'expiry'} at ${due} (${waiting ? 'waiting for the chain time' : relative(due, now)})`];
 }
 
 /** The withdrawal machine's `after: pollInterval` states, named by their leaf state. */

@@ -6,6 +6,7 @@ import { Migration20261125000000OutboxPendingOrder } from './20261125000000-outb
 import { Migration20261126000000WithdrawalCapHours } from './20261126000000-withdrawal-cap-hours';
 import { Migration20261127000000DevnetChains } from './20261127000000-devnet-chains';
 import { Migration20261127100000OutboxUnaddressed } from './20261127100000-outbox-unaddressed';
+import { Migration20261128000000InvoiceSnapshotChainTime } from './20261128000000-invoice-snapshot-chain-time';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126000000WithdrawalCapHours', class: Migration20261126000000WithdrawalCapHours },
   { name: 'Migration20261127000000DevnetChains', class: Migration20261127000000DevnetChains },
   { name: 'Migration20261127100000OutboxUnaddressed', class: Migration20261127100000OutboxUnaddressed },
+  { name: 'Migration20261128000000InvoiceSnapshotChainTime', class: Migration20261128000000InvoiceSnapshotChainTime },
 ];
