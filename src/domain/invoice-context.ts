@@ -1,6 +1,6 @@
 import { formatAmount, toDecimal } from './decimal';
 import type { InvoicePayment } from './invoice-payment';
-import type { InvoiceStatus } from './invoice-status';
+import type { InvoiceStatus } from './invoice-statuses';
 
 /**
  * Where an invoice takes payments: its network, the normalized deposit address and, on memo

@@ -1,17 +1,9 @@
 import { toDecimal, type Decimal } from './decimal';
 import type { InvoiceMachineContext } from './invoice-context';
 
-/** DESIGN.md "Invoice statuses". */
-export const INVOICE_STATUSES = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired'] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+import { isTerminalInvoiceStatus, type InvoiceStatus, type TerminalInvoiceStatus } from './invoice-statuses';
 
-/** The outcomes: an invoice in one of these has ended (only late money can still move it). */
-export const TERMINAL_INVOICE_STATUSES = ['paid', 'overpaid', 'underpaid', 'expired'] as const;
-export type TerminalInvoiceStatus = (typeof TERMINAL_INVOICE_STATUSES)[number];
-
-export function isTerminalInvoiceStatus(status: InvoiceStatus): status is TerminalInvoiceStatus {
-  return (TERMINAL_INVOICE_STATUSES as readonly string[]).includes(status);
-}
+export { INVOICE_STATUSES, TERMINAL_INVOICE_STATUSES, isTerminalInvoiceStatus, type InvoiceStatus, type TerminalInvoiceStatus } from './invoice-statuses';
 
 /** Outcomes only ever move up this order (confirmed money is never removed). */
 const OUTCOME_RANK: Record<TerminalInvoiceStatus, number> = { expired: 0, underpaid: 1, paid: 2, overpaid: 3 };
