@@ -10,7 +10,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function requireJsonContentType(req: IncomingMessage): void {
   const header = req.headers['content-type'];
   const [type = '', ...params] = (header ?? '').split(';').map((p) => p.trim().toLowerCase());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/^"(.*)"$/, '$1');
   if (type !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
   }

@@ -20,7 +20,10 @@ function bareAddress(raw: string): string {
  */
 export function parseTrustedProxies(value: string): BlockList {
   const list = new BlockList();
-  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new Error('TRUSTED_PROXY: no address given');
   for (const entry of entries) {
     const [addr = '', bits, extra] = entry.split('/');
@@ -60,7 +63,7 @@ export function clientKeyFor(trustedProxies: BlockList | undefined): ClientKey {
     if (!peer) return 'unknown';
     if (!trustedProxies || !trusted(trustedProxies, peer)) return peer;
     const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map(bareAddress).filter(Boolean);
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map(bareAddress).filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i -= 1) {
       if (!trusted(trustedProxies, hops[i]!)) return hops[i]!;
     }

@@ -33,9 +33,7 @@ async function recordingServer(): Promise<{ client: RelayClient; received: numbe
         const answered = batch.calls.filter((c) => !Buffer.from(c.request).toString('utf8').startsWith('hold'));
         if (answered.length === 0) return;
         const results: RelayResults = {
-          results: answered
-            .map((c) => ({ id: c.id, code: 0, response: Buffer.from([...Buffer.from(c.request).toString('utf8')].reverse().join(''), 'utf8'), details: '', trailers: [] }))
-            .reverse(),
+          results: answered.map((c) => ({ id: c.id, code: 0, response: Buffer.from([...Buffer.from(c.request).toString('utf8')].reverse().join(''), 'utf8'), details: '', trailers: [] })).reverse(),
         };
         call.write(results);
       });

@@ -9,13 +9,7 @@ export class JsonBytes {
 }
 
 /** Writes one complete JSON response. `close` asks Node to end the connection after it (413, shutdown). */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Readonly<Record<string, string>> = {},
-  close = false,
-): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, close = false): void {
   if (res.headersSent) return;
   const text = body instanceof JsonBytes ? body.bytes : Buffer.from(JSON.stringify(body), 'utf8');
   res.statusCode = status;

@@ -39,7 +39,14 @@ function run(stopMs: number | null, deadlineMs: number): Run {
   });
   const exit = new Promise<{ code: number | null; ms: number; lines: Array<{ msg: string } & Record<string, unknown>> }>((resolve) =>
     child.once('close', (code) =>
-      resolve({ code, ms: performance.now() - signalledAt, lines: out.trim().split('\n').map((l) => JSON.parse(l) as { msg: string }) }),
+      resolve({
+        code,
+        ms: performance.now() - signalledAt,
+        lines: out
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { msg: string }),
+      }),
     ),
   );
   return {

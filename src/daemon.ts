@@ -184,12 +184,20 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     undefined,
     (code) => chains.adapters.has(code),
   );
-  await networks.seed(orm.em.fork(), NETWORK_CODES.map((c) => config.networks[c]), clock.now());
+  await networks.seed(
+    orm.em.fork(),
+    NETWORK_CODES.map((c) => config.networks[c]),
+    clock.now(),
+  );
   // A run-time value kept from before may be below a live watcher's window: a reorg inside the gap
   // would reach credited payments and halt the watcher (never a silent loss), so say it loudly.
   for (const [code, adapter] of chains.adapters) {
     const required = adapter.mode === 'live' ? (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations : undefined;
-    if (required !== undefined && required < adapter.finalityDepth) logger.error({ network: code, requiredConfirmations: required, finalityDepth: adapter.finalityDepth }, 'required_confirmations is below the live finality depth: set it to at least the finality depth (chainpay networks set-fee --confirmations)');
+    if (required !== undefined && required < adapter.finalityDepth)
+      logger.error(
+        { network: code, requiredConfirmations: required, finalityDepth: adapter.finalityDepth },
+        'required_confirmations is below the live finality depth: set it to at least the finality depth (chainpay networks set-fee --confirmations)',
+      );
   }
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
@@ -198,7 +206,15 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logger.warn(PRIVATE_TARGETS_WARNING);
   // Invoice and withdrawal creation in flight: payout steps and webhook bookkeeping yield to them (RequestLoad).
   const requestLoad = new RequestLoad();
-  const webhooks = new WebhookDispatcher({ orm, logger: logger.child({ component: 'webhooks' }), clock, merchants, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, requestLoad, ...options.webhooks });
+  const webhooks = new WebhookDispatcher({
+    orm,
+    logger: logger.child({ component: 'webhooks' }),
+    clock,
+    merchants,
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    requestLoad,
+    ...options.webhooks,
+  });
 
   const watchers = new Map<NetworkCode, NetworkWatcher>();
   const invoiceActors = new InvoiceActors({
@@ -348,7 +364,15 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       return livemode ? services : [...services, devnetService(ctx, chains.devnet, advanceClock)];
     })(),
   });
-  healthMonitor = new HealthMonitor({ orm, logger, health: grpc.health, watchers, watcherActivity, watcherUnhealthyAfterMs: config.WATCHER_UNHEALTHY_AFTER_MS, watcherMaxLagSeconds: config.WATCHER_MAX_LAG_SECONDS });
+  healthMonitor = new HealthMonitor({
+    orm,
+    logger,
+    health: grpc.health,
+    watchers,
+    watcherActivity,
+    watcherUnhealthyAfterMs: config.WATCHER_UNHEALTHY_AFTER_MS,
+    watcherMaxLagSeconds: config.WATCHER_MAX_LAG_SECONDS,
+  });
   await healthMonitor.start();
   // Full GCs while idle (needs node --expose-gc, as the start scripts run it): src/observability/idle-gc.ts.
   const idleGc = idleCollector(logger.child({ component: 'idle-gc' }));

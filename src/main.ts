@@ -33,6 +33,6 @@ main().catch((err: unknown) => {
     process.stderr.write(`${err.message}\n`);
     process.exit(78);
   }
-  process.stderr.write(`chainpay daemon failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`chainpay daemon failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -39,5 +39,10 @@ export function trustedHtml(markup: string): SafeHtml {
 
 /** JSON for a `<script type="application/json">` block: `<` is escaped so `</script>` cannot end it. */
 export function jsonForScript(value: unknown): SafeHtml {
-  return new SafeHtml(JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
+  return new SafeHtml(
+    JSON.stringify(value)
+      .replace(/</g, '\\u003c')
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029'),
+  );
 }

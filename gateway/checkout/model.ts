@@ -155,8 +155,6 @@ export function toBuyerJson(m: CheckoutModel): Record<string, unknown> {
     paid_at: m.paidAt,
     return_url: m.returnUrl,
     cancel_url: m.cancelUrl,
-    networks: m.canChooseNetwork
-      ? m.networks.map((n) => ({ code: n.code, name: n.name, network_fee: n.networkFee, pay_amount: n.payAmount, min_invoice: n.minInvoice, available: n.available }))
-      : [],
+    networks: m.canChooseNetwork ? m.networks.map((n) => ({ code: n.code, name: n.name, network_fee: n.networkFee, pay_amount: n.payAmount, min_invoice: n.minInvoice, available: n.available })) : [],
   };
 }

@@ -24,7 +24,17 @@ export interface ClientBoot {
 }
 
 export function clientStrings(s: CheckoutStrings): Record<string, string> {
-  return { copied: s.copied, copiedShort: s.copiedShort, copy: s.copy, copyFailed: s.copyFailed, expiring: s.expiring, daysShort: s.daysShort, liveLost: s.liveLost, choosing: s.choosing, chooseFailed: s.chooseFailed };
+  return {
+    copied: s.copied,
+    copiedShort: s.copiedShort,
+    copy: s.copy,
+    copyFailed: s.copyFailed,
+    expiring: s.expiring,
+    daysShort: s.daysShort,
+    liveLost: s.liveLost,
+    choosing: s.choosing,
+    chooseFailed: s.chooseFailed,
+  };
 }
 
 export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets: AssetUrls): SafeHtml {
@@ -74,7 +84,15 @@ export function renderMessagePage(s: CheckoutStrings, assets: AssetUrls, opts: {
   return layout(s, opts.title, opts.title, body, { style: assets.style, script: null }, 'message');
 }
 
-function layout(s: CheckoutStrings, documentTitle: string, heading: string, main: SafeHtml, assets: { style: string; script: string | null }, status: string, banner: SafeHtml | null = null): SafeHtml {
+function layout(
+  s: CheckoutStrings,
+  documentTitle: string,
+  heading: string,
+  main: SafeHtml,
+  assets: { style: string; script: string | null },
+  status: string,
+  banner: SafeHtml | null = null,
+): SafeHtml {
   return html`<!doctype html>
 <html lang="${s.lang}">
 <head>

@@ -56,9 +56,7 @@ function summary(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
     : html`<p class="note">${s.feesPaidByMerchant}</p>`;
   const heading = m.final ? s.invoiceTotal : due ? s.amountStillDue : m.network ? s.amountToSend : s.amountHeading;
   return html`<h2 id="amount-heading" class="eyebrow">${heading}</h2>
-    <p class="amount"><span class="figure"><span id="amount-value">${amount}</span> <span class="currency">${m.currency}</span></span>${
-      copyable ? copyButton('amount-value', s.copyAmount, s) : ''
-    }</p>
+    <p class="amount"><span class="figure"><span id="amount-value">${amount}</span> <span class="currency">${m.currency}</span></span>${copyable ? copyButton('amount-value', s.copyAmount, s) : ''}</p>
     ${m.network ? html`<p class="on-network">${s.onNetwork(m.network.name)}</p>` : ''}
     ${breakdown}`;
 }
@@ -96,11 +94,12 @@ function instructions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const network = m.network!;
   const { amount } = headline(m);
   // The daemon's QR encodes the full pay_amount: after a partial payment it would ask for too much.
-  const qr = m.status === 'partially_paid'
-    ? html`<p class="note">${s.qrTopUp}</p>`
-    : m.qrSvg
-    ? html`<figure class="qr"><div class="qr-code" role="img" aria-label="${s.qrLabel(amount, m.currency, network.name)}">${m.qrSvg}</div><figcaption>${s.qrHelp}</figcaption></figure>`
-    : html`<p class="note">${s.qrUnavailable}</p>`;
+  const qr =
+    m.status === 'partially_paid'
+      ? html`<p class="note">${s.qrTopUp}</p>`
+      : m.qrSvg
+        ? html`<figure class="qr"><div class="qr-code" role="img" aria-label="${s.qrLabel(amount, m.currency, network.name)}">${m.qrSvg}</div><figcaption>${s.qrHelp}</figcaption></figure>`
+        : html`<p class="note">${s.qrUnavailable}</p>`;
   return html`<section class="card" aria-labelledby="panel-heading">
     <h2 id="panel-heading" tabindex="-1">${s.sendHeading(m.currency, network.name)}</h2>
     <p class="help">${s.sendOnly(m.currency, network.name)}</p>
@@ -119,10 +118,13 @@ function instructions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
 function result(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const r = s.result;
   const [title, body] =
-    m.status === 'paid' ? [r.paidTitle, r.paidBody]
-    : m.status === 'overpaid' ? [r.overpaidTitle, r.overpaidBody]
-    : m.status === 'underpaid' ? [r.underpaidTitle, r.underpaidBody(m.amountDue, m.currency)]
-    : [r.expiredTitle, r.expiredBody];
+    m.status === 'paid'
+      ? [r.paidTitle, r.paidBody]
+      : m.status === 'overpaid'
+        ? [r.overpaidTitle, r.overpaidBody]
+        : m.status === 'underpaid'
+          ? [r.underpaidTitle, r.underpaidBody(m.amountDue, m.currency)]
+          : [r.expiredTitle, r.expiredBody];
   return html`<section class="card result result-${m.status ?? 'unknown'}" aria-labelledby="panel-heading">
     <h2 id="panel-heading" tabindex="-1">${title}</h2>
     <p>${body}</p>
@@ -138,9 +140,11 @@ function actions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const paidSomething = m.status === 'paid' || m.status === 'overpaid' || m.status === 'underpaid';
   const unpaid = m.status === 'pending' || m.status === 'expired';
   const link =
-    paidSomething && m.returnUrl ? html`<a class="button primary" id="return-link" href="${m.returnUrl}" rel="noreferrer">${s.goBack}</a>`
-    : unpaid && m.cancelUrl ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' ? s.returnToMerchant : s.cancel}</a>`
-    : '';
+    paidSomething && m.returnUrl
+      ? html`<a class="button primary" id="return-link" href="${m.returnUrl}" rel="noreferrer">${s.goBack}</a>`
+      : unpaid && m.cancelUrl
+        ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' ? s.returnToMerchant : s.cancel}</a>`
+        : '';
   return link ? html`<nav aria-label="${s.merchantLinks}">${link}</nav>` : html``;
 }
 

@@ -215,7 +215,12 @@ export function stringsFor(acceptLanguage: string | undefined): CheckoutStrings 
     .split(',')
     .map((part, index) => {
       const [tag = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? '1');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? '1',
+      );
       return { primary: tag.split('-')[0]!, q: Number.isFinite(q) ? q : 0, index };
     })
     .filter((w) => w.primary !== '' && w.q > 0)

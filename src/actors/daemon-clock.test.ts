@@ -48,7 +48,7 @@ describe('DaemonClock timers', () => {
   it('keeps the due order over many timers set and cleared at random', () => {
     const clock = new DaemonClock();
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const fired: number[] = [];
     const expected: number[] = [];
     const handles: { due: number; handle: unknown; cleared: boolean }[] = [];

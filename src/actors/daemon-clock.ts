@@ -52,7 +52,7 @@ export class DaemonClock implements Clock {
   /** `fixed`: real time only (live mode): advance() throws, the offset stays 0. */
   constructor(options: { offsetMs?: number; onAdvance?: (offsetMs: number) => void; fixed?: boolean } = {}) {
     this.fixed = options.fixed ?? false;
-    this.offsetMs = this.fixed ? 0 : options.offsetMs ?? 0;
+    this.offsetMs = this.fixed ? 0 : (options.offsetMs ?? 0);
     this.onAdvance = options.onAdvance;
   }
 

@@ -50,7 +50,16 @@ describe('GroupedBatches', () => {
       runs.push(show(groups));
       return echo(groups);
     }, 3);
-    const all = [batches.submit('a', 1), batches.submit('b', 2), batches.submit('b', 3), batches.submit('c', 4), batches.submit('d', 5), batches.submit('d', 6), batches.submit('d', 7), batches.submit('d', 8)];
+    const all = [
+      batches.submit('a', 1),
+      batches.submit('b', 2),
+      batches.submit('b', 3),
+      batches.submit('c', 4),
+      batches.submit('d', 5),
+      batches.submit('d', 6),
+      batches.submit('d', 7),
+      batches.submit('d', 8),
+    ];
     expect(await Promise.all(all)).toEqual(['a1', 'b2', 'b3', 'c4', 'd5', 'd6', 'd7', 'd8']);
     expect(runs).toEqual(['a:1 b:2,3', 'c:4', 'd:5,6,7', 'd:8']);
   });

@@ -58,7 +58,10 @@ export class KeyedBatches<In, Out> {
       }
       const batch = queue.splice(0, this.maxBatch);
       try {
-        const outcomes = await this.runner(key, batch.map((w) => w.input));
+        const outcomes = await this.runner(
+          key,
+          batch.map((w) => w.input),
+        );
         batch.forEach((w, i) => {
           const o = outcomes[i];
           if (!o) w.reject(new Error('batch runner answered fewer outcomes than inputs'));

@@ -9,7 +9,10 @@ const keys = { mnemonic: 'test test test test test test test test test test test
 describe('createChainAdapters', () => {
   it('devnet: one adapter and its controls per network, with real-format addresses', async () => {
     const { adapters, devnet } = createChainAdapters({
-      networks: [...NETWORK_CODES], mode: 'devnet', keys, clock: manualClock(),
+      networks: [...NETWORK_CODES],
+      mode: 'devnet',
+      keys,
+      clock: manualClock(),
       devnet: { blockIntervalMs: 0, finalityDepth: { TRC20: 2 } },
     });
     try {
@@ -46,15 +49,20 @@ describe('createChainAdapters', () => {
 
   it('devnet: refuses live options for a network (devnet and live never mix in one daemon)', () => {
     expect(() =>
-      createChainAdapters({ networks: ['TRC20', 'POLYGON'], mode: 'devnet', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 }, live: { POLYGON: { rpcUrl: 'http://127.0.0.1:8545', confirmations: 3 } } }),
+      createChainAdapters({
+        networks: ['TRC20', 'POLYGON'],
+        mode: 'devnet',
+        keys,
+        clock: manualClock(),
+        devnet: { blockIntervalMs: 0 },
+        live: { POLYGON: { rpcUrl: 'http://127.0.0.1:8545', confirmations: 3 } },
+      }),
     ).toThrow(ChainModeMixError);
     expect(hasLiveAdapter('POLYGON')).toBe(true);
     expect(hasLiveAdapter('TRC20')).toBe(false);
   });
 
   it('live: refuses a family without a live adapter instead of falling back to devnet', () => {
-    expect(() =>
-      createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } }),
-    ).toThrow(AdapterUnavailableError);
+    expect(() => createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } })).toThrow(AdapterUnavailableError);
   });
 });

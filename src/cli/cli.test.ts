@@ -203,19 +203,37 @@ describe('operator and devnet commands', () => {
   });
 
   it('webhooks list prints every event with its delivery log (attempt, time, status code, latency, error) without --json', async () => {
-    daemon.respond('listWebhooks', () => ListWebhooksResponse.fromPartial({
-      events: [
-        {
-          id: 'evt_b', type: 'invoice.paid', merchant_id: 'm_1', aggregate_id: 'inv-1', status: 'pending', attempts: 2,
-          next_attempt_at: '2026-01-01T00:05:05.000Z', target_url: 'https://shop.example/hook', created_at: '2026-01-01T00:00:00.000Z',
-          deliveries: [
-            { attempt: 1, at: '2026-01-01T00:00:00.100Z', latency_ms: 3, error: 'address 10.0.0.1 refused: private (RFC 1918)' },
-            { attempt: 2, at: '2026-01-01T00:00:05.100Z', status_code: 503, latency_ms: 41, error: 'HTTP 503' },
-          ],
-        },
-        { id: 'evt_a', type: 'invoice.confirming', merchant_id: 'm_1', aggregate_id: 'inv-1', status: 'delivered', attempts: 1, created_at: '2026-01-01T00:00:00.000Z', deliveries: [{ attempt: 1, at: '2026-01-01T00:00:00.050Z', status_code: 200, latency_ms: 7 }] },
-      ],
-    }));
+    daemon.respond('listWebhooks', () =>
+      ListWebhooksResponse.fromPartial({
+        events: [
+          {
+            id: 'evt_b',
+            type: 'invoice.paid',
+            merchant_id: 'm_1',
+            aggregate_id: 'inv-1',
+            status: 'pending',
+            attempts: 2,
+            next_attempt_at: '2026-01-01T00:05:05.000Z',
+            target_url: 'https://shop.example/hook',
+            created_at: '2026-01-01T00:00:00.000Z',
+            deliveries: [
+              { attempt: 1, at: '2026-01-01T00:00:00.100Z', latency_ms: 3, error: 'address 10.0.0.1 refused: private (RFC 1918)' },
+              { attempt: 2, at: '2026-01-01T00:00:05.100Z', status_code: 503, latency_ms: 41, error: 'HTTP 503' },
+            ],
+          },
+          {
+            id: 'evt_a',
+            type: 'invoice.confirming',
+            merchant_id: 'm_1',
+            aggregate_id: 'inv-1',
+            status: 'delivered',
+            attempts: 1,
+            created_at: '2026-01-01T00:00:00.000Z',
+            deliveries: [{ attempt: 1, at: '2026-01-01T00:00:00.050Z', status_code: 200, latency_ms: 7 }],
+          },
+        ],
+      }),
+    );
     const r = await cli(['webhooks', 'list', '--merchant', 'm_1', '--status', 'pending']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(daemon.last('listWebhooks').request).toEqual({ merchant_id: 'm_1', status: 'pending', limit: 0 });
@@ -244,8 +262,15 @@ describe('operator and devnet commands', () => {
     const r = await cli(['invoices', 'watch', 'inv-1', '--json']);
     expect(r.code).toBe(0);
     expect(daemon.last('watchInvoice').request).toEqual({ uuid: 'inv-1' });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.reason, l.invoice.status])).toEqual([['snapshot', 'pending'], ['payment', 'confirming'], ['status', 'paid']]);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.reason, l.invoice.status])).toEqual([
+      ['snapshot', 'pending'],
+      ['payment', 'confirming'],
+      ['status', 'paid'],
+    ]);
   });
 
   it('actors watch runs until aborted (Ctrl-C) and exits 0; the server sees the cancel', async () => {
@@ -259,7 +284,12 @@ describe('operator and devnet commands', () => {
     let stdout = '';
     const done = run(['actors', 'watch', '--kind', 'invoice', '--json'], {
       env: { CHAINPAY_GRPC_ADDR: daemon.address, CHAINPAY_OPERATOR_TOKEN: 't' },
-      stdout: { write: (s: string) => { stdout += s; if (stdout.endsWith('\n')) abort.abort(); } },
+      stdout: {
+        write: (s: string) => {
+          stdout += s;
+          if (stdout.endsWith('\n')) abort.abort();
+        },
+      },
       stderr: { write: () => undefined },
       signal: abort.signal,
     });
@@ -317,7 +347,19 @@ describe('errors', () => {
   it('help and --help print usage to stdout and exit 0', async () => {
     const all = await cli(['help']);
     expect(all.code).toBe(0);
-    for (const c of ['merchant create', 'networks set-fee', 'whitelist add', 'invoices watch', 'withdrawals reject', 'actors watch', 'watchers rescan', 'webhooks redeliver', 'deposits attribute', 'devnet advance-time', 'sign']) {
+    for (const c of [
+      'merchant create',
+      'networks set-fee',
+      'whitelist add',
+      'invoices watch',
+      'withdrawals reject',
+      'actors watch',
+      'watchers rescan',
+      'webhooks redeliver',
+      'deposits attribute',
+      'devnet advance-time',
+      'sign',
+    ]) {
       expect(all.stdout).toContain(`chainpay ${c}`);
     }
     const one = await cli(['devnet', 'pay', '--help']);

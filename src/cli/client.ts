@@ -1,13 +1,4 @@
-import {
-  credentials,
-  Metadata,
-  status,
-  type CallOptions,
-  type Client,
-  type ClientReadableStream,
-  type ClientUnaryCall,
-  type ServiceError,
-} from '@grpc/grpc-js';
+import { credentials, Metadata, status, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { DevnetServiceClient } from '../grpc/generated/chainpay/v1/devnet';
 import { InvoiceServiceClient } from '../grpc/generated/chainpay/v1/invoices';
 import { MerchantServiceClient } from '../grpc/generated/chainpay/v1/merchants';
@@ -18,12 +9,7 @@ import { CliError } from './errors';
 import { tokenHelp, type DaemonTarget } from './target';
 
 /** The last overload of a generated unary method: (request, metadata, options, callback). */
-export type UnaryMethod<Req, Res> = (
-  request: Req,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
+export type UnaryMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partial<CallOptions>, callback: (error: ServiceError | null, response: Res) => void) => ClientUnaryCall;
 
 /** The last overload of a generated server-streaming method. */
 export type StreamMethod<Req, Res> = (request: Req, metadata?: Metadata, options?: Partial<CallOptions>) => ClientReadableStream<Res>;
@@ -64,12 +50,24 @@ export class Rpc {
 
   constructor(readonly target: DaemonTarget) {}
 
-  get merchants(): MerchantServiceClient { return this.client('merchants', MerchantServiceClient); }
-  get networks(): NetworkServiceClient { return this.client('networks', NetworkServiceClient); }
-  get invoices(): InvoiceServiceClient { return this.client('invoices', InvoiceServiceClient); }
-  get withdrawals(): WithdrawalServiceClient { return this.client('withdrawals', WithdrawalServiceClient); }
-  get operator(): OperatorServiceClient { return this.client('operator', OperatorServiceClient); }
-  get devnet(): DevnetServiceClient { return this.client('devnet', DevnetServiceClient); }
+  get merchants(): MerchantServiceClient {
+    return this.client('merchants', MerchantServiceClient);
+  }
+  get networks(): NetworkServiceClient {
+    return this.client('networks', NetworkServiceClient);
+  }
+  get invoices(): InvoiceServiceClient {
+    return this.client('invoices', InvoiceServiceClient);
+  }
+  get withdrawals(): WithdrawalServiceClient {
+    return this.client('withdrawals', WithdrawalServiceClient);
+  }
+  get operator(): OperatorServiceClient {
+    return this.client('operator', OperatorServiceClient);
+  }
+  get devnet(): DevnetServiceClient {
+    return this.client('devnet', DevnetServiceClient);
+  }
 
   metadata(extra: ExtraMetadata = {}): Metadata {
     const md = new Metadata();
@@ -94,17 +92,14 @@ export class Rpc {
    * A server stream: `onData` per message; resolves when the server ends the stream or `signal`
    * aborts (a cancel we asked for is not an error), rejects with CliError otherwise.
    */
-  stream<Req, Res>(
-    client: Client,
-    method: StreamMethod<Req, Res>,
-    request: Req,
-    onData: (message: Res) => void,
-    options: { extra?: ExtraMetadata; signal?: AbortSignal } = {},
-  ): Promise<void> {
+  stream<Req, Res>(client: Client, method: StreamMethod<Req, Res>, request: Req, onData: (message: Res) => void, options: { extra?: ExtraMetadata; signal?: AbortSignal } = {}): Promise<void> {
     return new Promise((resolve, reject) => {
       const call = method.call(client, request, this.metadata(options.extra), {});
       let cancelled = false;
-      const onAbort = (): void => { cancelled = true; call.cancel(); };
+      const onAbort = (): void => {
+        cancelled = true;
+        call.cancel();
+      };
       if (options.signal?.aborted) onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       const finish = (err?: CliError): void => {
@@ -113,7 +108,13 @@ export class Rpc {
         else resolve();
       };
       call.on('data', (m: Res) => {
-        try { onData(m); } catch (e) { cancelled = true; call.cancel(); finish(e instanceof CliError ? e : new CliError('output_failed', String(e))); }
+        try {
+          onData(m);
+        } catch (e) {
+          cancelled = true;
+          call.cancel();
+          finish(e instanceof CliError ? e : new CliError('output_failed', String(e)));
+        }
       });
       call.on('error', (err: ServiceError) => finish(cancelled && err.code === status.CANCELLED ? undefined : decodeRpcError(err, this.target.address, this.target)));
       call.on('end', () => finish());

@@ -6,9 +6,7 @@ import { UsageError } from './errors';
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!));
 
-export type Resolved =
-  | { readonly kind: 'help'; readonly scope?: string }
-  | { readonly kind: 'run'; readonly spec: CommandSpec; readonly args: Args };
+export type Resolved = { readonly kind: 'help'; readonly scope?: string } | { readonly kind: 'run'; readonly spec: CommandSpec; readonly args: Args };
 
 const isOption = (s: string | undefined): boolean => s?.startsWith('-') ?? false;
 
@@ -34,7 +32,10 @@ export function resolve(argv: readonly string[]): Resolved {
   while (argv[i] === '--json') i++;
   const words = argv.slice(i);
   if (words[0] === 'help' || words[0] === '--help' || words[0] === '-h') {
-    const scope = words.slice(1).filter((w) => !isOption(w)).join(' ');
+    const scope = words
+      .slice(1)
+      .filter((w) => !isOption(w))
+      .join(' ');
     return { kind: 'help', scope: scope || undefined };
   }
   const { spec, rest } = findCommand(words);

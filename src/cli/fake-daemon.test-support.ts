@@ -44,7 +44,10 @@ export class FakeDaemon {
   private readonly unary = new Map<string, Unary>();
   private readonly streams = new Map<string, Streaming>();
 
-  private constructor(private readonly server: Server, readonly address: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly address: string,
+  ) {}
 
   static async start(): Promise<FakeDaemon> {
     const server = new Server();

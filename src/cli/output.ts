@@ -1,7 +1,6 @@
 import type { CliError } from './errors';
 import type { Writer } from './io';
 
-
 /** How a value reads in a human table: null/undefined as '-', nested values as compact JSON. */
 function cell(v: unknown): string {
   if (v === undefined || v === null || v === '') return '-';

@@ -71,7 +71,10 @@ export function tokenHelp(lookup: TokenLookup): string {
 
 /** A metadata value must be printable ASCII; the daemon keeps `[\w.@ -]` of it anyway. */
 function printable(name: string | undefined): string | undefined {
-  const clean = name?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100);
+  const clean = name
+    ?.replace(/[^\x20-\x7e]/g, '')
+    .trim()
+    .slice(0, 100);
   return clean || undefined;
 }
 

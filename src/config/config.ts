@@ -26,11 +26,20 @@ const baseSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Optional: the mode follows the RPC settings (chain-mode.ts); stating it may not contradict them. */
   CHAIN_MODE: z.enum(['devnet', 'live']).optional(),
-  MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
+  MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
+    .optional(),
   HD_MNEMONIC: z.string().min(1).optional(),
   /** Watch-only deposits: account xpubs at m/44'/60'/0' (EVM) and m/44'/195'/0' (TRON). */
-  EVM_DEPOSIT_XPUB: z.string().regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'must be an account xpub').optional(),
-  TRON_DEPOSIT_XPUB: z.string().regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'must be an account xpub').optional(),
+  EVM_DEPOSIT_XPUB: z
+    .string()
+    .regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'must be an account xpub')
+    .optional(),
+  TRON_DEPOSIT_XPUB: z
+    .string()
+    .regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'must be an account xpub')
+    .optional(),
   OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),

@@ -42,8 +42,7 @@ function harness(options: { payAmount?: string; tolerance?: string; snapshot?: S
     value: () => invoiceStateOf(actor.getSnapshot().value),
     seen: (txHash: string, amount: string, confirmations = 0, eventIndex = 0) =>
       actor.send({ type: 'TRANSFER_SEEN', payment: { txHash, eventIndex, from: 'TBuyer', amount, blockHeight: 100, confirmations }, at: at() }),
-    confirm: (txHash: string, confirmations: number, eventIndex = 0) =>
-      actor.send({ type: 'CONFIRMATIONS', key: `${txHash}:${eventIndex}`, confirmations, at: at() }),
+    confirm: (txHash: string, confirmations: number, eventIndex = 0) => actor.send({ type: 'CONFIRMATIONS', key: `${txHash}:${eventIndex}`, confirmations, at: at() }),
     revert: (txHash: string, eventIndex = 0) => actor.send({ type: 'TRANSFER_REVERTED', key: `${txHash}:${eventIndex}`, at: at() }),
     advance: (ms: number) => clock.increment(ms),
   };
@@ -65,7 +64,18 @@ describe('invoice machine: before expiry', () => {
     expect(h.value()).toBe('paid');
     expect(h.ctx()).toMatchObject({ status: 'paid', confirmations: 3, paidAt, endedAt: paidAt, paidLate: false });
     expect(h.ctx().payments).toEqual([
-      { key: '0xaa:0', txHash: '0xaa', eventIndex: 0, from: 'TBuyer', amount: '100', blockHeight: 100, confirmations: 3, state: 'confirmed', seenAt: new Date(T0 + 5 * MIN).toISOString(), late: false },
+      {
+        key: '0xaa:0',
+        txHash: '0xaa',
+        eventIndex: 0,
+        from: 'TBuyer',
+        amount: '100',
+        blockHeight: 100,
+        confirmations: 3,
+        state: 'confirmed',
+        seenAt: new Date(T0 + 5 * MIN).toISOString(),
+        late: false,
+      },
     ]);
     // confirmations keep counting on the payment but the invoice shows at most the required ones
     h.confirm('0xaa', 9);
@@ -136,15 +146,7 @@ describe('invoice machine: before expiry', () => {
     // seen again on the new branch: it comes back (still counted once)
     h.seen('0x03', '70', 3);
     expect(h.ctx()).toMatchObject({ status: 'paid', receivedAmount: '100' });
-    expect(h.webhooks).toEqual([
-      'invoice.confirming',
-      'invoice.reverted',
-      'invoice.partially_paid',
-      'invoice.confirming',
-      'invoice.reverted',
-      'invoice.partially_paid',
-      'invoice.paid',
-    ]);
+    expect(h.webhooks).toEqual(['invoice.confirming', 'invoice.reverted', 'invoice.partially_paid', 'invoice.confirming', 'invoice.reverted', 'invoice.partially_paid', 'invoice.paid']);
   });
 
   it('a revert of the first payment moves tx_hash to the next live one', () => {

@@ -22,7 +22,15 @@ function harness(options: { network?: string | null } = {}) {
   clock.set(T0);
   const actor = createActor(invoiceMachine, {
     clock,
-    input: createInvoiceContext({ uuid: 'inv-1', payAmount: '100', requiredConfirmations: 3, expiresAt: EXPIRES, now: new Date(T0), lateWindowMs: LATE_WINDOW, network: options.network === undefined ? 'TRC20' : options.network }),
+    input: createInvoiceContext({
+      uuid: 'inv-1',
+      payAmount: '100',
+      requiredConfirmations: 3,
+      expiresAt: EXPIRES,
+      now: new Date(T0),
+      lateWindowMs: LATE_WINDOW,
+      network: options.network === undefined ? 'TRC20' : options.network,
+    }),
   });
   actor.start();
   const webhooks: string[] = [];
@@ -44,7 +52,15 @@ function harness(options: { network?: string | null } = {}) {
     seen: (txHash: string, amount: string, opts: { confirmations?: number; blockTime?: number; to?: DepositTarget } = {}) =>
       actor.send({
         type: 'TRANSFER_SEEN',
-        payment: { txHash, eventIndex: 0, from: 'TBuyer', amount, blockHeight: 100, confirmations: opts.confirmations ?? 1, ...(opts.blockTime === undefined ? {} : { blockTime: iso(opts.blockTime) }) },
+        payment: {
+          txHash,
+          eventIndex: 0,
+          from: 'TBuyer',
+          amount,
+          blockHeight: 100,
+          confirmations: opts.confirmations ?? 1,
+          ...(opts.blockTime === undefined ? {} : { blockTime: iso(opts.blockTime) }),
+        },
         ...(opts.to ? { to: opts.to } : {}),
         at: at(),
       }),
@@ -153,7 +169,12 @@ describe('invoice machine: a transfer matched before a network change', () => {
   const ton: DepositTarget = { network: 'TON', address: 'eqshared', memo: 'MEMO123456' };
   const changed = (ctx: InvoiceMachineContext): InvoiceMachineContext =>
     applyInvoiceEvent(ctx, { type: 'NETWORK_CHANGED', payAmount: '101', requiredConfirmations: 3, target: ton, at: iso(T0 + MIN) });
-  const seenAt = (to: DepositTarget): InvoiceMachineEvent => ({ type: 'TRANSFER_SEEN', payment: { txHash: '0xdd', eventIndex: 0, from: 'x', amount: '101', blockHeight: 5, confirmations: 1 }, to, at: iso(T0 + 2 * MIN) });
+  const seenAt = (to: DepositTarget): InvoiceMachineEvent => ({
+    type: 'TRANSFER_SEEN',
+    payment: { txHash: '0xdd', eventIndex: 0, from: 'x', amount: '101', blockHeight: 5, confirmations: 1 },
+    to,
+    at: iso(T0 + 2 * MIN),
+  });
   const start = (): InvoiceMachineContext => createInvoiceContext({ uuid: 'inv-2', payAmount: '100', requiredConfirmations: 19, expiresAt: EXPIRES, now: new Date(T0), network: 'TRC20' });
 
   it('is not counted on the new network: a transfer to the old network or address is refused', () => {

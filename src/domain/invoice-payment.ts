@@ -41,13 +41,7 @@ const PLAIN_AMOUNT = /^\d+(\.\d+)?$/;
  */
 export function isValidTransfer(t: TransferSeen): boolean {
   return (
-    typeof t.txHash === 'string' &&
-    t.txHash.length > 0 &&
-    isCount(t.eventIndex) &&
-    isCount(t.blockHeight) &&
-    isCount(t.confirmations) &&
-    typeof t.amount === 'string' &&
-    PLAIN_AMOUNT.test(t.amount)
+    typeof t.txHash === 'string' && t.txHash.length > 0 && isCount(t.eventIndex) && isCount(t.blockHeight) && isCount(t.confirmations) && typeof t.amount === 'string' && PLAIN_AMOUNT.test(t.amount)
   );
 }
 
@@ -64,11 +58,7 @@ function stateFor(confirmations: number, required: number): InvoicePaymentState 
  * block height (a reverted one seen again on the new branch comes back); a confirmed one stays
  * confirmed.
  */
-export function recordTransfer(
-  payments: readonly InvoicePayment[],
-  t: TransferSeen,
-  ctx: { requiredConfirmations: number; at: string; late: boolean },
-): InvoicePayment[] {
+export function recordTransfer(payments: readonly InvoicePayment[], t: TransferSeen, ctx: { requiredConfirmations: number; at: string; late: boolean }): InvoicePayment[] {
   const key = paymentKey(t);
   const known = payments.find((p) => p.key === key);
   if (!known) {
@@ -110,10 +100,6 @@ export function summarizePayments(payments: readonly InvoicePayment[], required:
   const receivedAmount = formatAmount(live.reduce((sum, p) => sum.plus(toDecimal(p.amount)), toDecimal('0')));
   const waiting = live.filter((p) => p.state === 'confirming');
   const latest = live[live.length - 1];
-  const confirmations = waiting.length
-    ? Math.min(...waiting.map((p) => p.confirmations))
-    : latest
-      ? Math.min(latest.confirmations, required)
-      : 0;
+  const confirmations = waiting.length ? Math.min(...waiting.map((p) => p.confirmations)) : latest ? Math.min(latest.confirmations, required) : 0;
   return { receivedAmount, confirmations, txHash: live[0]?.txHash ?? null };
 }

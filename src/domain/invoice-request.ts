@@ -102,7 +102,11 @@ export function parseCreateInvoice(body: Record<string, unknown>, active: readon
   CREATE_INVOICE_FIELDS.assertKnown(body);
   // Stated or not, the invoice is in USDT: another currency must not become a USDT invoice of the same amount.
   if (body.currency !== undefined && body.currency !== INVOICE_CURRENCY) {
-    throw new ValidationError('unsupported_currency', `currency must be ${INVOICE_CURRENCY}: invoices are denominated in ${INVOICE_CURRENCY} (omit the field or send "${INVOICE_CURRENCY}")`, 'currency');
+    throw new ValidationError(
+      'unsupported_currency',
+      `currency must be ${INVOICE_CURRENCY}: invoices are denominated in ${INVOICE_CURRENCY} (omit the field or send "${INVOICE_CURRENCY}")`,
+      'currency',
+    );
   }
   if (body.amount === undefined) throw new MalformedRequestError('amount is required', 'amount', 'missing_field');
   const amount = formatAmount(parseAmount(body.amount, { field: 'amount', maxDecimals: INVOICE_LIMITS.amountDecimals }));

@@ -89,7 +89,17 @@ describe('applyInvoiceEvent', () => {
 
 describe('createInvoiceContext', () => {
   it('starts pending with nothing received', () => {
-    expect(base).toMatchObject({ status: 'pending', receivedAmount: '0', confirmations: 0, txHash: null, paidAt: null, paidLate: false, lateWindowMs: 86_400_000, underpaymentTolerance: '0', expiresAt: '2025-01-01T01:00:00.000Z' });
+    expect(base).toMatchObject({
+      status: 'pending',
+      receivedAmount: '0',
+      confirmations: 0,
+      txHash: null,
+      paidAt: null,
+      paidLate: false,
+      lateWindowMs: 86_400_000,
+      underpaymentTolerance: '0',
+      expiresAt: '2025-01-01T01:00:00.000Z',
+    });
   });
 
   it('refuses an expiry that is not in the future', () => {

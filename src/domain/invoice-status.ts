@@ -20,9 +20,7 @@ export function outcomeOf(confirmed: Decimal, ctx: Pick<InvoiceMachineContext, '
 
 /** Sum of the confirmed payments (optionally only those seen before the invoice ended). */
 export function confirmedTotal(ctx: Pick<InvoiceMachineContext, 'payments'>, opts: { includeLate: boolean } = { includeLate: true }): Decimal {
-  return ctx.payments
-    .filter((p) => p.state === 'confirmed' && (opts.includeLate || !p.late))
-    .reduce((sum, p) => sum.plus(toDecimal(p.amount)), toDecimal('0'));
+  return ctx.payments.filter((p) => p.state === 'confirmed' && (opts.includeLate || !p.late)).reduce((sum, p) => sum.plus(toDecimal(p.amount)), toDecimal('0'));
 }
 
 /**

@@ -37,6 +37,8 @@ export class UnknownFieldError extends ValidationError {
   constructor(field: string, unknown: readonly string[], allowed: readonly string[]) {
     const shown = unknown.slice(0, LISTED_MAX).map((f) => JSON.stringify(f.slice(0, LISTED_NAME_MAX)));
     const more = unknown.length > LISTED_MAX ? ` and ${unknown.length - LISTED_MAX} more` : '';
-    super('unknown_field', `unknown field${unknown.length > 1 ? 's' : ''} ${shown.join(', ')}${more}; this body accepts ${allowed.join(', ')}`, field.slice(0, FIELD_MAX), { unknown_fields: unknown.length });
+    super('unknown_field', `unknown field${unknown.length > 1 ? 's' : ''} ${shown.join(', ')}${more}; this body accepts ${allowed.join(', ')}`, field.slice(0, FIELD_MAX), {
+      unknown_fields: unknown.length,
+    });
   }
 }

@@ -129,7 +129,11 @@ describe('withdrawal machine', () => {
     const h = harness();
     h.chain.checkScript = ['reverted'];
     await h.poll();
-    expect(h.ctx()).toMatchObject({ status: 'failed', failureReason: "reverted_on_chain: payout transaction 0xtx1 reverted in block 10; the amount was released to the merchant's balance", txHash: '0xtx1' });
+    expect(h.ctx()).toMatchObject({
+      status: 'failed',
+      failureReason: "reverted_on_chain: payout transaction 0xtx1 reverted in block 10; the amount was released to the merchant's balance",
+      txHash: '0xtx1',
+    });
   });
 
   it('rebroadcasts the same signed transaction when the chain does not know it', async () => {

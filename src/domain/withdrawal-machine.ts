@@ -36,10 +36,7 @@ import {
   type WithdrawalSignedPayout,
 } from './withdrawal-context';
 
-export type WithdrawalMachineEvent =
-  | { readonly type: 'APPROVE' }
-  | { readonly type: 'REJECT'; readonly reason: string }
-  | { readonly type: 'RESUME' };
+export type WithdrawalMachineEvent = { readonly type: 'APPROVE' } | { readonly type: 'REJECT'; readonly reason: string } | { readonly type: 'RESUME' };
 
 function notProvided(name: string): never {
   throw new Error(`${name} is not provided: use withdrawalMachine.provide({ actors: { ${name} } })`);
@@ -142,7 +139,10 @@ export const withdrawalMachine = setup({
                   {
                     guard: ({ event }) => event.output.state === 'reverted',
                     target: '#withdrawal.failed',
-                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: ({ context, event }) => revertedText(context.txHash, reverted(event.output)), attention: null })],
+                    actions: [
+                      assign(({ context, event }) => checkedPayout(context, event.output)),
+                      assign({ failureReason: ({ context, event }) => revertedText(context.txHash, reverted(event.output)), attention: null }),
+                    ],
                   },
                   {
                     guard: ({ event }) => event.output.state === 'mined' || event.output.state === 'pending',
@@ -170,7 +170,10 @@ export const withdrawalMachine = setup({
                   {
                     guard: ({ event }) => event.output.state === 'reverted',
                     target: '#withdrawal.failed',
-                    actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ failureReason: ({ context, event }) => revertedText(context.txHash, reverted(event.output)) })],
+                    actions: [
+                      assign(({ context, event }) => checkedPayout(context, event.output)),
+                      assign({ failureReason: ({ context, event }) => revertedText(context.txHash, reverted(event.output)) }),
+                    ],
                   },
                   {
                     guard: ({ context, event }) => event.output.state === 'mined' && event.output.confirmations >= context.requiredConfirmations,

@@ -23,7 +23,7 @@ export function reflectionPackage(pkg: PackageDefinition): PackageDefinition {
   const result: PackageDefinition = {};
   for (const [name, def] of Object.entries(pkg)) {
     const protos = (def as { fileDescriptorProtos?: unknown }).fileDescriptorProtos;
-    result[name] = Array.isArray(protos) ? { ...def, fileDescriptorProtos: (protos as Buffer[]).map(fix) } as PackageDefinition[string] : def;
+    result[name] = Array.isArray(protos) ? ({ ...def, fileDescriptorProtos: (protos as Buffer[]).map(fix) } as PackageDefinition[string]) : def;
   }
   return result;
 }

@@ -118,7 +118,7 @@ describe('Relay.dispatch', () => {
   });
 });
 
-describe('a relayed call\'s deadline and cancellation (as grpc-js gives them on a unary call)', () => {
+describe("a relayed call's deadline and cancellation (as grpc-js gives them on a unary call)", () => {
   it('getDeadline() is the arrival time plus timeout_ms; without a timeout it is Infinity', () => {
     const { held, relay } = heldHandler();
     const before = Date.now();
@@ -159,7 +159,7 @@ describe('a relayed call\'s deadline and cancellation (as grpc-js gives them on 
     expect([held.call!.cancelled, held.cancelledEvents]).toEqual([false, 0]);
   });
 
-  it('a cancelled call settles with no result; its handler sees cancelled and one \'cancelled\' event, and its answer is dropped', async () => {
+  it("a cancelled call settles with no result; its handler sees cancelled and one 'cancelled' event, and its answer is dropped", async () => {
     const { held, relay } = heldHandler();
     const answers: Result[] = [];
     const running: RelayedCall | null = relay.dispatch({ id: 1, method: PATH, request: Buffer.from('x'), metadata: [], timeout_ms: 10_000 }, (r) => answers.push(r));

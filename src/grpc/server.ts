@@ -38,12 +38,7 @@ function serviceName(definition: grpc.ServiceDefinition): string {
 }
 
 /** The services, each also callable through RelayService (src/grpc/relay.ts), health and reflection. */
-export async function startGrpcServer(options: {
-  host: string;
-  port: number;
-  logger: Logger;
-  services: readonly GrpcService[];
-}): Promise<GrpcServer> {
+export async function startGrpcServer(options: { host: string; port: number; logger: Logger; services: readonly GrpcService[] }): Promise<GrpcServer> {
   const server = new grpc.Server(GRPC_CHANNEL_OPTIONS);
   const relay = new Relay(options.logger);
   for (const svc of options.services) {

@@ -132,7 +132,11 @@ describe('DeadlineTimer', () => {
       }
       return next;
     }, c.clock);
-    for (const [name, ms] of [['a', 100], ['b', 100], ['c', 500]] as const) {
+    for (const [name, ms] of [
+      ['a', 100],
+      ['b', 100],
+      ['c', 500],
+    ] as const) {
       items.set(name, c.now() + ms);
       timer.watch(c.now() + ms);
     }

@@ -108,7 +108,10 @@ export class HealthMonitor {
     if (now - since < afterMs) return false;
     if (!this.troubled.has(network)) {
       this.troubled.add(network);
-      this.deps.logger.error({ network, alert: 'watcher_unhealthy', rpcHealthy: s.rpcHealthy, lagSeconds: s.lagSeconds, lastError: s.lastError, forMs: now - since }, 'watcher RPC unhealthy or lagging too long: health NOT_SERVING');
+      this.deps.logger.error(
+        { network, alert: 'watcher_unhealthy', rpcHealthy: s.rpcHealthy, lagSeconds: s.lagSeconds, lastError: s.lastError, forMs: now - since },
+        'watcher RPC unhealthy or lagging too long: health NOT_SERVING',
+      );
     }
     return true;
   }
@@ -119,7 +122,13 @@ export class HealthMonitor {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    const probe = this.deps.orm.em.fork().execute('select 1').then(() => true, () => false);
+    const probe = this.deps.orm.em
+      .fork()
+      .execute('select 1')
+      .then(
+        () => true,
+        () => false,
+      );
     try {
       return await Promise.race([probe, timeout]);
     } finally {

@@ -71,7 +71,7 @@ describe('IdleCollector', () => {
     expect(idleCollector(pino({ level: 'silent' }))).toBeNull();
   });
 
-  it('in a real process run with --expose-gc (idleCollector: V8\'s gc, the event-loop utilization): an idle loop gets one collection that frees the garbage', () => {
+  it("in a real process run with --expose-gc (idleCollector: V8's gc, the event-loop utilization): an idle loop gets one collection that frees the garbage", () => {
     // ~200 MiB of garbage made after the collector started, then an idle event loop; periods of 50 ms.
     const script = `
       const { idleCollector } = require(${JSON.stringify(path.join(__dirname, 'idle-gc.ts'))});

@@ -19,7 +19,16 @@ function run(script: string): { lines: () => Array<{ msg: string; n?: number }>;
     out += chunk.toString();
   });
   const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { lines: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l)), firstChunkAt, exit, started };
+  return {
+    lines: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    firstChunkAt,
+    exit,
+    started,
+  };
 }
 
 describe.each([

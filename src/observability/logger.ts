@@ -2,9 +2,24 @@ import pino, { type Logger } from 'pino';
 
 /** Structured JSON logs. Secrets never reach a log line: these paths are redacted wherever they appear. */
 export const REDACTED_PATHS = [
-  'api_secret', '*.api_secret', 'apiSecret', '*.apiSecret', 'secret', '*.secret',
-  'webhook_secret', '*.webhook_secret', 'mnemonic', '*.mnemonic', 'privateKey', '*.privateKey',
-  'authorization', '*.authorization', 'masterKey', '*.masterKey', 'operatorToken', '*.operatorToken',
+  'api_secret',
+  '*.api_secret',
+  'apiSecret',
+  '*.apiSecret',
+  'secret',
+  '*.secret',
+  'webhook_secret',
+  '*.webhook_secret',
+  'mnemonic',
+  '*.mnemonic',
+  'privateKey',
+  '*.privateKey',
+  'authorization',
+  '*.authorization',
+  'masterKey',
+  '*.masterKey',
+  'operatorToken',
+  '*.operatorToken',
 ];
 
 /**

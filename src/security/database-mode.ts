@@ -34,7 +34,12 @@ const runsAs = (wanted: WantedChainMode): string =>
  * the operator token can mint. A ConfigError: the process exits with 78 (EX_CONFIG).
  */
 export class DatabaseModeMismatchError extends ConfigError {
-  constructor(readonly stored: ChainMode, readonly wanted: ChainMode, variable: string, reason: string) {
+  constructor(
+    readonly stored: ChainMode,
+    readonly wanted: ChainMode,
+    variable: string,
+    reason: string,
+  ) {
     super(variable, reason);
   }
 
@@ -96,7 +101,11 @@ export async function verifyDatabaseMode(db: Queryable, wanted: WantedChainMode,
     if (!options.record) return null;
     const inferred = await inferLegacyMode(db, wanted);
     const value: StoredChainMode = { mode: inferred?.mode ?? wanted.mode, recorded_at: (options.now ?? new Date()).toISOString(), ...(inferred ? { inferred: inferred.reason } : {}) };
-    const inserted = await db.query(`insert into system_settings (key, value, updated_at) values ($1, $2, $3) on conflict (key) do nothing returning key`, [CHAIN_MODE_KEY, JSON.stringify(value), options.now ?? new Date()]);
+    const inserted = await db.query(`insert into system_settings (key, value, updated_at) values ($1, $2, $3) on conflict (key) do nothing returning key`, [
+      CHAIN_MODE_KEY,
+      JSON.stringify(value),
+      options.now ?? new Date(),
+    ]);
     recorded = inserted.rows.length > 0;
     // Two first starts at once: whichever wrote first is the record both compare with.
     stored = await read();

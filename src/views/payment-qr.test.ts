@@ -32,7 +32,7 @@ describe('payment link QR codes', () => {
     expect(scan(other)).not.toBe(LINKS.TON);
   });
 
-  it('the shared cache keeps a link\'s SVG after a read, not after a creation (keep: false)', async () => {
+  it("the shared cache keeps a link's SVG after a read, not after a creation (keep: false)", async () => {
     const link = `${LINKS.SOLANA}&memo=cache-test`;
     const created = await paymentQrSvg(link, { keep: false });
     expect(paymentQrCached(link)).toBe(false);

@@ -75,7 +75,11 @@ export function pinnedLookup(addresses: readonly ResolvedAddress[]) {
       callback(Object.assign(new Error('no checked address of the requested family'), { code: 'ENOTFOUND' }), []);
       return;
     }
-    if (opts.all) callback(null, list.map((a) => ({ address: a.address, family: a.family })));
+    if (opts.all)
+      callback(
+        null,
+        list.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, list[0]!.address, list[0]!.family);
   };
 }

@@ -80,8 +80,7 @@ const EMBED_RULES = EMBEDS_V4.map((e) => ({
 }));
 const GLOBAL_UNICAST = rule('ipv6', ['2000::', 3, 'global unicast']).list;
 
-const firstMatch = (rules: readonly Rule[], ip: string, family: 'ipv4' | 'ipv6'): string | null =>
-  rules.find((r) => r.list.check(ip, family))?.label ?? null;
+const firstMatch = (rules: readonly Rule[], ip: string, family: 'ipv4' | 'ipv6'): string | null => rules.find((r) => r.list.check(ip, family))?.label ?? null;
 
 /** The forbidden range `ip` falls in (a short label), or null when it is a public address. */
 export function forbiddenRange(input: string): string | null {

@@ -2,15 +2,7 @@
  * Delays before each retry, on the daemon clock: after attempt 1 fails wait 5 s, after attempt 2
  * 5 min, ... After attempt 8 (the 7th retry) fails, the event is `failed` (redeliverable).
  */
-export const RETRY_DELAYS_MS: readonly number[] = [
-  5_000,
-  5 * 60_000,
-  30 * 60_000,
-  2 * 3_600_000,
-  5 * 3_600_000,
-  10 * 3_600_000,
-  10 * 3_600_000,
-];
+export const RETRY_DELAYS_MS: readonly number[] = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
 
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 

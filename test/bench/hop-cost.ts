@@ -36,12 +36,14 @@ async function measure(one: () => Promise<void>): Promise<{ rate: number; cpuUs:
   const end = Date.now() + WINDOW_MS;
   let calls = 0;
   const cpu0 = process.cpuUsage();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (Date.now() < end) {
-      await one();
-      calls++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (Date.now() < end) {
+        await one();
+        calls++;
+      }
+    }),
+  );
   const cpu = process.cpuUsage(cpu0);
   return { rate: calls / (WINDOW_MS / 1000), cpuUs: (cpu.user + cpu.system) / calls };
 }
@@ -55,9 +57,7 @@ async function main(): Promise<void> {
   metadata.set('x-service-signature', 'f'.repeat(64));
   const request = Buffer.alloc(300, 97);
   const viaUnary = () =>
-    new Promise<void>((resolve, reject) =>
-      client.makeUnaryRequest(unary.path, same, same, request, metadata, { deadline: Date.now() + 5000 }, (err) => (err ? reject(err) : resolve())),
-    );
+    new Promise<void>((resolve, reject) => client.makeUnaryRequest(unary.path, same, same, request, metadata, { deadline: Date.now() + 5000 }, (err) => (err ? reject(err) : resolve())));
   const duplex = client.makeBidiStreamRequest(stream.path, same, same, new grpc.Metadata());
   const waiting = new Map<number, () => void>();
   duplex.on('data', (b: Buffer) => {
@@ -74,7 +74,10 @@ async function main(): Promise<void> {
       message.writeUInt32BE(id, 0);
       duplex.write(message);
     });
-  for (const [name, one] of [['unary call', viaUnary], ['stream message', viaStream]] as const) {
+  for (const [name, one] of [
+    ['unary call', viaUnary],
+    ['stream message', viaStream],
+  ] as const) {
     const windows = [];
     for (let i = 0; i < 3; i++) windows.push(await measure(one));
     const [, ...measured] = windows;
@@ -88,7 +91,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'serve') serve();
-else main().catch((err: unknown) => {
-  process.stderr.write(`${String(err)}\n`);
-  process.exit(1);
-});
+else
+  main().catch((err: unknown) => {
+    process.stderr.write(`${String(err)}\n`);
+    process.exit(1);
+  });

@@ -49,8 +49,7 @@ function parseArgs(argv: readonly string[]): Options {
       const layout = value();
       if (layout !== 'one' && layout !== 'split') throw new Error('--layout is one or split');
       o.layout = layout;
-    }
-    else throw new Error(`unknown option ${a}`);
+    } else throw new Error(`unknown option ${a}`);
   }
   if (o.quick && !argv.includes('--runs')) o.runs = 1;
   // Refused here rather than in a child process halfway through the run.
@@ -146,7 +145,8 @@ async function main(): Promise<void> {
         await run(4, 'Watcher matching', () => watcherMatching(ctx, load, n, chain, token));
         await run(5, 'Detection latency on a hardhat node', () => detectionLatency(ctx, n, chain, token));
       } catch (err) {
-        for (const id of [4, 5].filter((i) => o.only.has(i) && !reports.some((r) => r.id === i))) await run(id, id === 4 ? 'Watcher matching' : 'Detection latency on a hardhat node', () => Promise.reject(err));
+        for (const id of [4, 5].filter((i) => o.only.has(i) && !reports.some((r) => r.id === i)))
+          await run(id, id === 4 ? 'Watcher matching' : 'Detection latency on a hardhat node', () => Promise.reject(err));
       } finally {
         await node?.stop();
       }

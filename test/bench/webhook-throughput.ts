@@ -24,11 +24,13 @@ import { makeCert, Receiver } from '../webhooks/support';
     await orm.em.fork().execute(
       `insert into outbox_events (id, merchant_id, aggregate_type, aggregate_id, type, body, status, attempts, next_attempt_at, created_at)
        select id, ?, 'withdrawal', gen_random_uuid(), 'withdrawal.processing', '{"id":"' || id || '","type":"withdrawal.processing","data":{}}', 'pending', 0, ?, ?
-       from (select 'evt_' || md5(random()::text) as id from generate_series(1, ?)) g`, [shop.merchantId, now, now, N]);
+       from (select 'evt_' || md5(random()::text) as id from generate_series(1, ?)) g`,
+      [shop.merchantId, now, now, N],
+    );
     while (receiver.requests.length < before + N) await new Promise((r) => setTimeout(r, 20));
     const ms = Date.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    console.log(`round ${round}: ${N} events delivered in ${ms} ms = ${Math.round(N / ms * 1000)}/s; process CPU (daemon + receiver) ${Math.round((cpu.user + cpu.system) / N)} µs/event`);
+    console.log(`round ${round}: ${N} events delivered in ${ms} ms = ${Math.round((N / ms) * 1000)}/s; process CPU (daemon + receiver) ${Math.round((cpu.user + cpu.system) / N)} µs/event`);
   }
   const lat = await orm.em.fork().execute(`select percentile_cont(array[0.5, 0.9, 0.99]) within group (order by latency_ms) as p from webhook_attempts`);
   console.log('attempt latency ms p50/p90/p99', JSON.stringify(lat));

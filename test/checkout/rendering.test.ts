@@ -111,7 +111,9 @@ describe('strings', () => {
 
 describe('the buyer model', () => {
   it('never carries metadata, webhook URL, merchant id or order id, even if the daemon sent them', () => {
-    const v = view({ metadata_json: '{"note":"meta-leak"}', webhook_url: 'https://hook-leak.example', merchant_id: 'merchant-leak', order_id: 'order-leak', return_url: 'https://shop.example/ok' }, [{ code: 'TON', name: 'TON' }]);
+    const v = view({ metadata_json: '{"note":"meta-leak"}', webhook_url: 'https://hook-leak.example', merchant_id: 'merchant-leak', order_id: 'order-leak', return_url: 'https://shop.example/ok' }, [
+      { code: 'TON', name: 'TON' },
+    ]);
     const model = toCheckoutModel(v);
     const outputs = [JSON.stringify(toBuyerJson(model)), renderCheckoutPage(model, EN, ASSETS).value];
     for (const out of outputs) {
@@ -172,7 +174,9 @@ describe('the buyer model', () => {
     expect(toBuyerJson(devnet).livemode).toBe(false);
     const page = renderCheckoutPage(devnet, EN, ASSETS).value;
     // Text, readable by a screen reader before the amount: a note at the top of the header.
-    expect(page).toMatch(/<header class="page-header">\s*<p class="test-banner" id="test-banner" role="note"><strong>Test payment: no real funds\.<\/strong> This invoice runs on a simulated network \(devnet\)\. Do not send real USDT/);
+    expect(page).toMatch(
+      /<header class="page-header">\s*<p class="test-banner" id="test-banner" role="note"><strong>Test payment: no real funds\.<\/strong> This invoice runs on a simulated network \(devnet\)\. Do not send real USDT/,
+    );
     expect(page).toContain('<title>Test payment: Pay: Tea</title>');
     expect(page.indexOf('id="test-banner"')).toBeLessThan(page.indexOf('id="amount-heading"'));
 

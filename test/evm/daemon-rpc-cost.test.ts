@@ -27,7 +27,10 @@ beforeAll(async () => {
   token = await chain.deployToken(6);
   stack = await startStack({
     env: {
-      POLYGON_RPC_URL: proxy.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3',
+      POLYGON_RPC_URL: proxy.url,
+      POLYGON_CHAIN_ID: '31337',
+      POLYGON_TOKEN_ADDRESS: token,
+      POLYGON_CONFIRMATIONS: '3',
       // Caught up, the watcher polls the head often: each mined block is its own range below.
       POLYGON_POLL_INTERVAL_MS: '50',
       ADDRESS_POOL_BATCH: '500',
@@ -45,10 +48,12 @@ afterAll(async () => {
 async function createInvoices(n: number): Promise<void> {
   const BATCH = 50;
   for (let i = 0; i < n; i += BATCH) {
-    await Promise.all(Array.from({ length: Math.min(BATCH, n - i) }, async () => {
-      const res = await signed(stack, m, 'POST', '/v1/invoices', { amount: '10', network: 'POLYGON' });
-      if (res.status !== 201) throw new Error(`create invoice: ${res.status} ${res.text}`);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(BATCH, n - i) }, async () => {
+        const res = await signed(stack, m, 'POST', '/v1/invoices', { amount: '10', network: 'POLYGON' });
+        if (res.status !== 201) throw new Error(`create invoice: ${res.status} ${res.text}`);
+      }),
+    );
   }
 }
 

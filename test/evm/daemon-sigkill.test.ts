@@ -39,8 +39,13 @@ afterAll(async () => {
 
 async function start(): Promise<{ proc: Spawned; merchants: MerchantServiceClient; invoices: InvoiceServiceClient; operator: OperatorServiceClient }> {
   const proc = spawnTs('src/main.ts', {
-    DATABASE_URL: db.url, DATA_DIR: dataDir, GRPC_PORT: '0',
-    POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: usdt, POLYGON_CONFIRMATIONS: '4',
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    GRPC_PORT: '0',
+    POLYGON_RPC_URL: node.url,
+    POLYGON_CHAIN_ID: '31337',
+    POLYGON_TOKEN_ADDRESS: usdt,
+    POLYGON_CONFIRMATIONS: '4',
   });
   running.push(proc);
   const addr = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;

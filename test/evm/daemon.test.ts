@@ -38,8 +38,14 @@ beforeAll(async () => {
   await chain.mint(usdt18, chain.funder.address, 10n ** 24n);
   stackEnv = {
     // The hardhat node serves chain 31337; without <CODE>_CHAIN_ID the daemon expects the real chain id.
-    POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: usdt6, POLYGON_CONFIRMATIONS: '3',
-    BEP20_RPC_URL: node.url, BEP20_CHAIN_ID: '31337', BEP20_TOKEN_ADDRESS: usdt18, BEP20_CONFIRMATIONS: '3',
+    POLYGON_RPC_URL: node.url,
+    POLYGON_CHAIN_ID: '31337',
+    POLYGON_TOKEN_ADDRESS: usdt6,
+    POLYGON_CONFIRMATIONS: '3',
+    BEP20_RPC_URL: node.url,
+    BEP20_CHAIN_ID: '31337',
+    BEP20_TOKEN_ADDRESS: usdt18,
+    BEP20_CONFIRMATIONS: '3',
     METRICS_PORT: '0',
   };
   db = await createTestDatabase();
@@ -134,13 +140,20 @@ describe('RPC metrics', () => {
 describe('chain id and finality depth of a live network', () => {
   it('without <CODE>_CHAIN_ID the RPC must serve the real chain: a hardhat node (31337) is refused at init', async () => {
     const config = loadConfig({ POLYGON_RPC_URL: node.url, POLYGON_TOKEN_ADDRESS: usdt6 });
-    const { adapters } = createChainAdapters({ networks: ['POLYGON'], mode: 'live', keys: { mnemonic: 'test test test test test test test test test test test junk' }, clock: stack!.daemon.clock, devnet: { blockIntervalMs: 0 }, live: evmLiveOptions(config.networks) });
+    const { adapters } = createChainAdapters({
+      networks: ['POLYGON'],
+      mode: 'live',
+      keys: { mnemonic: 'test test test test test test test test test test test junk' },
+      clock: stack!.daemon.clock,
+      devnet: { blockIntervalMs: 0 },
+      live: evmLiveOptions(config.networks),
+    });
     const adapter = adapters.get('POLYGON')!;
     await expect(adapter.init()).rejects.toMatchObject({ code: 'chain_id_mismatch', details: { expected: 137, actual: 31337 } });
     await adapter.close();
   });
 
-  it('required_confirmations cannot be lowered live below the watcher\'s finality depth (FAILED_PRECONDITION); raising is allowed', async () => {
+  it("required_confirmations cannot be lowered live below the watcher's finality depth (FAILED_PRECONDITION); raising is allowed", async () => {
     const update = (n: number) => rpc((cb) => stack!.clients.networks.updateNetworkFees({ code: 'POLYGON', required_confirmations: n }, stack!.operator, cb));
     const refused = (await update(2).catch((e: ServiceError) => e)) as ServiceError;
     expect(refused.code).toBe(status.FAILED_PRECONDITION);
@@ -154,14 +167,24 @@ describe('chain id and finality depth of a live network', () => {
 // Last: it halts both watchers of this node.
 describe('a reorg deeper than finality while the daemon is down', () => {
   it('the saved last final block is checked at start: replaced -> the watcher halts (reorg_beyond_finality, alert)', async () => {
-    const cursorOf = async (network: string) => (await stack!.daemon.orm.em.fork().getConnection().execute<{ height: string; final_height: string | null; final_hash: string | null }[]>('select height, final_height, final_hash from watcher_cursors where network = ?', [network]))[0]!;
+    const cursorOf = async (network: string) =>
+      (
+        await stack!.daemon.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ height: string; final_height: string | null; final_hash: string | null }[]>('select height, final_height, final_hash from watcher_cursors where network = ?', [network])
+      )[0]!;
     const base = await chain.head();
     const snapshot = await chain.snapshot();
     await chain.mine(5);
-    const saved = await eventually(async () => {
-      const c = await cursorOf('POLYGON');
-      return Number(c.height) === base + 5 && Number(c.final_height) >= base + 2 ? c : undefined;
-    }, 15_000, 'the cursor and a final block above the fork saved');
+    const saved = await eventually(
+      async () => {
+        const c = await cursorOf('POLYGON');
+        return Number(c.height) === base + 5 && Number(c.final_height) >= base + 2 ? c : undefined;
+      },
+      15_000,
+      'the cursor and a final block above the fork saved',
+    );
     expect(saved.final_hash).toBe(await chain.blockHash(Number(saved.final_height)));
     await stack!.stop();
 
@@ -171,10 +194,14 @@ describe('a reorg deeper than finality while the daemon is down', () => {
     expect(await chain.blockHash(Number(saved.final_height))).not.toBe(saved.final_hash);
     await start();
 
-    const halted = await eventually(async () => {
-      const w = await watcher(stack!, 'POLYGON');
-      return w.state === 'halted' ? w : undefined;
-    }, 15_000, 'the POLYGON watcher to halt');
+    const halted = await eventually(
+      async () => {
+        const w = await watcher(stack!, 'POLYGON');
+        return w.state === 'halted' ? w : undefined;
+      },
+      15_000,
+      'the POLYGON watcher to halt',
+    );
     expect(halted.last_error).toMatch(/reorg deeper than finality \(final block \d+ replaced\)/);
     expect(Number(halted.cursor)).toBe(base + 5); // nothing of the new branch was applied
     expect(await cursorOf('POLYGON')).toEqual(saved);

@@ -34,7 +34,13 @@ describe('live mode: no devnet control beside a real chain', () => {
   const payee = addressOf('POLYGON', 'live-mode payee');
   const tronPayee = addressOf('TRC20', 'live-mode payee');
 
-  const grpcError = (p: Promise<unknown>): Promise<ServiceError> => p.then(() => { throw new Error('expected a refusal'); }, (e: ServiceError) => e);
+  const grpcError = (p: Promise<unknown>): Promise<ServiceError> =>
+    p.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (e: ServiceError) => e,
+    );
 
   beforeAll(async () => {
     node = await startHardhatNode();
@@ -65,7 +71,12 @@ describe('live mode: no devnet control beside a real chain', () => {
     const all = await rpc<ListNetworksResponse>((cb) => stack.clients.networks.listNetworks({ include_inactive: true }, stack.operator, cb));
     expect(all.livemode).toBe(true);
     expect(all.networks.map((n) => [n.code, n.active, n.chain_mode])).toEqual([
-      ['TRC20', false, 'live'], ['BEP20', false, 'live'], ['TON', false, 'live'], ['POLYGON', true, 'live'], ['ARBITRUM', false, 'live'], ['SOLANA', false, 'live'],
+      ['TRC20', false, 'live'],
+      ['BEP20', false, 'live'],
+      ['TON', false, 'live'],
+      ['POLYGON', true, 'live'],
+      ['ARBITRUM', false, 'live'],
+      ['SOLANA', false, 'live'],
     ]);
     // A disabled network cannot be switched on at run time: it has no chain here.
     const on = await grpcError(rpc((cb) => stack.clients.networks.updateNetworkFees({ code: 'TRC20', active: true }, stack.operator, cb)));

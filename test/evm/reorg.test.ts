@@ -100,10 +100,12 @@ describe('EVM adapter: reorgs and catch-up on a hardhat node', () => {
     expect(transfers.map((t) => t.amount)).toEqual(sent.map((_, i) => fromBaseUnits(BigInt(10_000 + i), 6)));
     expect(resumed.seen.of('reorg')).toEqual([]);
     // Scanned in contiguous ranges of at most 8 blocks, one eth_getLogs each, starting right after the cursor.
-    const ranges = proxy.calls.filter((c) => c.method === 'eth_getLogs').map((c) => {
-      const f = c.params[0] as { fromBlock: string; toBlock: string };
-      return [Number(f.fromBlock), Number(f.toBlock)] as const;
-    });
+    const ranges = proxy.calls
+      .filter((c) => c.method === 'eth_getLogs')
+      .map((c) => {
+        const f = c.params[0] as { fromBlock: string; toBlock: string };
+        return [Number(f.fromBlock), Number(f.toBlock)] as const;
+      });
     expect(ranges[0]![0]).toBe(cursor.height + 1);
     expect(ranges.at(-1)![1]).toBe(head);
     ranges.forEach(([a, b], i) => {

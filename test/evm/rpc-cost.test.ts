@@ -34,7 +34,9 @@ async function scan(from: ChainCursor, head: number, watched: Iterable<string>, 
   let getLogs: unknown[][] = [];
   proxy.reset();
   const watch = adapter.watch({
-    from, watched: watchedSet(watched), onError: seen.onError,
+    from,
+    watched: watchedSet(watched),
+    onError: seen.onError,
     // As the daemon's watcher answers: only a transfer whose invoice has expires_at inside the
     // range's time span needs its own block header (none here, but for the last test).
     needsExactBlockTime: async (t) => needsExactBlockTime(t.amount),

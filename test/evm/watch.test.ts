@@ -65,8 +65,16 @@ describe('EVM adapter against a hardhat node: deposits', () => {
     await seen.until(() => seen.of('transfer').length === 1 && seen.tip() >= height, 'the transfer');
     const block = await chain.public.getBlock({ blockNumber: receipt.blockNumber });
     expect(seen.of('transfer')[0]).toEqual({
-      kind: 'transfer', network: 'POLYGON', txHash: hash, eventIndex: receipt.logs[0]!.logIndex, blockHeight: height, blockHash: receipt.blockHash,
-      from: chain.funder.address.toLowerCase(), to: deposit[0]!.toLowerCase(), memo: null, amount: '12.345678',
+      kind: 'transfer',
+      network: 'POLYGON',
+      txHash: hash,
+      eventIndex: receipt.logs[0]!.logIndex,
+      blockHeight: height,
+      blockHash: receipt.blockHash,
+      from: chain.funder.address.toLowerCase(),
+      to: deposit[0]!.toLowerCase(),
+      memo: null,
+      amount: '12.345678',
       blockTime: new Date(Number(block.timestamp) * 1000), // its block header's time: invoices judge "in time" by it
     });
     // The transfer is reported before the block that carries the new cursor.

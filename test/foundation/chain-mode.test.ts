@@ -57,7 +57,11 @@ describe('chain mode refusals at start (exit 78, EX_CONFIG)', () => {
         expect(inv.livemode).toBe(false);
         await rpc((cb) => stack.clients.devnet.pay({ network: 'TRC20', to: inv.address!, amount: inv.pay_amount }, stack.operator, cb));
         await rpc((cb) => stack.clients.devnet.mine({ network: 'TRC20', blocks: inv.required_confirmations }, stack.operator, cb));
-        await eventually(async () => ((await rpc<Invoice>((cb) => stack.clients.invoices.getInvoice({ uuid: inv.uuid }, md, cb))).status === 'paid' ? true : undefined), 15_000, 'the devnet invoice paid');
+        await eventually(
+          async () => ((await rpc<Invoice>((cb) => stack.clients.invoices.getInvoice({ uuid: inv.uuid }, md, cb))).status === 'paid' ? true : undefined),
+          15_000,
+          'the devnet invoice paid',
+        );
       } finally {
         await stack.stop();
       }
@@ -131,7 +135,9 @@ describe('the mode of a database from before the record', () => {
     await cursor('POLYGON');
     const unknown = await verifyDatabaseModeAt(db.url, { mode: 'live', from: 'POLYGON_RPC_URL' }, { record: true }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(DatabaseModeUnknownError);
-    expect(String(unknown)).toMatch(/CHAIN_MODE: this database predates the recorded chain mode and has history \(watchers on BEP20, POLYGON\).*CHAIN_MODE=live only if it always ran with CHAIN_MODE=live/);
+    expect(String(unknown)).toMatch(
+      /CHAIN_MODE: this database predates the recorded chain mode and has history \(watchers on BEP20, POLYGON\).*CHAIN_MODE=live only if it always ran with CHAIN_MODE=live/,
+    );
     expect(await stored()).toBeNull();
     await expect(verifyDatabaseModeAt(db.url, { mode: 'live', from: 'CHAIN_MODE' }, { record: true })).resolves.toMatchObject({ mode: 'live', recorded: true });
     // Recorded: later starts need no statement.

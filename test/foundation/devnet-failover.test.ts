@@ -60,7 +60,12 @@ describe('failover between two daemons on one database (devnet)', () => {
   async function connect(proc: Spawned): Promise<Daemon> {
     const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/, 90_000))}`;
     const creds = grpc.credentials.createInsecure();
-    const c = { merchants: new MerchantServiceClient(address, creds), invoices: new InvoiceServiceClient(address, creds), devnet: new DevnetServiceClient(address, creds), operator: new OperatorServiceClient(address, creds) };
+    const c = {
+      merchants: new MerchantServiceClient(address, creds),
+      invoices: new InvoiceServiceClient(address, creds),
+      devnet: new DevnetServiceClient(address, creds),
+      operator: new OperatorServiceClient(address, creds),
+    };
     return { proc, ...c, close: () => Object.values(c).forEach((client) => client.close()) };
   }
 
@@ -93,10 +98,14 @@ describe('failover between two daemons on one database (devnet)', () => {
     const get = (d: Daemon, uuid: string): Promise<Invoice> => rpc<Invoice>((cb) => d.invoices.getInvoice({ uuid }, md(merchantId), cb));
     const pay = (d: Daemon, inv: Invoice, amount: string): Promise<unknown> => rpc((cb) => d.devnet.pay({ network: inv.network!, to: inv.address!, amount, memo: inv.memo ?? undefined }, md(), cb));
     const until = (d: Daemon, uuid: string, status: string): Promise<Invoice> =>
-      eventually(async () => {
-        const inv = await get(d, uuid);
-        return inv.status === status ? inv : undefined;
-      }, 30_000, `invoice ${uuid} ${status}`);
+      eventually(
+        async () => {
+          const inv = await get(d, uuid);
+          return inv.status === status ? inv : undefined;
+        },
+        30_000,
+        `invoice ${uuid} ${status}`,
+      );
 
     // On the active daemon: one invoice per network, in every state an invoice can be in at a failover.
     const amounts: Record<NetworkCode, string> = { TRC20: '10', BEP20: '11', TON: '12', POLYGON: '13', ARBITRUM: '14', SOLANA: '15' };
@@ -119,10 +128,14 @@ describe('failover between two daemons on one database (devnet)', () => {
     const b = await connect(standby);
     try {
       // Every watcher runs (none halted on a "reorg deeper than finality") and passes the old heads.
-      const watchers = await eventually(async () => {
-        const list = (await rpc<{ watchers: WatcherStatus[] }>((cb) => b.operator.listWatchers({}, md(), cb))).watchers;
-        return list.length === 6 && list.every((w) => w.state === 'running' && Number(w.cursor) > Number(before.get(w.network as NetworkCode)!.head)) ? list : undefined;
-      }, 30_000, 'all six watchers running past the heights before the failover');
+      const watchers = await eventually(
+        async () => {
+          const list = (await rpc<{ watchers: WatcherStatus[] }>((cb) => b.operator.listWatchers({}, md(), cb))).watchers;
+          return list.length === 6 && list.every((w) => w.state === 'running' && Number(w.cursor) > Number(before.get(w.network as NetworkCode)!.head)) ? list : undefined;
+        },
+        30_000,
+        'all six watchers running past the heights before the failover',
+      );
       expect(watchers.map((w) => w.last_error ?? null)).toEqual(NETWORK_CODES.map(() => null));
       // The same chains, continued: the blocks seen before are still canonical, heights go on.
       for (const n of NETWORK_CODES) {

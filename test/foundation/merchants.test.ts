@@ -67,6 +67,8 @@ describe('merchants', () => {
   });
 
   it('refuses a non-HTTPS webhook URL', async () => {
-    await expect(rpc((cb) => stack.clients.merchants.createMerchant({ name: 'x', webhook_url: 'http://shop.example' }, stack.operator, cb))).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+    await expect(rpc((cb) => stack.clients.merchants.createMerchant({ name: 'x', webhook_url: 'http://shop.example' }, stack.operator, cb))).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+    });
   });
 });

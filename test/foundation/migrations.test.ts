@@ -14,7 +14,16 @@ describe('migrations', () => {
   it('apply to an empty database, twice without change, and leave nothing for the entities to add', async () => {
     const orm = await openDatabase({ clientUrl: db.url });
     const applied = await orm.getMigrator().getExecutedMigrations();
-    expect(applied.map((m) => m.name)).toEqual(['Migration20261121000000Initial', 'Migration20261122000000AddressAllocation', 'Migration20261122120000WatcherFinalBlock', 'Migration20261125000000OutboxPendingOrder', 'Migration20261126000000WithdrawalCapHours', 'Migration20261127000000DevnetChains', 'Migration20261127100000OutboxUnaddressed', 'Migration20261128000000InvoiceSnapshotChainTime']);
+    expect(applied.map((m) => m.name)).toEqual([
+      'Migration20261121000000Initial',
+      'Migration20261122000000AddressAllocation',
+      'Migration20261122120000WatcherFinalBlock',
+      'Migration20261125000000OutboxPendingOrder',
+      'Migration20261126000000WithdrawalCapHours',
+      'Migration20261127000000DevnetChains',
+      'Migration20261127100000OutboxUnaddressed',
+      'Migration20261128000000InvoiceSnapshotChainTime',
+    ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();
 

@@ -44,7 +44,10 @@ describe('network settings across restarts', () => {
     expect(list.map((n) => n.code)).not.toContain('SOLANA');
     // A restart that sets nothing writes nothing: the row's version is the one the two updates left.
     const rows = await stack.daemon.orm.em.fork().getConnection().execute(`select code, version from network_settings where code in ('TRC20', 'SOLANA') order by code`);
-    expect(rows).toEqual([{ code: 'SOLANA', version: 2 }, { code: 'TRC20', version: 2 }]);
+    expect(rows).toEqual([
+      { code: 'SOLANA', version: 2 },
+      { code: 'TRC20', version: 2 },
+    ]);
   });
 
   it('a variable set in the environment wins at start, for that setting only; <CODE>_ENABLED sets active', async () => {

@@ -49,7 +49,9 @@ describe('GET /v1/networks and live fees', () => {
   });
 
   it('a fee changed through gRPC shows up at once, without restart; the change is audited', async () => {
-    const updated = await rpc<Network>((cb) => stack.clients.networks.updateNetworkFees({ code: 'TRC20', withdrawal_fee: '2.75', buyer_network_fee: '1.5', required_confirmations: 21 }, stack.operator, cb));
+    const updated = await rpc<Network>((cb) =>
+      stack.clients.networks.updateNetworkFees({ code: 'TRC20', withdrawal_fee: '2.75', buyer_network_fee: '1.5', required_confirmations: 21 }, stack.operator, cb),
+    );
     expect(updated.withdrawal_fee).toBe('2.75');
     const body = (await (await fetch(`${stack.baseUrl}/v1/networks`)).json()) as { networks: Record<string, unknown>[] };
     const trc = body.networks.find((n) => n.code === 'TRC20')!;

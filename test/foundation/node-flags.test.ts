@@ -26,7 +26,9 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
     expect(actual).toBe(entry);
     expect(flags[0]).toBe('--enable-source-maps');
     expect(flags).toContain('--min-semi-space-size=16');
-    const probe = spawnSync(process.execPath, [...flags, '-e', "process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size))"], { encoding: 'utf8' });
+    const probe = spawnSync(process.execPath, [...flags, '-e', "process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size))"], {
+      encoding: 'utf8',
+    });
     expect({ status: probe.status, stderr: probe.stderr }).toEqual({ status: 0, stderr: '' });
     expect(Number(probe.stdout)).toBeGreaterThanOrEqual(16 * MiB);
     // Without the flags the young generation starts far smaller: the probe measures the flags.
@@ -34,7 +36,7 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
     expect(Number(bare.stdout)).toBeLessThan(16 * MiB);
   });
 
-  it('the daemon fixes V8\'s old-generation growing factor at 3, the gateway leaves it to V8', () => {
+  it("the daemon fixes V8's old-generation growing factor at 3, the gateway leaves it to V8", () => {
     // After a full GC while idle, V8 measures a slow mutator and sets the next limit only ~10% above
     // the live heap, so the daemon (whose heap is mostly long-lived actors) marked them all again
     // soon after load came back (docs/performance.md, Node/V8 flags: bench scenarios 1 and 2).
@@ -43,7 +45,7 @@ describe('Node flags of npm start, start:daemon and start:gateway', () => {
     expect(split('start:gateway').flags.some((f) => f.startsWith('--heap-growing-percent'))).toBe(false);
   });
 
-  it('the gateway turns V8\'s allocation-site pretenuring off, the daemon keeps it', () => {
+  it("the gateway turns V8's allocation-site pretenuring off, the daemon keeps it", () => {
     // Under GETs the gateway's pretenured short-lived objects filled its old generation: a major GC
     // every ~0.3 s (docs/performance.md, Node/V8 flags: bench scenario 2). The daemon's actors do live long.
     expect(split('start:gateway').flags).toContain('--no-allocation-site-pretenuring');

@@ -44,16 +44,21 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
 
   /** Resolves once a statement of this database waits for a lock (the daemon's read of the merchant). */
   const someoneWaits = (): Promise<true> =>
-    eventually(async () => {
-      const { rows } = await db.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
-      return rows[0]!.n > 0 ? true : undefined;
-    }, 10_000, 'a statement waiting for the merchants lock');
+    eventually(
+      async () => {
+        const { rows } = await db.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
+        return rows[0]!.n > 0 ? true : undefined;
+      },
+      10_000,
+      'a statement waiting for the merchants lock',
+    );
 
   const invoicesWith = async (creds: MerchantCredentials, orderId: string): Promise<number> =>
     (await db.query<{ n: number }>('select count(*)::int as n from invoices where merchant_id = $1 and order_id = $2', [creds.merchantId, orderId])).rows[0]!.n;
 
   /** A signed POST /v1/invoices on raw http (its socket can be destroyed); resolves with status and body, or 'gone'. */
-  function post(baseUrl: string, creds: MerchantCredentials, orderId: string): { done: Promise<{ status: number; body: any } | 'gone'>; leave: () => void } { // eslint-disable-line @typescript-eslint/no-explicit-any
+  function post(baseUrl: string, creds: MerchantCredentials, orderId: string): { done: Promise<{ status: number; body: any } | 'gone'>; leave: () => void } {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const body = JSON.stringify({ amount: '12.5', network: 'POLYGON', order_id: orderId });
     const url = new URL('/v1/invoices', baseUrl);
     const req = http.request({
@@ -62,9 +67,15 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
       method: 'POST',
       path: url.pathname,
       agent: false,
-      headers: { 'Content-Type': 'application/json', 'X-Service-Key': creds.apiKey, 'X-Service-Signature': createHmac('sha256', creds.apiSecret).update(body).digest('hex'), 'Content-Length': Buffer.byteLength(body) },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Service-Key': creds.apiKey,
+        'X-Service-Signature': createHmac('sha256', creds.apiSecret).update(body).digest('hex'),
+        'Content-Length': Buffer.byteLength(body),
+      },
     });
-    const done = new Promise<{ status: number; body: any } | 'gone'>((resolve) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const done = new Promise<{ status: number; body: any } | 'gone'>((resolve) => {
+      // eslint-disable-line @typescript-eslint/no-explicit-any
       req.on('error', () => resolve('gone'));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -76,8 +87,7 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
     return { done, leave: () => req.destroy() };
   }
 
-  const logged = (msg: string, extra: (l: LogLine) => boolean): Promise<LogLine> =>
-    eventually(async () => lines.find((l) => l.msg === msg && extra(l)), 10_000, `log line '${msg}'`);
+  const logged = (msg: string, extra: (l: LogLine) => boolean): Promise<LogLine> => eventually(async () => lines.find((l) => l.msg === msg && extra(l)), 10_000, `log line '${msg}'`);
 
   it('a client that waits gets its invoice (201): the lock only delays it', async () => {
     const creds = await createMerchant(stack);

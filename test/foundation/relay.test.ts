@@ -19,8 +19,7 @@ function signedMetadata(creds: MerchantCredentials, body = ''): grpc.Metadata {
   return md;
 }
 
-const entries = (md: grpc.Metadata) =>
-  Object.entries(md.toJSON()).flatMap(([key, values]) => values.map((v) => ({ key, value: Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1') })));
+const entries = (md: grpc.Metadata) => Object.entries(md.toJSON()).flatMap(([key, values]) => values.map((v) => ({ key, value: Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1') })));
 
 /** A call as the tests write it: no id (openRelay numbers them), no deadline unless given. */
 type Call = Omit<RelayCall, 'id' | 'timeout_ms'> & { timeout_ms?: number };
@@ -135,9 +134,7 @@ describe('RelayService on the daemon', () => {
       const missing = '00000000-0000-4000-8000-000000000000';
       const asked = Array.from({ length: 20 }, (_, i) => (i % 5 === 4 ? missing : uuid));
       const results = await relay.callAll(asked.map((u) => ({ method: m.path, request: m.requestSerialize({ uuid: u }), metadata: md })));
-      expect(results.map((r) => (r.code === grpc.status.OK ? m.responseDeserialize(Buffer.from(r.response)).uuid : r.code))).toEqual(
-        asked.map((u) => (u === uuid ? uuid : grpc.status.NOT_FOUND)),
-      );
+      expect(results.map((r) => (r.code === grpc.status.OK ? m.responseDeserialize(Buffer.from(r.response)).uuid : r.code))).toEqual(asked.map((u) => (u === uuid ? uuid : grpc.status.NOT_FOUND)));
       // One message per result would be 20; answered in the same turn, they share one (or a few).
       expect(relay.received.messages - before).toBeLessThanOrEqual(5);
     } finally {

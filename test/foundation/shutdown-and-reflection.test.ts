@@ -15,7 +15,6 @@ import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoi
 
 jest.setTimeout(120_000);
 
-
 /** `buf curl` (the @bufbuild/buf npm package) over h2c, resolving the schema by server reflection. */
 async function bufCurl(address: string, method: string, body: string): Promise<unknown> {
   const buf = path.join(ROOT, 'node_modules/.bin/buf');
@@ -91,7 +90,11 @@ describe('daemon process: server reflection and graceful shutdown with calls in 
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
     try {
-      const rows = (await sql.query<{ uuid: string; order_id: string; status: string; network: string; address: string | null; memo: string | null; amount: string }>(`select uuid, order_id, status, network, address, memo, amount::text from invoices`)).rows;
+      const rows = (
+        await sql.query<{ uuid: string; order_id: string; status: string; network: string; address: string | null; memo: string | null; amount: string }>(
+          `select uuid, order_id, status, network, address, memo, amount::text from invoices`,
+        )
+      ).rows;
       // Exactly the completed calls are stored, each whole: network, address (and memo on TON), pending.
       expect(rows.map((r) => r.order_id).sort()).toEqual(completed.map((r) => r.orderId).sort());
       for (const r of completed) expect(rows.find((row) => row.order_id === r.orderId)!.uuid).toBe((r as { uuid: string }).uuid);
@@ -102,7 +105,9 @@ describe('daemon process: server reflection and graceful shutdown with calls in 
         if (row.network === 'TON') expect(row.memo).toBeTruthy();
       }
       // Each TRC20 invoice holds its pool address, and no pool address is held for an invoice that is not there.
-      const unbacked = await sql.query(`select i.uuid from invoices i where i.network = 'TRC20' and not exists (select 1 from deposit_addresses d where d.invoice_uuid = i.uuid and d.address = i.address)`);
+      const unbacked = await sql.query(
+        `select i.uuid from invoices i where i.network = 'TRC20' and not exists (select 1 from deposit_addresses d where d.invoice_uuid = i.uuid and d.address = i.address)`,
+      );
       expect(unbacked.rows).toEqual([]);
       const dangling = await sql.query(`select d.address from deposit_addresses d where d.invoice_uuid is not null and not exists (select 1 from invoices i where i.uuid = d.invoice_uuid)`);
       expect(dangling.rows).toEqual([]);

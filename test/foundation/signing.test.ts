@@ -16,7 +16,10 @@ describe('HMAC-signed REST requests', () => {
   });
 
   const post = (headers: Record<string, string>, body: string) =>
-    fetch(`${stack.baseUrl}/v1/invoices`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json }));
+    fetch(`${stack.baseUrl}/v1/invoices`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as Json,
+    }));
 
   it('a correctly signed request passes', async () => {
     const body = '{"amount":"12.5","network":"TON","order_id":"sig-ok"}';

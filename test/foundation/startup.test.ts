@@ -47,7 +47,9 @@ describe('daemon start-up on the embedded defaults', () => {
     const client2 = new MerchantServiceClient(`127.0.0.1:${port2}`, grpc.credentials.createInsecure());
     const again = await rpc<Merchant>((cb) => client2.getMerchant({ merchant_id: created.merchant!.merchant_id }, operatorMd(dataDir), cb));
     expect(again.name).toBe('Persisted shop');
-    const healthPkg = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { enums: String })) as unknown as { grpc: { health: { v1: { Health: new (addr: string, creds: grpc.ChannelCredentials) => grpc.Client & { check(req: object, cb: (e: Error | null, r: { status: string }) => void): void } } } } };
+    const healthPkg = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { enums: String })) as unknown as {
+      grpc: { health: { v1: { Health: new (addr: string, creds: grpc.ChannelCredentials) => grpc.Client & { check(req: object, cb: (e: Error | null, r: { status: string }) => void): void } } } };
+    };
     const health = new healthPkg.grpc.health.v1.Health(`127.0.0.1:${port2}`, grpc.credentials.createInsecure());
     const status = await new Promise<{ status?: string }>((resolve, reject) => health.check({ service: '' }, (e, r) => (e ? reject(e) : resolve(r))));
     expect(status.status).toBe('SERVING');

@@ -29,7 +29,11 @@ export type Responder = (request: any, metadata: grpc.Metadata) => unknown;
 
 /** Thrown by a responder: answered as that gRPC status, with trailing metadata. */
 export class StatusError extends Error {
-  constructor(readonly code: grpc.status, readonly details: string, readonly trailers: Record<string, string> = {}) {
+  constructor(
+    readonly code: grpc.status,
+    readonly details: string,
+    readonly trailers: Record<string, string> = {},
+  ) {
     super(details);
   }
 }
@@ -67,9 +71,7 @@ export class FakeDaemon {
     }
     if (this.options.relay !== false) relay.addTo(this.#server);
     this.health.addToServer(this.#server);
-    const bound = await new Promise<number>((resolve, reject) =>
-      this.#server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-    );
+    const bound = await new Promise<number>((resolve, reject) => this.#server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
     this.address = `127.0.0.1:${bound}`;
     return this;
   }

@@ -82,21 +82,18 @@ describe('daemon gRPC status -> HTTP status and error body', () => {
     expect(res.text).toBe('{"error":{"code":"timeout","message":"the service did not answer in time"}}');
   });
 
-  it.each([status.INTERNAL, status.UNKNOWN, status.DATA_LOSS, status.CANCELLED])(
-    'gRPC %i -> 500 internal with the request id, nothing else',
-    async (code) => {
-      next = () => {
-        throw new StatusError(code, 'stack trace with secrets', { 'chainpay-error-code': 'db_exploded' });
-      };
-      const res = await get();
-      const id = res.headers['x-request-id'];
-      expect(res.status).toBe(500);
-      expect(res.text).toBe(`{"error":{"code":"internal","message":"internal error","id":"${id}"}}`);
-      // The detail is in the log line that carries the same id.
-      const line = logLines.find((l) => l.request_id === id && l.msg === 'internal error');
-      expect(line).toMatchObject({ level: 50, grpc: { code, details: 'stack trace with secrets' } });
-    },
-  );
+  it.each([status.INTERNAL, status.UNKNOWN, status.DATA_LOSS, status.CANCELLED])('gRPC %i -> 500 internal with the request id, nothing else', async (code) => {
+    next = () => {
+      throw new StatusError(code, 'stack trace with secrets', { 'chainpay-error-code': 'db_exploded' });
+    };
+    const res = await get();
+    const id = res.headers['x-request-id'];
+    expect(res.status).toBe(500);
+    expect(res.text).toBe(`{"error":{"code":"internal","message":"internal error","id":"${id}"}}`);
+    // The detail is in the log line that carries the same id.
+    const line = logLines.find((l) => l.request_id === id && l.msg === 'internal error');
+    expect(line).toMatchObject({ level: 50, grpc: { code, details: 'stack trace with secrets' } });
+  });
 
   it('a response the REST contract cannot carry (bad metadata_json) -> 500 internal', async () => {
     next = () => invoiceFixture({ metadata_json: '[1,2]' });

@@ -75,9 +75,7 @@ describe('graceful close', () => {
   it('closes idle keep-alive connections at once', async () => {
     const h = await startHarness();
     const agent = new http.Agent({ keepAlive: true });
-    await new Promise<void>((resolve, reject) =>
-      http.get({ host: '127.0.0.1', port: h.port, path: '/healthz', agent }, (res) => res.resume().on('end', resolve)).on('error', reject),
-    );
+    await new Promise<void>((resolve, reject) => http.get({ host: '127.0.0.1', port: h.port, path: '/healthz', agent }, (res) => res.resume().on('end', resolve)).on('error', reject));
     const started = Date.now();
     await h.stop();
     expect(Date.now() - started).toBeLessThan(2_000);

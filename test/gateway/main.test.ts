@@ -42,7 +42,14 @@ const root = path.resolve(__dirname, '../..');
 describe('gateway/main.ts process', () => {
   it('runs with the same Node flags under npm run start:gateway and in docker-compose.yml', () => {
     const { flags, entry } = startScript('start:gateway');
-    expect([...flags, entry]).toEqual(['--enable-source-maps', '--single-threaded-gc', '--no-allocation-site-pretenuring', '--min-semi-space-size=16', '--max-semi-space-size=32', 'dist/gateway/main.js']);
+    expect([...flags, entry]).toEqual([
+      '--enable-source-maps',
+      '--single-threaded-gc',
+      '--no-allocation-site-pretenuring',
+      '--min-semi-space-size=16',
+      '--max-semi-space-size=32',
+      'dist/gateway/main.js',
+    ]);
     const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
     expect(compose).toContain(`command: ${execArray('start:gateway')}`);
   });

@@ -10,8 +10,7 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 beforeEach(() => h.daemon.calls.splice(0));
 
-const post = (body: Buffer | string, headers: Record<string, string> = signed(body), chunked = false) =>
-  send(h.port, { method: 'POST', path: '/v1/invoices', headers, body, chunked });
+const post = (body: Buffer | string, headers: Record<string, string> = signed(body), chunked = false) => send(h.port, { method: 'POST', path: '/v1/invoices', headers, body, chunked });
 
 function expectError(res: { status: number; text: string; headers: Record<string, unknown> }, status: number, text: string) {
   expect(res.status).toBe(status);
@@ -73,12 +72,9 @@ describe('refusals before any gRPC call', () => {
     expectError(await post(body, headers), 400, `{"error":{"code":"malformed_json","message":"${message}"}}`);
   });
 
-  it.each(['/', '/v1', '/v1/', '/v1/invoices/', '/v1/invoices/x/network/extra', '/v1/nope', '/v2/networks', '/v1/invoices//network'])(
-    '404 not_found for %s',
-    async (path) => {
-      expectError(await send(h.port, { path, headers: signed('') }), 404, '{"error":{"code":"not_found","message":"no such route"}}');
-    },
-  );
+  it.each(['/', '/v1', '/v1/', '/v1/invoices/', '/v1/invoices/x/network/extra', '/v1/nope', '/v2/networks', '/v1/invoices//network'])('404 not_found for %s', async (path) => {
+    expectError(await send(h.port, { path, headers: signed('') }), 404, '{"error":{"code":"not_found","message":"no such route"}}');
+  });
 
   it.each([
     ['DELETE', '/v1/invoices', 'POST'],

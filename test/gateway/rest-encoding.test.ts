@@ -42,9 +42,7 @@ describe('REST encoders', () => {
   });
 
   it('network drops internal fields', () => {
-    expect(Object.keys(encodeNetwork(networkFixture()))).toEqual([
-      'code', 'name', 'buyer_network_fee', 'withdrawal_fee', 'min_invoice', 'min_withdrawal', 'required_confirmations', 'deposit_mode',
-    ]);
+    expect(Object.keys(encodeNetwork(networkFixture()))).toEqual(['code', 'name', 'buyer_network_fee', 'withdrawal_fee', 'min_invoice', 'min_withdrawal', 'required_confirmations', 'deposit_mode']);
   });
 
   it('withdrawal drops merchant_id and confirmations', () => {

@@ -94,7 +94,11 @@ describe('missing credentials are refused by the gateway itself', () => {
   const body = '{"amount":"10"}';
   const cases: Array<[string, Record<string, string>, string]> = [
     ['no X-Service-Key', { 'X-Service-Signature': 'ab', 'Content-Type': 'application/json' }, '{"error":{"code":"missing_api_key","message":"X-Service-Key header is required"}}'],
-    ['empty X-Service-Key', { 'X-Service-Key': '', 'X-Service-Signature': 'ab', 'Content-Type': 'application/json' }, '{"error":{"code":"missing_api_key","message":"X-Service-Key header is required"}}'],
+    [
+      'empty X-Service-Key',
+      { 'X-Service-Key': '', 'X-Service-Signature': 'ab', 'Content-Type': 'application/json' },
+      '{"error":{"code":"missing_api_key","message":"X-Service-Key header is required"}}',
+    ],
     ['no X-Service-Signature', { 'X-Service-Key': API_KEY, 'Content-Type': 'application/json' }, '{"error":{"code":"missing_signature","message":"X-Service-Signature header is required"}}'],
     ['neither', { 'Content-Type': 'application/json' }, '{"error":{"code":"missing_api_key","message":"X-Service-Key header is required"}}'],
   ];

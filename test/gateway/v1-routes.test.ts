@@ -6,14 +6,51 @@ import { invoiceFixture, networkFixture, withdrawalFixture } from './fake-daemon
 import { send, signed, startHarness, type Harness } from './http-client';
 
 const INVOICE_KEYS = [
-  'uuid', 'status', 'order_id', 'title', 'amount', 'currency', 'platform_fee', 'network_fee', 'pay_amount',
-  'merchant_net', 'fee_payer', 'network', 'address', 'memo', 'checkout_url', 'qr_svg', 'received_amount',
-  'confirmations', 'required_confirmations', 'tx_hash', 'metadata', 'expires_at', 'paid_at', 'created_at',
-  'paid_late', 'payments', 'return_url', 'cancel_url', 'livemode',
+  'uuid',
+  'status',
+  'order_id',
+  'title',
+  'amount',
+  'currency',
+  'platform_fee',
+  'network_fee',
+  'pay_amount',
+  'merchant_net',
+  'fee_payer',
+  'network',
+  'address',
+  'memo',
+  'checkout_url',
+  'qr_svg',
+  'received_amount',
+  'confirmations',
+  'required_confirmations',
+  'tx_hash',
+  'metadata',
+  'expires_at',
+  'paid_at',
+  'created_at',
+  'paid_late',
+  'payments',
+  'return_url',
+  'cancel_url',
+  'livemode',
 ];
 const WITHDRAWAL_KEYS = [
-  'uuid', 'reference', 'status', 'network', 'address', 'amount', 'network_fee', 'net_payout', 'tx_hash',
-  'rejection_reason', 'failure_reason', 'created_at', 'completed_at', 'livemode',
+  'uuid',
+  'reference',
+  'status',
+  'network',
+  'address',
+  'amount',
+  'network_fee',
+  'net_payout',
+  'tx_hash',
+  'rejection_reason',
+  'failure_reason',
+  'created_at',
+  'completed_at',
+  'livemode',
 ];
 
 let h: Harness;
@@ -53,7 +90,7 @@ beforeEach(() => {
 });
 
 describe('GET /v1/networks (unsigned)', () => {
-  it('lists active networks with exactly the 8 public fields, decimals as strings, and the daemon\'s livemode', async () => {
+  it("lists active networks with exactly the 8 public fields, decimals as strings, and the daemon's livemode", async () => {
     const res = await send(h.port, { path: '/v1/networks' });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -78,9 +115,21 @@ describe('invoices', () => {
     const invoice = res.json();
     expect(Object.keys(invoice)).toEqual(INVOICE_KEYS);
     expect(invoice).toMatchObject({
-      order_id: 'o-1', title: null, network: null, address: null, memo: null, tx_hash: null, paid_at: null,
-      metadata: {}, payments: [], paid_late: false, return_url: null, cancel_url: null,
-      amount: '100', confirmations: 0, required_confirmations: 0,
+      order_id: 'o-1',
+      title: null,
+      network: null,
+      address: null,
+      memo: null,
+      tx_hash: null,
+      paid_at: null,
+      metadata: {},
+      payments: [],
+      paid_late: false,
+      return_url: null,
+      cancel_url: null,
+      amount: '100',
+      confirmations: 0,
+      required_confirmations: 0,
     });
     expect(res.text).not.toMatch(/merchant_id|webhook_url|payment_uri|metadata_json/);
   });

@@ -17,7 +17,11 @@ describe('deposit address lifecycle', () => {
   });
 
   const stateOf = async (address: string): Promise<{ state: string; invoice_uuid: string | null }> =>
-    (await stack.daemon.orm.em.fork().execute<{ state: string; invoice_uuid: string | null }[]>(`select state, invoice_uuid from deposit_addresses where network = 'ARBITRUM' and address = ?`, [address]))[0]!;
+    (
+      await stack.daemon.orm.em
+        .fork()
+        .execute<{ state: string; invoice_uuid: string | null }[]>(`select state, invoice_uuid from deposit_addresses where network = 'ARBITRUM' and address = ?`, [address])
+    )[0]!;
 
   it('an address returns to the pool only after the late-payment window; a later transfer to it is unattributed', async () => {
     const inv = await createInvoice(stack, m, { amount: '5', network: 'ARBITRUM', lifetime_minutes: 5 });

@@ -35,7 +35,11 @@ describe('invoice concurrency', () => {
   it('200 concurrent invoices on one network get 200 distinct addresses; the pool refills itself', async () => {
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => signed(stack, m, 'POST', '/v1/invoices', { amount: '5', network: 'SOLANA', order_id: `pool-${i}` })));
     const failed = results.filter((r) => r.status !== 201);
-    if (failed.length) console.log(failed.length, failed.slice(0, 3).map((r) => `${r.status} ${r.text}`));
+    if (failed.length)
+      console.log(
+        failed.length,
+        failed.slice(0, 3).map((r) => `${r.status} ${r.text}`),
+      );
     expect(results.every((r) => r.status === 201)).toBe(true);
     const addresses = results.map((r) => r.body.address as string);
     expect(new Set(addresses).size).toBe(200);
@@ -50,12 +54,7 @@ describe('invoice concurrency', () => {
     // makes the database refuse that statement, and its rows are then inserted one by one.
     const stored = await signed(stack, m, 'POST', '/v1/invoices', { amount: '5', network: 'ARBITRUM', order_id: 'kept-1' });
     expect(stored.status).toBe(201);
-    const bodies = [
-      ...Array.from({ length: 30 }, (_, i) => ({ order_id: `mix-${i}` })),
-      ...Array.from({ length: 5 }, () => ({ order_id: 'kept-1' })),
-      { order_id: 'twin-a' },
-      { order_id: 'twin-a' },
-    ];
+    const bodies = [...Array.from({ length: 30 }, (_, i) => ({ order_id: `mix-${i}` })), ...Array.from({ length: 5 }, () => ({ order_id: 'kept-1' })), { order_id: 'twin-a' }, { order_id: 'twin-a' }];
     // Inserts into invoices wait behind a lock while the requests arrive, so they queue and most of
     // them go into one statement together: new orders and repeats in the same batch.
     const blocker = new pg.Client({ connectionString: stack.databaseUrl });

@@ -91,7 +91,9 @@ describe('invoice money safety at expiry and at the end of the late window (devn
     const paid: Json = await waitForStatus(stack, m, inv.uuid, 'paid');
     expect(paid).toMatchObject({ paid_late: true, received_amount: inv.pay_amount });
     await eventually(async () => ((await query<{ open: boolean }>(stack, 'select open from invoices where uuid = ?', [inv.uuid]))[0]!.open ? undefined : true));
-    await eventually(async () => ((await query<{ state: string }>(stack, `select state from deposit_addresses where network = 'ARBITRUM' and address = ?`, [inv.address]))[0]!.state === 'free' ? true : undefined));
+    await eventually(async () =>
+      (await query<{ state: string }>(stack, `select state from deposit_addresses where network = 'ARBITRUM' and address = ?`, [inv.address]))[0]!.state === 'free' ? true : undefined,
+    );
     expect(await outboxTypes(inv.uuid)).toEqual(['invoice.expired', 'invoice.paid', 'invoice.paid_late']);
   });
 

@@ -32,8 +32,7 @@ describe('open invoices across a restart', () => {
     await db.drop();
   });
 
-  const events = async (uuid: string): Promise<string[]> =>
-    (await sql.query<{ type: string }>('select type from outbox_events where aggregate_id = $1 order by seq', [uuid])).rows.map((r) => r.type);
+  const events = async (uuid: string): Promise<string[]> => (await sql.query<{ type: string }>('select type from outbox_events where aggregate_id = $1 order by seq', [uuid])).rows.map((r) => r.type);
 
   it('an expiry that fell due while down is committed once at start; a later one still fires on the re-armed timer', async () => {
     stack = await startStack({ database: db, dataDir });
@@ -47,10 +46,10 @@ describe('open invoices across a restart', () => {
     const key = 'devnet_clock_offset_ms';
     const saved = await sql.query<{ value: string }>('select value from system_settings where key = $1', [key]);
     const offset = saved.rows[0] ? Number(JSON.parse(saved.rows[0].value)) : 0;
-    await sql.query(
-      `insert into system_settings (key, value, updated_at) values ($1, $2, now()) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-      [key, JSON.stringify(offset + 10 * 60_000)],
-    );
+    await sql.query(`insert into system_settings (key, value, updated_at) values ($1, $2, now()) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`, [
+      key,
+      JSON.stringify(offset + 10 * 60_000),
+    ]);
 
     stack = await startStack({ database: db, dataDir });
     // Committed during start-up: startDaemon resolves after resumeAll.

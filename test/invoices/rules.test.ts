@@ -39,10 +39,43 @@ describe('invoice rules: rounding, validation, network change', () => {
   });
 
   it('fields, defaults and links of a new invoice', async () => {
-    const res = await signed(stack, m, 'POST', '/v1/invoices', { amount: '15', network: 'POLYGON', title: 'Order #1', order_id: 'rules-fields', return_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel', metadata: { cart: [1, 2], note: 'x' } });
+    const res = await signed(stack, m, 'POST', '/v1/invoices', {
+      amount: '15',
+      network: 'POLYGON',
+      title: 'Order #1',
+      order_id: 'rules-fields',
+      return_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/cancel',
+      metadata: { cart: [1, 2], note: 'x' },
+    });
     expect(res.status).toBe(201);
     const inv = res.body;
-    expect(Object.keys(inv).slice(0, 24)).toEqual(['uuid', 'status', 'order_id', 'title', 'amount', 'currency', 'platform_fee', 'network_fee', 'pay_amount', 'merchant_net', 'fee_payer', 'network', 'address', 'memo', 'checkout_url', 'qr_svg', 'received_amount', 'confirmations', 'required_confirmations', 'tx_hash', 'metadata', 'expires_at', 'paid_at', 'created_at']);
+    expect(Object.keys(inv).slice(0, 24)).toEqual([
+      'uuid',
+      'status',
+      'order_id',
+      'title',
+      'amount',
+      'currency',
+      'platform_fee',
+      'network_fee',
+      'pay_amount',
+      'merchant_net',
+      'fee_payer',
+      'network',
+      'address',
+      'memo',
+      'checkout_url',
+      'qr_svg',
+      'received_amount',
+      'confirmations',
+      'required_confirmations',
+      'tx_hash',
+      'metadata',
+      'expires_at',
+      'paid_at',
+      'created_at',
+    ]);
     expect(inv.currency).toBe('USDT');
     expect(inv.fee_payer).toBe('buyer');
     expect(inv.memo).toBeNull();

@@ -23,7 +23,18 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
   it('exact payment: pending -> confirming -> paid; paid_at set; the ledger credits merchant_net once', async () => {
     const shop = await createMerchant(stack, { name: 'Exact shop' });
     const inv = await createInvoice(stack, shop, { amount: '25', network: 'TRC20' });
-    expect(inv).toMatchObject({ status: 'pending', received_amount: '0', confirmations: 0, tx_hash: null, paid_at: null, required_confirmations: 19, network_fee: '1', platform_fee: '0.25', pay_amount: '26.25', merchant_net: '25' });
+    expect(inv).toMatchObject({
+      status: 'pending',
+      received_amount: '0',
+      confirmations: 0,
+      tx_hash: null,
+      paid_at: null,
+      required_confirmations: 19,
+      network_fee: '1',
+      platform_fee: '0.25',
+      pay_amount: '26.25',
+      merchant_net: '25',
+    });
     expect((await balance(stack, shop)).available).toBe('0');
     const tx = await pay(stack, 'TRC20', inv.address, '26.25');
     const seen = await waitForStatus(stack, shop, inv.uuid, 'confirming');
@@ -125,10 +136,14 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
     await mine(stack, 'TRC20', 20);
     // The watcher's cursor (its last fully processed block) must be past the fake transfer's block,
     // so "still pending" below means the watcher saw that block and ignored the transfer.
-    const w = await eventually(async () => {
-      const s = await watcher(stack, 'TRC20');
-      return s.state === 'running' && BigInt(s.cursor) > BigInt(fake.block_height) ? s : undefined;
-    }, 10_000, 'TRC20 watcher to pass the fake transfer');
+    const w = await eventually(
+      async () => {
+        const s = await watcher(stack, 'TRC20');
+        return s.state === 'running' && BigInt(s.cursor) > BigInt(fake.block_height) ? s : undefined;
+      },
+      10_000,
+      'TRC20 watcher to pass the fake transfer',
+    );
     expect(BigInt(w.cursor)).toBeGreaterThan(BigInt(fake.block_height));
     const after = await getInvoice(stack, shop, inv.uuid);
     expect(after).toMatchObject({ status: 'pending', received_amount: '0', confirmations: 0, tx_hash: null, payments: [] });
@@ -144,7 +159,10 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
   });
 
   it('a transfer to a free pool address, or with an unknown TON memo, is recorded as unattributed, never lost', async () => {
-    const free = await stack.daemon.orm.em.fork().getConnection().execute<{ address: string }[]>(`select address from deposit_addresses where network = 'BEP20' and state = 'free' order by derivation_index desc limit 1`);
+    const free = await stack.daemon.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ address: string }[]>(`select address from deposit_addresses where network = 'BEP20' and state = 'free' order by derivation_index desc limit 1`);
     const tx1 = await pay(stack, 'BEP20', free[0]!.address, '7.5');
     const ton = await createInvoice(stack, m, { amount: '1', network: 'TON' });
     const tx2 = await pay(stack, 'TON', ton.address, '2', { memo: 'NOSUCHMEMO' });
@@ -155,7 +173,10 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
       return n === 2 ? [] : undefined;
     });
     expect(list).toBeDefined();
-    const rows = await stack.daemon.orm.em.fork().getConnection().execute<{ reason: string; amount: string; memo: string | null }[]>(`select reason, amount, memo from unattributed_deposits where tx_hash in (?, ?) order by reason`, [tx1.tx_hash, tx2.tx_hash]);
+    const rows = await stack.daemon.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ reason: string; amount: string; memo: string | null }[]>(`select reason, amount, memo from unattributed_deposits where tx_hash in (?, ?) order by reason`, [tx1.tx_hash, tx2.tx_hash]);
     expect(rows.map((r) => r.reason)).toEqual(['free_pool_address', 'unknown_memo']);
     expect((await getInvoice(stack, m, ton.uuid)).status).toBe('pending');
   });

@@ -24,7 +24,10 @@ describe('operator plane: actors', () => {
     const client = stack.clients.operator as unknown as Record<string, (...args: unknown[]) => unknown>;
     for (const [method, def] of Object.entries(OperatorServiceService)) {
       const empty = def.requestDeserialize(Buffer.alloc(0)); // the request message with its defaults
-      for (const [md, code] of [[new grpc.Metadata(), 'missing_operator_token'], [wrong, 'invalid_operator_token']] as const) {
+      for (const [md, code] of [
+        [new grpc.Metadata(), 'missing_operator_token'],
+        [wrong, 'invalid_operator_token'],
+      ] as const) {
         const err = await new Promise<grpc.ServiceError>((resolve) => {
           if (def.responseStream) {
             const call = client[method]!.call(stack.clients.operator, empty, md) as grpc.ClientReadableStream<unknown>;
@@ -42,7 +45,9 @@ describe('operator plane: actors', () => {
     expect(denied.code).toBe(1);
     expect(denied.err).toMatch(/invalid_operator_token/);
     // Where the refused token came from, and what fixes it.
-    expect(denied.err).toContain("the daemon refused the operator token from CHAINPAY_OPERATOR_TOKEN; set CHAINPAY_OPERATOR_TOKEN to the daemon's operator token, or DATA_DIR to the daemon's data directory");
+    expect(denied.err).toContain(
+      "the daemon refused the operator token from CHAINPAY_OPERATOR_TOKEN; set CHAINPAY_OPERATOR_TOKEN to the daemon's operator token, or DATA_DIR to the daemon's data directory",
+    );
   });
 
   it('the CLI without a token names where it looked and which variables fix it', async () => {
@@ -74,7 +79,14 @@ describe('operator plane: actors', () => {
     const tx = await pay(stack, 'TON', inv.address, inv.pay_amount, { memo: inv.memo });
     await waitForStatus(stack, m, inv.uuid, 'confirming');
     await mine(stack, 'TON', 1);
-    await eventually(async () => ((await cliJson(stack, ['actors', 'show', inv.uuid])).summary.status === 'confirming' && JSON.parse((await cliJson(stack, ['actors', 'show', inv.uuid])).context_json).confirmations === 2 ? true : undefined), 5_000, 'two confirmations');
+    await eventually(
+      async () =>
+        (await cliJson(stack, ['actors', 'show', inv.uuid])).summary.status === 'confirming' && JSON.parse((await cliJson(stack, ['actors', 'show', inv.uuid])).context_json).confirmations === 2
+          ? true
+          : undefined,
+      5_000,
+      'two confirmations',
+    );
 
     const shown = await cliJson(stack, ['actors', 'show', inv.uuid]);
     expect(shown.summary).toMatchObject({ kind: 'invoice', id: inv.uuid, status: 'confirming', network: 'TON' });
@@ -113,7 +125,10 @@ describe('operator plane: actors', () => {
     await eventually(async () => (cliOut.includes('"CONFIRMATIONS"') ? true : undefined), 5_000, 'cli watch output');
     cliFeed.abort();
     expect(await cliWatch).toMatchObject({ code: 0 });
-    const lines = cliOut.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = cliOut
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type)).toEqual(expect.arrayContaining(['TRANSFER_SEEN', 'committed', 'CONFIRMATIONS']));
 
     // Paid: the actor stays alive for the late-payment window; the timer says so.

@@ -41,7 +41,7 @@ describe('operator plane: two derivations of a deposit address differ', () => {
     await stack?.stop();
   });
 
-  it('keeps the address out of the pool and stops POLYGON\'s refill: error log, watcher view, CLI and metric; other networks go on', async () => {
+  it("keeps the address out of the pool and stops POLYGON's refill: error log, watcher view, CLI and metric; other networks go on", async () => {
     const polygonIndexes = async (): Promise<number[]> =>
       (await query<{ derivation_index: number }>(stack, `select derivation_index from deposit_addresses where network = 'POLYGON' order by derivation_index`)).map((r) => r.derivation_index);
     expect(await polygonIndexes()).toEqual(Array.from({ length: 50 }, (_, i) => i));
@@ -49,10 +49,14 @@ describe('operator plane: two derivations of a deposit address differ', () => {
 
     // Invoices use up the pool until the keeper counts it again and refills: that refill meets index 60.
     for (let i = 0; i < 20; i++) expect((await createInvoice(stack, m, { amount: '5', network: 'POLYGON' })).address).toMatch(/^0x[0-9a-fA-F]{40}$/);
-    const halted = await eventually(async () => {
-      const w = await watcher(stack, 'POLYGON');
-      return w.address_pool === 'halted' ? w : undefined;
-    }, 30_000, 'the POLYGON pool to halt');
+    const halted = await eventually(
+      async () => {
+        const w = await watcher(stack, 'POLYGON');
+        return w.address_pool === 'halted' ? w : undefined;
+      },
+      30_000,
+      'the POLYGON pool to halt',
+    );
     expect(halted.address_pool_error).toMatch(new RegExp(`^two derivations of POLYGON deposit address ${WRONG} differ \\(second implementation\\): 0x`));
     // The watcher itself keeps watching: deposits to the addresses already handed out still count.
     expect(halted).toMatchObject({ state: 'running', rpc_healthy: true });
@@ -77,10 +81,14 @@ describe('operator plane: two derivations of a deposit address differ', () => {
 
     // Another network is not affected: its invoices get addresses and its pool refills past its first batch.
     for (let i = 0; i < 40; i++) await createInvoice(stack, m, { amount: '5', network: 'BEP20' });
-    await eventually(async () => {
-      const [row] = await query<{ n: string }>(stack, `select count(*)::text as n from deposit_addresses where network = 'BEP20'`);
-      return Number(row!.n) > 50 ? true : undefined;
-    }, 30_000, 'the BEP20 pool to refill');
+    await eventually(
+      async () => {
+        const [row] = await query<{ n: string }>(stack, `select count(*)::text as n from deposit_addresses where network = 'BEP20'`);
+        return Number(row!.n) > 50 ? true : undefined;
+      },
+      30_000,
+      'the BEP20 pool to refill',
+    );
     expect(await watcher(stack, 'BEP20')).toMatchObject({ address_pool: 'ok' });
     expect(await watcher(stack, 'TON')).toMatchObject({ address_pool: 'none' });
     expect((await watcher(stack, 'BEP20')).address_pool_error).toBeUndefined();

@@ -19,10 +19,14 @@ describe('operator plane: unattributed deposits', () => {
   async function strayDeposit(amount: string, memo: string): Promise<UnattributedDeposit> {
     const shared = (await createInvoice(stack, m, { amount: '1', network: 'TON' })).address as string;
     const tx = await pay(stack, 'TON', shared, amount, { memo });
-    return eventually(async () => {
-      const res = await cliJson<{ deposits: UnattributedDeposit[] }>(stack, ['deposits', 'unattributed']);
-      return res.deposits.find((d) => d.tx_hash === tx.tx_hash);
-    }, 5_000, 'the unattributed deposit');
+    return eventually(
+      async () => {
+        const res = await cliJson<{ deposits: UnattributedDeposit[] }>(stack, ['deposits', 'unattributed']);
+        return res.deposits.find((d) => d.tx_hash === tx.tx_hash);
+      },
+      5_000,
+      'the unattributed deposit',
+    );
   }
 
   it('attributing an unattributed deposit credits the invoice once; a second attempt is refused', async () => {

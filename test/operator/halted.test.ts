@@ -36,10 +36,14 @@ describe('operator plane: a halted watcher (hardhat)', () => {
     await chain.revert(snapshot);
     await chain.transfer(token, chain.other.address, 1_000_000n); // a different block at base + 1
     await chain.mine(4);
-    const halted = await eventually(async () => {
-      const w = await watcher(stack, 'POLYGON');
-      return w.state === 'halted' ? w : undefined;
-    }, 10_000, 'the watcher to halt');
+    const halted = await eventually(
+      async () => {
+        const w = await watcher(stack, 'POLYGON');
+        return w.state === 'halted' ? w : undefined;
+      },
+      10_000,
+      'the watcher to halt',
+    );
     expect(halted).toMatchObject({ rpc_healthy: false, last_error: expect.stringMatching(/reorg deeper than finality/) });
     expect(Number(halted.cursor)).toBe(base + 3); // nothing of the new branch was applied
 
@@ -60,10 +64,14 @@ describe('operator plane: a halted watcher (hardhat)', () => {
     const rescanned = await cliJson(stack, ['watchers', 'rescan', '--network', 'POLYGON', '--from', String(base + 1)]);
     expect(rescanned.state).toBe('running');
     const head = await chain.head();
-    await eventually(async () => {
-      const w = await watcher(stack, 'POLYGON');
-      return w.state === 'running' && Number(w.cursor) === head ? w : undefined;
-    }, 10_000, 'the watcher on the new branch');
+    await eventually(
+      async () => {
+        const w = await watcher(stack, 'POLYGON');
+        return w.state === 'running' && Number(w.cursor) === head ? w : undefined;
+      },
+      10_000,
+      'the watcher on the new branch',
+    );
     await eventually(async () => ((await health(stack, 'chainpay.watcher.POLYGON')) === 'SERVING' ? true : undefined), 3_000, 'POLYGON SERVING');
     feed.close();
   }, 60_000);

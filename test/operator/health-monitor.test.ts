@@ -22,7 +22,14 @@ describe('health monitor: database reachability lines', () => {
   it('logs nothing at the first start; an error when the database goes, "reachable again" once when it is back', async () => {
     const { logger, lines } = captureLogger();
     const reported: string[] = [];
-    const monitor = new HealthMonitor({ orm, logger, watchers: new Map(), intervalMs: 3_600_000, probeTimeoutMs: 1_000, health: { setStatus: (service: string, s: string) => void (service === '' && reported.push(s)) } as never });
+    const monitor = new HealthMonitor({
+      orm,
+      logger,
+      watchers: new Map(),
+      intervalMs: 3_600_000,
+      probeTimeoutMs: 1_000,
+      health: { setStatus: (service: string, s: string) => void (service === '' && reported.push(s)) } as never,
+    });
     await monitor.start();
     try {
       expect(monitor.databaseUp()).toBe(true);

@@ -85,10 +85,14 @@ describe('operator plane: metrics and health', () => {
     // The first test's events have no URL: they leave the queue once the dispatcher fails them
     // (deferred while requests are in flight). Start from an empty queue, or one of them leaving
     // during this test would hide one of ours (CI saw depth 2 after, 1 before).
-    const before = await eventually(async () => {
-      const text = (await scrape()).text;
-      return sample(text, 'chainpay_webhook_queue_depth') === 0 ? text : undefined;
-    }, 10_000, 'the queue drained of events without a URL');
+    const before = await eventually(
+      async () => {
+        const text = (await scrape()).text;
+        return sample(text, 'chainpay_webhook_queue_depth') === 0 ? text : undefined;
+      },
+      10_000,
+      'the queue drained of events without a URL',
+    );
     const depth0 = sample(before, 'chainpay_webhook_queue_depth')!;
     const failed0 = sample(before, 'chainpay_webhook_failed_attempts_total')!;
     expect([depth0, failed0].every(Number.isFinite)).toBe(true);
@@ -96,30 +100,55 @@ describe('operator plane: metrics and health', () => {
     const down = await createMerchant(stack, { name: 'Down shop', webhook_url: `https://127.0.0.1:${closedPort}/hook` });
     const inv = await createInvoice(stack, down, { amount: '3', network: 'TON' });
     await payAndConfirm(stack, down, inv, inv.pay_amount, 'paid'); // invoice.confirming, invoice.paid
-    const after = await eventually(async () => {
-      const text = (await scrape()).text;
-      return sample(text, 'chainpay_webhook_failed_attempts_total')! >= failed0 + 1 ? text : undefined;
-    }, 10_000, 'a failed delivery attempt counted');
+    const after = await eventually(
+      async () => {
+        const text = (await scrape()).text;
+        return sample(text, 'chainpay_webhook_failed_attempts_total')! >= failed0 + 1 ? text : undefined;
+      },
+      10_000,
+      'a failed delivery attempt counted',
+    );
     // Both events wait for a retry: nothing was delivered.
     expect(sample(after, 'chainpay_webhook_queue_depth')).toBeGreaterThanOrEqual(depth0 + 2);
     expect(sample(after, 'chainpay_webhook_events{status="delivered"}')).toBe(sample(before, 'chainpay_webhook_events{status="delivered"}'));
   });
 
-  it("a running watcher turns NOT_SERVING once its RPC was unhealthy, or it lagged, longer than allowed (then serves again)", async () => {
+  it('a running watcher turns NOT_SERVING once its RPC was unhealthy, or it lagged, longer than allowed (then serves again)', async () => {
     // The monitor on the stack's real database; the watchers are status views we steer, the
     // clock is ours so "60 s" passes at once.
     const view = (network: NetworkCode, v: Partial<WatcherStatusView>): WatcherStatusView => ({
-      network, mode: 'live', state: 'running', head: 10, cursor: 10, lagBlocks: 0, lagSeconds: 0, lastBlockAt: null,
-      lastError: null, lastErrorAt: null, rpcHealthy: true, watched: 0, tracked: 0, addressPool: { state: 'ok', error: null, haltedAt: null }, ...v,
+      network,
+      mode: 'live',
+      state: 'running',
+      head: 10,
+      cursor: 10,
+      lagBlocks: 0,
+      lagSeconds: 0,
+      lastBlockAt: null,
+      lastError: null,
+      lastErrorAt: null,
+      rpcHealthy: true,
+      watched: 0,
+      tracked: 0,
+      addressPool: { state: 'ok', error: null, haltedAt: null },
+      ...v,
     });
-    const states = new Map<NetworkCode, WatcherStatusView>([['POLYGON', view('POLYGON', {})], ['BEP20', view('BEP20', {})]]);
+    const states = new Map<NetworkCode, WatcherStatusView>([
+      ['POLYGON', view('POLYGON', {})],
+      ['BEP20', view('BEP20', {})],
+    ]);
     const watchers = new Map([...states.keys()].map((n) => [n, { status: () => states.get(n)! } as unknown as NetworkWatcher]));
     const reported = new Map<string, string>();
     let now = 1_000_000;
     const monitor = new HealthMonitor({
-      orm: stack.daemon.orm, logger: pino({ level: 'silent' }), watchers, intervalMs: 3_600_000, now: () => now,
+      orm: stack.daemon.orm,
+      logger: pino({ level: 'silent' }),
+      watchers,
+      intervalMs: 3_600_000,
+      now: () => now,
       health: { setStatus: (service: string, s: string) => void reported.set(service, s) } as never,
-      watcherUnhealthyAfterMs: 60_000, watcherMaxLagSeconds: 120,
+      watcherUnhealthyAfterMs: 60_000,
+      watcherMaxLagSeconds: 120,
     });
     const at = async (ms: number): Promise<Record<string, string | undefined>> => {
       now = 1_000_000 + ms;
@@ -171,10 +200,7 @@ describe('operator plane: metrics and health', () => {
     await admin.connect();
     try {
       await admin.query(`alter database ${name} allow_connections false`);
-      await admin.query(
-        `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and application_name <> 'chainpay-engine-lock'`,
-        [name],
-      );
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and application_name <> 'chainpay-engine-lock'`, [name]);
       await eventually(async () => ((await health(stack, '')) === 'NOT_SERVING' ? true : undefined), 8_000, 'NOT_SERVING');
       expect(await health(stack, 'chainpay.watcher.SOLANA')).toBe('NOT_SERVING');
       expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(503);

@@ -34,10 +34,14 @@ describe('a merchant without a webhook URL (polling)', () => {
     const inv = await createInvoice(stack, m, { amount: '3', network: 'TRC20' });
     await payAndConfirm(stack, m, inv, inv.pay_amount, 'paid');
 
-    const listed = await eventually(async () => {
-      const res = await cliJson<ListWebhooksResponse>(stack, ['webhooks', 'list', '--merchant', m.merchantId]);
-      return res.events.length === 2 && res.events.every((e) => e.status === 'unaddressed') ? res.events : undefined;
-    }, 10_000, 'both events unaddressed');
+    const listed = await eventually(
+      async () => {
+        const res = await cliJson<ListWebhooksResponse>(stack, ['webhooks', 'list', '--merchant', m.merchantId]);
+        return res.events.length === 2 && res.events.every((e) => e.status === 'unaddressed') ? res.events : undefined;
+      },
+      10_000,
+      'both events unaddressed',
+    );
     expect(listed.map((e) => [e.type, e.aggregate_id, e.attempts, e.deliveries.length]).sort()).toEqual([
       ['invoice.confirming', inv.uuid, 0, 0],
       ['invoice.paid', inv.uuid, 0, 0],

@@ -93,10 +93,14 @@ describe('reorgs and finality on devnet (required confirmations = final)', () =>
     const before = await caughtUp(stack, 'ARBITRUM');
 
     await reorg(stack, 'ARBITRUM', 2); // the devnet allows it (window 20); the credited transfer vanishes
-    const halted = await eventually(async () => {
-      const w = await watcher(stack, 'ARBITRUM');
-      return w.state === 'halted' ? w : undefined;
-    }, 10_000, 'the ARBITRUM watcher to halt');
+    const halted = await eventually(
+      async () => {
+        const w = await watcher(stack, 'ARBITRUM');
+        return w.state === 'halted' ? w : undefined;
+      },
+      10_000,
+      'the ARBITRUM watcher to halt',
+    );
     expect(halted.last_error).toMatch(/reorg deeper than finality .*credited payment/);
     expect(halted.cursor).toBe(before.cursor); // nothing of the new branch was applied
     // The credit is not silently retracted or kept as if nothing happened: the operator decides.

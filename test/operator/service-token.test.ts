@@ -13,7 +13,10 @@ function token(value: string, merchantId?: string): grpc.Metadata {
 }
 
 async function refusal(call: Promise<unknown>): Promise<{ code: grpc.status; error: unknown }> {
-  const err = (await call.then(() => null, (e: grpc.ServiceError) => e)) as grpc.ServiceError | null;
+  const err = (await call.then(
+    () => null,
+    (e: grpc.ServiceError) => e,
+  )) as grpc.ServiceError | null;
   if (!err) throw new Error('the call was expected to be refused');
   return { code: err.code, error: err.metadata.get('chainpay-error-code')[0] };
 }
@@ -47,9 +50,18 @@ describe('the service token (SERVICE_TOKEN + x-merchant-id)', () => {
   });
 
   it('is refused without x-merchant-id, and a wrong token is refused', async () => {
-    expect(await refusal(rpc((cb) => stack.clients.invoices.createInvoice({ amount: '1', network: 'TON' }, token(SERVICE_TOKEN), cb)))).toEqual({ code: grpc.status.UNAUTHENTICATED, error: 'missing_merchant_id' });
-    expect(await refusal(rpc((cb) => stack.clients.invoices.listInvoices({ limit: 1 } as never, token(SERVICE_TOKEN), cb)))).toEqual({ code: grpc.status.UNAUTHENTICATED, error: 'missing_merchant_id' });
-    expect(await refusal(rpc((cb) => stack.clients.invoices.createInvoice({ amount: '1', network: 'TON' }, token(`${SERVICE_TOKEN}x`, a.merchantId), cb)))).toEqual({ code: grpc.status.UNAUTHENTICATED, error: 'missing_credentials' });
+    expect(await refusal(rpc((cb) => stack.clients.invoices.createInvoice({ amount: '1', network: 'TON' }, token(SERVICE_TOKEN), cb)))).toEqual({
+      code: grpc.status.UNAUTHENTICATED,
+      error: 'missing_merchant_id',
+    });
+    expect(await refusal(rpc((cb) => stack.clients.invoices.listInvoices({ limit: 1 } as never, token(SERVICE_TOKEN), cb)))).toEqual({
+      code: grpc.status.UNAUTHENTICATED,
+      error: 'missing_merchant_id',
+    });
+    expect(await refusal(rpc((cb) => stack.clients.invoices.createInvoice({ amount: '1', network: 'TON' }, token(`${SERVICE_TOKEN}x`, a.merchantId), cb)))).toEqual({
+      code: grpc.status.UNAUTHENTICATED,
+      error: 'missing_credentials',
+    });
     const [{ n }] = await stack.daemon.orm.em.fork().getConnection().execute<{ n: string }[]>('select count(*) as n from invoices');
     expect(Number(n)).toBe(1); // only the accepted call created anything
   });

@@ -22,7 +22,8 @@ describe('structured logs of state changes', () => {
   const pay = (network: string, to: string, amount: string, memo?: string): Promise<DevnetPayResponse> =>
     rpc<DevnetPayResponse>((cb) => stack.clients.devnet.pay({ network, to, amount, ...(memo ? { memo } : {}) }, stack.operator, cb));
   const mine = (network: string, blocks: number): Promise<unknown> => rpc((cb) => stack.clients.devnet.mine({ network, blocks }, stack.operator, cb));
-  const createInvoice = async (body: Record<string, unknown>): Promise<any> => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const createInvoice = async (body: Record<string, unknown>): Promise<any> => {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const res = await signed(stack, m, 'POST', '/v1/invoices', body);
     expect(res.status).toBe(201);
     return res.body;
@@ -36,10 +37,14 @@ describe('structured logs of state changes', () => {
     for (let i = 0; i < inv.required_confirmations; i++) await mine('TRC20', 1);
     await waitForStatus(stack, m, inv.uuid, 'paid');
 
-    const changes = await eventually(async () => {
-      const found = lines.filter((l) => l.msg === 'invoice status changed' && l.invoiceUuid === inv.uuid);
-      return found.length >= 2 ? found : undefined;
-    }, 5_000, 'two status change lines');
+    const changes = await eventually(
+      async () => {
+        const found = lines.filter((l) => l.msg === 'invoice status changed' && l.invoiceUuid === inv.uuid);
+        return found.length >= 2 ? found : undefined;
+      },
+      5_000,
+      'two status change lines',
+    );
     const ids = { level: 30, invoiceUuid: inv.uuid, merchantId: m.merchantId, network: 'TRC20', txHash: tx.tx_hash };
     expect(changes).toEqual([
       expect.objectContaining({ ...ids, previousStatus: 'pending', status: 'confirming' }),
@@ -58,11 +63,17 @@ describe('structured logs of state changes', () => {
     await waitBroadcast(stack.daemon.orm, w.uuid);
     await mine('TRC20', 3); // TRC20_CONFIRMATIONS=3 (WD_ENV)
     const done = await waitForWithdrawal(stack, m, w.uuid, 'completed');
-    const changes = await eventually(async () => {
-      const found = lines.filter((l) => l.msg === 'withdrawal status changed' && l.withdrawalUuid === w.uuid);
-      return found.length >= 1 ? found : undefined;
-    }, 5_000, 'the withdrawal status change line');
-    expect(changes).toEqual([expect.objectContaining({ level: 30, withdrawalUuid: w.uuid, merchantId: m.merchantId, network: 'TRC20', previousStatus: 'processing', status: 'completed', txHash: done.tx_hash })]);
+    const changes = await eventually(
+      async () => {
+        const found = lines.filter((l) => l.msg === 'withdrawal status changed' && l.withdrawalUuid === w.uuid);
+        return found.length >= 1 ? found : undefined;
+      },
+      5_000,
+      'the withdrawal status change line',
+    );
+    expect(changes).toEqual([
+      expect.objectContaining({ level: 30, withdrawalUuid: w.uuid, merchantId: m.merchantId, network: 'TRC20', previousStatus: 'processing', status: 'completed', txHash: done.tx_hash }),
+    ]);
   });
 
   it("the gateway's request id reaches the daemon's lines of that call; invoice created names the order_id", async () => {

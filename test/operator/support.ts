@@ -25,14 +25,19 @@ export async function cli(stack: Stack, args: string[], options: { env?: Record<
   return { code, out, err };
 }
 
-export async function cliJson<T = any>(stack: Stack, args: string[], env?: Record<string, string>): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function cliJson<T = any>(stack: Stack, args: string[], env?: Record<string, string>): Promise<T> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await cli(stack, [...args, '--json'], env ? { env } : {});
   if (r.code !== 0) throw new Error(`chainpay ${args.join(' ')} exited ${r.code}: ${r.err || r.out}`);
   return JSON.parse(r.out) as T;
 }
 
 /** A WatchActors stream collecting events until `close()`. */
-export function watchActors(stack: Stack, filter: { kind?: string; id?: string; network?: string }, md: grpc.Metadata = stack.operator): { events: ActorEvent[]; errors: grpc.ServiceError[]; close(): void } {
+export function watchActors(
+  stack: Stack,
+  filter: { kind?: string; id?: string; network?: string },
+  md: grpc.Metadata = stack.operator,
+): { events: ActorEvent[]; errors: grpc.ServiceError[]; close(): void } {
   const events: ActorEvent[] = [];
   const errors: grpc.ServiceError[] = [];
   const call = stack.clients.operator.watchActors(filter, md);
@@ -50,10 +55,14 @@ export async function watcher(stack: Stack, network: string): Promise<WatcherSta
 
 /** Waits until the watcher's cursor reached the chain head. */
 export async function caughtUp(stack: Stack, network: string, timeoutMs = 10_000): Promise<WatcherStatus> {
-  return eventually(async () => {
-    const w = await watcher(stack, network);
-    return w.state === 'running' && w.lag_blocks === '0' && w.cursor === w.head ? w : undefined;
-  }, timeoutMs, `${network} watcher to catch up`);
+  return eventually(
+    async () => {
+      const w = await watcher(stack, network);
+      return w.state === 'running' && w.lag_blocks === '0' && w.cursor === w.head ? w : undefined;
+    },
+    timeoutMs,
+    `${network} watcher to catch up`,
+  );
 }
 
 export async function query<T>(stack: Stack, sql: string, params: unknown[] = []): Promise<T[]> {

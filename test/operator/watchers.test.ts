@@ -144,10 +144,14 @@ describe('operator plane: watchers', () => {
     const tx = await pay(stack, 'TON', inv.address, inv.pay_amount, { memo: inv.memo });
     await waitForStatus(stack, m, inv.uuid, 'confirming');
     await mine(stack, 'TON', 1);
-    const two = await eventually(async () => {
-      const body = await getInvoice(stack, m, inv.uuid);
-      return body.confirmations === 2 ? body : undefined;
-    }, 5_000, 'two confirmations');
+    const two = await eventually(
+      async () => {
+        const body = await getInvoice(stack, m, inv.uuid);
+        return body.confirmations === 2 ? body : undefined;
+      },
+      5_000,
+      'two confirmations',
+    );
     const [payment] = await query<{ block_height: string }>(stack, 'select block_height from invoice_payments where tx_hash = ?', [tx.tx_hash]);
     await cliJson(stack, ['watchers', 'rescan', '--network', 'TON', '--from', String(Number(payment!.block_height) - 1)]);
     await caughtUp(stack, 'TON');

@@ -35,10 +35,14 @@ describe('operator plane: withdrawal actors', () => {
     await new Promise((r) => setTimeout(r, 100));
     await cliJson(stack, ['withdrawals', 'approve', w.uuid]);
     await waitBroadcast(stack.daemon.orm, w.uuid);
-    const waiting = await eventually(async () => {
-      const d = await cliJson(stack, ['actors', 'show', w.uuid]);
-      return d.pending_timers.length ? d : undefined;
-    }, 5_000, 'the payout poll timer');
+    const waiting = await eventually(
+      async () => {
+        const d = await cliJson(stack, ['actors', 'show', w.uuid]);
+        return d.pending_timers.length ? d : undefined;
+      },
+      5_000,
+      'the payout poll timer',
+    );
     expect(waiting.summary.status).toBe('processing');
     expect(waiting.pending_timers[0]).toMatch(/^payout status check within \d+ ms/);
     expect(waiting.last_events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['committed']));

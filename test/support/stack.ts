@@ -38,7 +38,9 @@ export interface Stack {
 
 /** `logger`: the daemon's logger (a test that reads the daemon's log lines passes its own). */
 /** `clock`: a clock the test drives (live stacks have no DevnetService to advance time with). */
-export async function startStack(options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; clock?: DaemonClock; daemon?: DaemonOptions } = {}): Promise<Stack> {
+export async function startStack(
+  options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; clock?: DaemonClock; daemon?: DaemonOptions } = {},
+): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
   // Live mode (an RPC URL) refuses the lifted webhook guard: devnet stacks only.
@@ -147,9 +149,14 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 /** GET the invoice until its status is `status`; returns the body. */
-export async function waitForStatus(stack: Stack, creds: { apiKey: string; apiSecret: string }, uuid: string, status: string, timeoutMs = 10_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return eventually(async () => {
-    const r = await signed(stack, creds, 'GET', `/v1/invoices/${uuid}`);
-    return r.body?.status === status ? r.body : undefined;
-  }, timeoutMs, `invoice ${uuid} to be ${status}`);
+export async function waitForStatus(stack: Stack, creds: { apiKey: string; apiSecret: string }, uuid: string, status: string, timeoutMs = 10_000): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  return eventually(
+    async () => {
+      const r = await signed(stack, creds, 'GET', `/v1/invoices/${uuid}`);
+      return r.body?.status === status ? r.body : undefined;
+    },
+    timeoutMs,
+    `invoice ${uuid} to be ${status}`,
+  );
 }

@@ -49,7 +49,24 @@ const FORBIDDEN: ReadonlyArray<readonly [string, RegExp]> = [
   ['4000::1', /reserved/],
 ];
 
-const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.169.0.1', '9.255.255.255', '11.0.0.0', '223.255.255.255', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+const PUBLIC = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.216.34',
+  '100.63.255.255',
+  '100.128.0.0',
+  '172.15.255.255',
+  '172.32.0.0',
+  '192.169.0.1',
+  '9.255.255.255',
+  '11.0.0.0',
+  '223.255.255.255',
+  '2606:4700:4700::1111',
+  '2001:4860:4860::8888',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+];
 
 describe('address guard: which addresses are forbidden', () => {
   it.each(FORBIDDEN)('refuses %s', (ip, label) => {
@@ -109,10 +126,13 @@ describe('address guard: which addresses are forbidden', () => {
 
 describe('address guard: URLs and DNS answers', () => {
   const answers = (list: string[]): Resolver & { calls: number } => {
-    const r = Object.assign(async () => {
-      r.calls++;
-      return list.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }));
-    }, { calls: 0 });
+    const r = Object.assign(
+      async () => {
+        r.calls++;
+        return list.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }));
+      },
+      { calls: 0 },
+    );
     return r;
   };
 
@@ -130,7 +150,9 @@ describe('address guard: URLs and DNS answers', () => {
   });
 
   it('every resolved address is checked: one private answer among public ones refuses the host', async () => {
-    await expect(resolveTarget(new URL('https://shop.example/'), { allowPrivate: false, resolver: answers(['93.184.216.34', '2606:4700::1', '::ffff:192.168.0.1']) })).rejects.toThrow(/192\.168\.0\.1 refused/);
+    await expect(resolveTarget(new URL('https://shop.example/'), { allowPrivate: false, resolver: answers(['93.184.216.34', '2606:4700::1', '::ffff:192.168.0.1']) })).rejects.toThrow(
+      /192\.168\.0\.1 refused/,
+    );
     await expect(resolveTarget(new URL('https://shop.example/'), { allowPrivate: false, resolver: answers([]) })).rejects.toThrow(/no address/);
     const ok = await resolveTarget(new URL('https://shop.example/'), { allowPrivate: false, resolver: answers(['93.184.216.34', '2606:4700::1']) });
     expect(ok.map((a) => a.address)).toEqual(['93.184.216.34', '2606:4700::1']);
@@ -151,13 +173,22 @@ describe('address guard: URLs and DNS answers', () => {
   });
 
   it('the connection lookup answers only with the checked addresses, by family', () => {
-    const lookup = pinnedLookup([{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }]);
+    const lookup = pinnedLookup([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:4700::1', family: 6 },
+    ]);
     const calls: unknown[][] = [];
     lookup('other.example', { all: true }, (...a) => calls.push(a));
     lookup('other.example', { family: 6 }, (...a) => calls.push(a));
     lookup('other.example', 4, (...a) => calls.push(a));
     expect(calls).toEqual([
-      [null, [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }]],
+      [
+        null,
+        [
+          { address: '93.184.216.34', family: 4 },
+          { address: '2606:4700::1', family: 6 },
+        ],
+      ],
       [null, '2606:4700::1', 6],
       [null, '93.184.216.34', 4],
     ]);

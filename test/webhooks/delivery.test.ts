@@ -34,10 +34,14 @@ describe('webhook delivery', () => {
     await rpc((cb) => stack.clients.devnet.mine({ network: 'TRC20', blocks: inv.required_confirmations }, stack.operator, cb));
     await waitInvoice(stack, shop, inv.uuid, 'paid');
 
-    await eventually(async () => {
-      const evs = await listWebhooks(stack, { merchant_id: shop.merchantId });
-      return evs.length === 2 && evs.every((e) => e.status === 'delivered') ? true : undefined;
-    }, 10_000, 'both events delivered');
+    await eventually(
+      async () => {
+        const evs = await listWebhooks(stack, { merchant_id: shop.merchantId });
+        return evs.length === 2 && evs.every((e) => e.status === 'delivered') ? true : undefined;
+      },
+      10_000,
+      'both events delivered',
+    );
     await new Promise((r) => setTimeout(r, 600)); // a duplicate would show up within a few polls
     const got = receiver.at('/invoice');
     expect(got.map((r) => r.json.type)).toEqual(['invoice.confirming', 'invoice.paid']);
@@ -88,7 +92,15 @@ describe('webhook delivery', () => {
   it('withdrawal events go to the merchant URL (never an event-level URL)', async () => {
     const em = stack.daemon.orm.em.fork();
     const now = stack.daemon.clock.now();
-    const ev = new OutboxEvent('evt_withdrawal00000000000001', shop.merchantId, 'withdrawal', randomUUID(), 'withdrawal.completed', '{"id":"evt_withdrawal00000000000001","type":"withdrawal.completed","created_at":"x","data":{}}', now);
+    const ev = new OutboxEvent(
+      'evt_withdrawal00000000000001',
+      shop.merchantId,
+      'withdrawal',
+      randomUUID(),
+      'withdrawal.completed',
+      '{"id":"evt_withdrawal00000000000001","type":"withdrawal.completed","created_at":"x","data":{}}',
+      now,
+    );
     ev.targetUrl = receiver.url('/not-here');
     await em.persistAndFlush(ev);
     const hit = await eventually(async () => receiver.at('/dashboard').find((r) => r.json.type === 'withdrawal.completed'), 10_000, 'withdrawal webhook');
@@ -114,10 +126,14 @@ describe('webhook delivery', () => {
       const shop2 = await createShop(stack, receiver.url('/pair'));
       const invoices = await Promise.all(Array.from({ length: 8 }, () => createInvoice(stack, shop2, { amount: '4' })));
       for (const inv of invoices) await pay(stack, inv);
-      await eventually(async () => {
-        const evs = await listWebhooks(stack, { merchant_id: shop2.merchantId });
-        return evs.length === 8 && evs.every((e) => e.status === 'delivered') ? true : undefined;
-      }, 15_000, 'eight deliveries');
+      await eventually(
+        async () => {
+          const evs = await listWebhooks(stack, { merchant_id: shop2.merchantId });
+          return evs.length === 8 && evs.every((e) => e.status === 'delivered') ? true : undefined;
+        },
+        15_000,
+        'eight deliveries',
+      );
       await new Promise((r) => setTimeout(r, 300));
       const ids = receiver.at('/pair').map((r) => r.json.id);
       expect(ids).toHaveLength(8);

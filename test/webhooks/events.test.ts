@@ -48,10 +48,14 @@ describe('webhook events of real state changes', () => {
   };
   /** The invoice's outbox rows in commit order, once there are `n` of them. */
   const outbox = async (uuid: string, n: number): Promise<Row[]> =>
-    eventually(async () => {
-      const rows = await stack.daemon.orm.em.fork().execute<{ type: string; body: string }[]>('select type, body from outbox_events where aggregate_id = ? order by seq', [uuid]);
-      return rows.length >= n ? rows.map((x) => ({ type: x.type, data: JSON.parse(x.body).data })) : undefined;
-    }, 10_000, `${n} outbox events of ${uuid}`);
+    eventually(
+      async () => {
+        const rows = await stack.daemon.orm.em.fork().execute<{ type: string; body: string }[]>('select type, body from outbox_events where aggregate_id = ? order by seq', [uuid]);
+        return rows.length >= n ? rows.map((x) => ({ type: x.type, data: JSON.parse(x.body).data })) : undefined;
+      },
+      10_000,
+      `${n} outbox events of ${uuid}`,
+    );
   const metadata = { order: 'E-1', n: 1 };
 
   it('a devnet withdrawal: withdrawal.processing then withdrawal.completed reach the receiver, signed, with the Withdrawal', async () => {
@@ -60,16 +64,22 @@ describe('webhook events of real state changes', () => {
     await fund(r, shop.merchantId, '50');
     await whitelist(r, shop.merchantId, 'TRC20', payee);
     await advance(stack, DAY_S); // the whitelist cooldown
-    const created = await rpc<CreateWithdrawalResponse>((cb) => stack.clients.withdrawals.createWithdrawal({ network: 'TRC20', address: payee, amount: '10.5', reference: 'wh-1' }, asMerchant(stack, shop.merchantId), cb));
+    const created = await rpc<CreateWithdrawalResponse>((cb) =>
+      stack.clients.withdrawals.createWithdrawal({ network: 'TRC20', address: payee, amount: '10.5', reference: 'wh-1' }, asMerchant(stack, shop.merchantId), cb),
+    );
     const w = created.withdrawal!;
     expect(w.status).toBe('processing');
     await waitBroadcast(stack.daemon.orm, w.uuid);
     await mine('TRC20', 3); // TRC20_CONFIRMATIONS=3 (WD_ENV)
 
-    const got = await eventually(async () => {
-      const hits = receiver.at('/wd').filter((x) => x.json.type.startsWith('withdrawal.'));
-      return hits.length >= 2 ? hits : undefined;
-    }, 15_000, 'both withdrawal events at the receiver');
+    const got = await eventually(
+      async () => {
+        const hits = receiver.at('/wd').filter((x) => x.json.type.startsWith('withdrawal.'));
+        return hits.length >= 2 ? hits : undefined;
+      },
+      15_000,
+      'both withdrawal events at the receiver',
+    );
     await new Promise((res) => setTimeout(res, 500)); // a duplicate would show up within a few polls
     const hits: Received[] = receiver.at('/wd').filter((x) => x.json.type.startsWith('withdrawal.'));
     expect(hits).toHaveLength(2);
@@ -158,7 +168,11 @@ describe('webhook events of real state changes', () => {
     expect(goneRows[1]!.data.received_amount).toBe('0');
 
     // Every event carries the invoice, the merchant's metadata and livemode (false: devnet).
-    for (const [inv, rows] of [[under, underRows], [late, lateRows], [gone, goneRows]] as const) {
+    for (const [inv, rows] of [
+      [under, underRows],
+      [late, lateRows],
+      [gone, goneRows],
+    ] as const) {
       for (const row of rows) expect(row.data).toMatchObject({ uuid: inv.uuid, metadata, livemode: false });
     }
     for (const row of await outbox(over.uuid, 2)) expect(row.data).toMatchObject({ uuid: over.uuid, metadata, livemode: false });

@@ -45,7 +45,11 @@ describe('webhook retries, failure and redelivery', () => {
   };
   const cli = async (argv: string[]): Promise<{ code: number; out: string }> => {
     let out = '';
-    const code = await run([...argv, '--json'], { env: { CHAINPAY_GRPC_ADDR: stack.grpcAddress, DATA_DIR: stack.dataDir }, stdout: { write: (s: string) => void (out += s) }, stderr: { write: (s: string) => void (out += s) } });
+    const code = await run([...argv, '--json'], {
+      env: { CHAINPAY_GRPC_ADDR: stack.grpcAddress, DATA_DIR: stack.dataDir },
+      stdout: { write: (s: string) => void (out += s) },
+      stderr: { write: (s: string) => void (out += s) },
+    });
     return { code, out };
   };
 
@@ -148,7 +152,10 @@ describe('webhook retries, failure and redelivery', () => {
     expect(secondCopy!.body.equals(firstCopy!.body)).toBe(true);
     expect(verifyStandardWebhook(shop.webhookSecret, secondCopy!.headers, secondCopy!.body)).toBe(true);
 
-    const audit = await stack.daemon.orm.em.fork().getConnection().execute(`select actor, action, target from audit_log where action = 'webhook.redeliver' and target = ?`, [`webhook_event:${ev.id}`]);
+    const audit = await stack.daemon.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select actor, action, target from audit_log where action = 'webhook.redeliver' and target = ?`, [`webhook_event:${ev.id}`]);
     // The actor is the operator (the CLI may add the operator's name: `operator:<name>`).
     expect(audit).toEqual([
       { actor: expect.stringMatching(/^operator\b/), action: 'webhook.redeliver', target: `webhook_event:${ev.id}` },

@@ -104,10 +104,14 @@ export async function createInvoice(p: Plane, shop: Shop, req: Partial<CreateInv
 }
 
 export async function waitInvoice(p: Plane, shop: Shop, uuid: string, status: string): Promise<Invoice> {
-  return eventually(async () => {
-    const inv = await rpc<Invoice>((cb) => p.clients.invoices.getInvoice({ uuid }, asMerchant(p, shop.merchantId), cb));
-    return inv.status === status ? inv : undefined;
-  }, 10_000, `invoice ${uuid} to be ${status}`);
+  return eventually(
+    async () => {
+      const inv = await rpc<Invoice>((cb) => p.clients.invoices.getInvoice({ uuid }, asMerchant(p, shop.merchantId), cb));
+      return inv.status === status ? inv : undefined;
+    },
+    10_000,
+    `invoice ${uuid} to be ${status}`,
+  );
 }
 
 /** Pays the invoice in full on devnet (one transfer); the invoice becomes `confirming`. */

@@ -19,11 +19,29 @@ export function makeCert(): TestCert {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-cert-'));
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-keyout', keyFile, '-out', certFile, '-subj', '/CN=chainpay-test-receiver',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:receiver.test',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-subj',
+      '/CN=chainpay-test-receiver',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:receiver.test',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), certFile };
 }
 

@@ -57,8 +57,12 @@ describe('webhook events without a URL', () => {
   }
 
   /** Each event with its attempt log and `tx`, the id of the transaction that last wrote its row (xmin). */
-  async function rows(ids: readonly string[]): Promise<{ id: string; status: string; attempts: number; tx: number; log: { attempt: number; error: string | null; status_code: number | null; row: number }[] }[]> {
-    const events = (await sql.query<{ id: string; status: string; attempts: number; tx: string }>('select id, status, attempts, xmin::text as tx from outbox_events where id = any($1::text[]) order by seq', [ids])).map((e) => ({ ...e, tx: Number(e.tx) }));
+  async function rows(
+    ids: readonly string[],
+  ): Promise<{ id: string; status: string; attempts: number; tx: number; log: { attempt: number; error: string | null; status_code: number | null; row: number }[] }[]> {
+    const events = (
+      await sql.query<{ id: string; status: string; attempts: number; tx: string }>('select id, status, attempts, xmin::text as tx from outbox_events where id = any($1::text[]) order by seq', [ids])
+    ).map((e) => ({ ...e, tx: Number(e.tx) }));
     const log = await sql.query<{ event_id: string; attempt: number; error: string | null; status_code: number | null; id: number }>(
       'select event_id, attempt, error, status_code, id from webhook_attempts where event_id = any($1::text[]) order by id',
       [ids],
@@ -166,7 +170,12 @@ describe('webhook events without a URL', () => {
     ]);
     // The two without a target are still pending for keepUnaddressedEvents, which keeps exactly them.
     const kept = await keepUnaddressedEvents(sql.query, now, 100);
-    expect(kept.map((e) => e.id).filter((id) => events.some((e) => e.id === id)).sort()).toEqual([events[0]!.id, events[1]!.id].sort());
+    expect(
+      kept
+        .map((e) => e.id)
+        .filter((id) => events.some((e) => e.id === id))
+        .sort(),
+    ).toEqual([events[0]!.id, events[1]!.id].sort());
   });
 
   it('wakes once for the commits announced within COMMIT_WAKE_MS, not once per commit', async () => {
@@ -274,10 +283,14 @@ describe('webhook events without a URL', () => {
     await sql.transaction((q) => insertOutboxEventsSql(q, events));
     for (const d of dispatchers) d.start();
     try {
-      await eventually(async () => {
-        const evs = await listWebhooks(stack, { merchant_id: shop.merchantId, limit: 500 });
-        return evs.length === events.length && evs.every((e) => e.status === 'unaddressed') ? true : undefined;
-      }, 20_000, 'every event kept');
+      await eventually(
+        async () => {
+          const evs = await listWebhooks(stack, { merchant_id: shop.merchantId, limit: 500 });
+          return evs.length === events.length && evs.every((e) => e.status === 'unaddressed') ? true : undefined;
+        },
+        20_000,
+        'every event kept',
+      );
     } finally {
       for (const d of dispatchers) await d.stop();
     }

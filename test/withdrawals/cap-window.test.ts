@@ -88,7 +88,9 @@ async function expectSameAsDefinition(q: Query, rows: readonly Row[]): Promise<n
 }
 
 async function hourSums(q: Query): Promise<Map<string, string>> {
-  const rows = await q<{ key: string; used: string }>(`select merchant_id::text || ' ' || to_char(hour at time zone 'UTC', 'YYYY-MM-DD"T"HH24') as key, used::text as used from withdrawal_cap_hours where used <> 0`);
+  const rows = await q<{ key: string; used: string }>(
+    `select merchant_id::text || ' ' || to_char(hour at time zone 'UTC', 'YYYY-MM-DD"T"HH24') as key, used::text as used from withdrawal_cap_hours where used <> 0`,
+  );
   return new Map(rows.map((r) => [r.key, toDecimal(r.used).toFixed()]));
 }
 

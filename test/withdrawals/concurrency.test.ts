@@ -17,11 +17,15 @@ describe('withdrawals under concurrency', () => {
 
   /** Mine until no withdrawal is processing any more (payouts are broadcast as they get signed). */
   async function settleAll(): Promise<void> {
-    await eventually(async () => {
-      await mine(r, 1);
-      const rows = await stack.daemon.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from withdrawals where status = 'processing'`);
-      return rows[0]!.n === '0' ? true : undefined;
-    }, 30_000, 'every payout to complete');
+    await eventually(
+      async () => {
+        await mine(r, 1);
+        const rows = await stack.daemon.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from withdrawals where status = 'processing'`);
+        return rows[0]!.n === '0' ? true : undefined;
+      },
+      30_000,
+      'every payout to complete',
+    );
   }
 
   let a: MerchantCredentials;
@@ -59,17 +63,13 @@ describe('withdrawals under concurrency', () => {
 
     await settleAll();
     expect(await balance(stack, a)).toEqual({ available: '1', held: '0' });
-    const paid = await stack.daemon.orm.em.fork().execute<{ n: string; s: string }[]>(
-      `select count(*) as n, sum(amount)::float8::text as s from ledger_entries where account = 'chain:TRC20:payouts'`,
-    );
+    const paid = await stack.daemon.orm.em.fork().execute<{ n: string; s: string }[]>(`select count(*) as n, sum(amount)::float8::text as s from ledger_entries where account = 'chain:TRC20:payouts'`);
     expect(paid[0]).toEqual({ n: '33', s: '66' }); // 33 × (3 − fee 1)
     await expectLedgerExact(stack.daemon.orm);
   });
 
   it('20 concurrent repeats of one reference make one withdrawal (one 201, the rest 200 with the same one)', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => signed(stack, b, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '7', reference: 'same-ref' })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => signed(stack, b, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '7', reference: 'same-ref' })));
     expect(results.map((x) => x.status).sort((x, y) => x - y)).toEqual([...Array(19).fill(200), 201]);
     expect(new Set(results.map((x) => x.body.uuid)).size).toBe(1);
     expect(await balance(stack, b)).toEqual({ available: '43', held: '7' });
@@ -82,9 +82,7 @@ describe('withdrawals under concurrency', () => {
 
   it('concurrent withdrawals crossing the daily cap: exactly those past it wait in review, and the books hold', async () => {
     await rpc((cb) => stack.clients.merchants.updateMerchant({ merchant_id: c.merchantId, cap_per_withdrawal: '100', cap_daily: '20' }, stack.operator, cb));
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => signed(stack, c, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '5', reference: `cap-${i}` })),
-    );
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => signed(stack, c, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '5', reference: `cap-${i}` })));
     // 50 covers 10 of 12; the first 4 (20) are within the daily cap, the next 6 go to review.
     const statuses = results.map((x) => (x.status === 201 ? x.body.status : `${x.status} ${x.body.error?.code}`));
     expect(statuses.filter((s) => s === 'processing')).toHaveLength(4);

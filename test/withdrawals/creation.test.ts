@@ -43,7 +43,18 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     const em = orm.em.fork();
     const created = await new MerchantsRepo(new SecretBox(randomBytes(32))).create(em, { name, webhookUrl: null, platformFeePercent: '1' }, clock.now());
     const merchantId = created.merchant.id;
-    await em.transactional((tx) => postJournal(tx, `test:${merchantId}:fund`, 'test', [{ account: 'chain:TRC20:deposits', amount: `-${fund}` }, { account: `merchant:${merchantId}:available`, amount: fund }], clock.now()));
+    await em.transactional((tx) =>
+      postJournal(
+        tx,
+        `test:${merchantId}:fund`,
+        'test',
+        [
+          { account: 'chain:TRC20:deposits', amount: `-${fund}` },
+          { account: `merchant:${merchantId}:available`, amount: fund },
+        ],
+        clock.now(),
+      ),
+    );
     await whitelist.add(merchantId, network, payee, 'operator');
     return merchantId;
   }
@@ -56,7 +67,13 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     db = await createTestDatabase('cp_wdcreate');
     orm = await openDatabase({ clientUrl: db.url });
     clock = new DaemonClock();
-    chain = new DevnetAdapter({ network: 'TRC20', codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }), clock, blockIntervalMs: 0, finalityDepth: 3 });
+    chain = new DevnetAdapter({
+      network: 'TRC20',
+      codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }),
+      clock,
+      blockIntervalMs: 0,
+      finalityDepth: 3,
+    });
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
@@ -94,7 +111,12 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     };
     const first = create(merchantId, '5');
     await new Promise((r) => setTimeout(r, 100));
-    const rest = [create(merchantId, '7'), create(merchantId, '8')].map((p) => p.then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e })));
+    const rest = [create(merchantId, '7'), create(merchantId, '8')].map((p) =>
+      p.then(
+        (v) => ({ ok: true as const, v }),
+        (e: unknown) => ({ ok: false as const, e }),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 300)); // both past their checks, queued for the next batch
     release();
     await first;
@@ -138,12 +160,19 @@ describe('creating withdrawals: failures, races and the default caps', () => {
     let pending: Promise<unknown> | undefined;
     try {
       await em.execute('select id from merchants where id = ? for update', [merchantId]); // what `whitelist remove` takes
-      pending = create(merchantId, '10').then((v) => v, (e: unknown) => e);
+      pending = create(merchantId, '10').then(
+        (v) => v,
+        (e: unknown) => e,
+      );
       // The creation passed the whitelist check before the lock and now waits for the lock.
-      await eventually(async () => {
-        const [w] = await orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-        return w!.n > 0 ? true : undefined;
-      }, 10_000, 'the creation to wait for the merchant lock');
+      await eventually(
+        async () => {
+          const [w] = await orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          return w!.n > 0 ? true : undefined;
+        },
+        10_000,
+        'the creation to wait for the merchant lock',
+      );
       await em.execute('update withdrawal_whitelist set removed_at = ? where merchant_id = ?', [clock.now(), merchantId]);
       await em.commit();
     } catch (err) {

@@ -49,7 +49,13 @@ describe('a payout the chain refuses', () => {
     db = await createTestDatabase('cp_wdfail');
     orm = await openDatabase({ clientUrl: db.url });
     clock = new DaemonClock();
-    chain = new RefusingChain({ network: 'TRC20', codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }), clock, blockIntervalMs: 0, finalityDepth: 3 });
+    chain = new RefusingChain({
+      network: 'TRC20',
+      codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }),
+      clock,
+      blockIntervalMs: 0,
+      finalityDepth: 3,
+    });
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
@@ -63,7 +69,18 @@ describe('a payout the chain refuses', () => {
     const em = orm.em.fork();
     const created = await new MerchantsRepo(new SecretBox(randomBytes(32))).create(em, { name: 'Failing shop', webhookUrl: null, platformFeePercent: '1' }, clock.now());
     merchantId = created.merchant.id;
-    await em.transactional((tx) => postJournal(tx, `test:${merchantId}:fund`, 'test', [{ account: 'chain:TRC20:deposits', amount: '-100' }, { account: `merchant:${merchantId}:available`, amount: '100' }], clock.now()));
+    await em.transactional((tx) =>
+      postJournal(
+        tx,
+        `test:${merchantId}:fund`,
+        'test',
+        [
+          { account: 'chain:TRC20:deposits', amount: '-100' },
+          { account: `merchant:${merchantId}:available`, amount: '100' },
+        ],
+        clock.now(),
+      ),
+    );
     await whitelist.add(merchantId, network, payee, 'operator');
     clock.advance(DAY_S * 1000);
   });
@@ -75,10 +92,14 @@ describe('a payout the chain refuses', () => {
   });
 
   const statusOf = async (uuid: string, want: string) =>
-    eventually(async () => {
-      const row = await withdrawals.get(uuid, merchantId);
-      return row.status === want ? row : undefined;
-    }, 10_000, `withdrawal to be ${want}`);
+    eventually(
+      async () => {
+        const row = await withdrawals.get(uuid, merchantId);
+        return row.status === want ? row : undefined;
+      },
+      10_000,
+      `withdrawal to be ${want}`,
+    );
 
   /** The signed payout as stored on the row (tx_hash itself stays null until broadcast). */
   const storedPayout = async (uuid: string): Promise<SignedPayout> => {
@@ -133,10 +154,14 @@ describe('a payout the chain refuses', () => {
 
   /** Until the withdrawal waits for an operator (flagged on the row), then some polls more. */
   const waitsForOperator = async (uuid: string) => {
-    const flagged = await eventually(async () => {
-      const row = await withdrawals.get(uuid, null);
-      return row.failureReason === 'needs_operator: payout_nonce_consumed' ? row : undefined;
-    }, 10_000, 'the withdrawal to wait for an operator');
+    const flagged = await eventually(
+      async () => {
+        const row = await withdrawals.get(uuid, null);
+        return row.failureReason === 'needs_operator: payout_nonce_consumed' ? row : undefined;
+      },
+      10_000,
+      'the withdrawal to wait for an operator',
+    );
     await new Promise((r) => setTimeout(r, 300)); // several poll intervals: nothing changes by itself
     return flagged;
   };

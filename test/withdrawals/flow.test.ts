@@ -40,9 +40,23 @@ describe('withdrawal flow on devnet', () => {
     const res = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '10.5', reference: 'w-1' });
     expect(res.status).toBe(201);
     const w: Body = res.body;
-    expect(Object.keys(w).sort()).toEqual(['address', 'amount', 'completed_at', 'created_at', 'failure_reason', 'livemode', 'net_payout', 'network', 'network_fee', 'reference', 'rejection_reason', 'status', 'tx_hash', 'uuid'].sort());
+    expect(Object.keys(w).sort()).toEqual(
+      ['address', 'amount', 'completed_at', 'created_at', 'failure_reason', 'livemode', 'net_payout', 'network', 'network_fee', 'reference', 'rejection_reason', 'status', 'tx_hash', 'uuid'].sort(),
+    );
     // Devnet: a test object (DESIGN.md, Embedded defaults).
-    expect(w).toMatchObject({ status: 'processing', network: 'TRC20', address: payee, amount: '10.5', network_fee: '1', net_payout: '9.5', reference: 'w-1', rejection_reason: null, failure_reason: null, completed_at: null, livemode: false });
+    expect(w).toMatchObject({
+      status: 'processing',
+      network: 'TRC20',
+      address: payee,
+      amount: '10.5',
+      network_fee: '1',
+      net_payout: '9.5',
+      reference: 'w-1',
+      rejection_reason: null,
+      failure_reason: null,
+      completed_at: null,
+      livemode: false,
+    });
     expect(await balance(stack, m)).toEqual({ available: '289.5', held: '10.5' });
 
     await waitBroadcast(stack.daemon.orm, w.uuid);

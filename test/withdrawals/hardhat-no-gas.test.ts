@@ -32,7 +32,10 @@ describe('a payout the hot wallet cannot pay the gas of (hardhat, POLYGON live)'
     await chain.mint(token, hot, 1_000n * 10n ** 6n); // USDT, and no POL at all
     const captured = captureLogger();
     lines = captured.lines;
-    stack = await startStack({ logger: captured.logger, env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3' } });
+    stack = await startStack({
+      logger: captured.logger,
+      env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3' },
+    });
     m = await createMerchant(stack);
     const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '20', network: 'POLYGON' })).body;
     await chain.transfer(token, inv.address, toBaseUnits(inv.pay_amount, 6));
@@ -72,7 +75,9 @@ describe('a payout the hot wallet cannot pay the gas of (hardhat, POLYGON live)'
 
     // One WARN line with the ids and the reason.
     const warned = lines.filter((l) => l.level === 40 && l.withdrawalUuid === failed.uuid);
-    expect(warned).toEqual([expect.objectContaining({ msg: 'withdrawal failed', merchantId: m.merchantId, network: 'POLYGON', previousStatus: 'processing', status: 'failed', failureReason: reason })]);
+    expect(warned).toEqual([
+      expect.objectContaining({ msg: 'withdrawal failed', merchantId: m.merchantId, network: 'POLYGON', previousStatus: 'processing', status: 'failed', failureReason: reason }),
+    ]);
   });
 
   it('once the hot wallet has gas money, the next withdrawal is paid out', async () => {

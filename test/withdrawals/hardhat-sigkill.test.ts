@@ -43,8 +43,17 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
   /** A live daemon process with POLYGON on the node (the other networks disabled) and gRPC clients for it. */
   async function startProcess(killAt?: string, env: Record<string, string> = {}, on: { db: TestDatabase; dataDir: string } = { db, dataDir }) {
     const proc = spawnTs('src/main.ts', {
-      DATABASE_URL: on.db.url, DATA_DIR: on.dataDir, GRPC_PORT: '0', CHAINPAY_TEST_KILL_AT: killAt, PAYOUT_POLL_INTERVAL_MS: '250', ...env,
-      HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3',
+      DATABASE_URL: on.db.url,
+      DATA_DIR: on.dataDir,
+      GRPC_PORT: '0',
+      CHAINPAY_TEST_KILL_AT: killAt,
+      PAYOUT_POLL_INTERVAL_MS: '250',
+      ...env,
+      HD_MNEMONIC: TEST_MNEMONIC,
+      POLYGON_RPC_URL: node.url,
+      POLYGON_CHAIN_ID: '31337',
+      POLYGON_TOKEN_ADDRESS: token,
+      POLYGON_CONFIRMATIONS: '3',
     });
     running.push(proc);
     const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));
@@ -57,11 +66,15 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     const md = r.forMerchant(merchantId);
     const inv = (await rpc<CreateInvoiceResponse>((cb) => r.invoices.createInvoice({ amount, network: 'POLYGON' }, md, cb))).invoice!;
     await chain.transfer(token, inv.address! as Address, toBaseUnits(inv.pay_amount, 6));
-    await eventually(async () => {
-      await chain.mine(1);
-      const got = await rpc<Invoice>((cb) => r.invoices.getInvoice({ uuid: inv.uuid }, md, cb));
-      return got.status === 'paid' ? true : undefined;
-    }, 30_000, 'funding invoice to be paid');
+    await eventually(
+      async () => {
+        await chain.mine(1);
+        const got = await rpc<Invoice>((cb) => r.invoices.getInvoice({ uuid: inv.uuid }, md, cb));
+        return got.status === 'paid' ? true : undefined;
+      },
+      30_000,
+      'funding invoice to be paid',
+    );
   }
 
   /** Transfer logs of the token to the payee, on the node itself. */
@@ -104,8 +117,12 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     expect(a.proc.output()).toMatch(/"point":"after_sign"/);
 
     orm = await openDatabase({ clientUrl: db.url });
-    const [row] = await orm.em.fork().execute<{ uuid: string; status: string; tx_hash: string | null; signed_meta: Record<string, string | number> }[]>(
-      'select uuid, status, tx_hash, signed_meta from withdrawals where reference = ?', ['hh-kill-1']);
+    const [row] = await orm.em
+      .fork()
+      .execute<{ uuid: string; status: string; tx_hash: string | null; signed_meta: Record<string, string | number> }[]>(
+        'select uuid, status, tx_hash, signed_meta from withdrawals where reference = ?',
+        ['hh-kill-1'],
+      );
     if (res) expect(res.withdrawal!.uuid).toBe(row!.uuid);
     expect(row).toMatchObject({ status: 'processing', tx_hash: null });
     const signedHash = String(row!.signed_meta.latest_tx_hash) as Hex;
@@ -120,11 +137,15 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     // 2. Restarted without the hook: the stored transaction is broadcast, confirmed, completed.
     const c = await startProcess();
     try {
-      const done = await eventually(async () => {
-        await chain.mine(1);
-        const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row!.uuid }, c.r.forMerchant(merchantId), cb));
-        return w.status === 'completed' ? w : undefined;
-      }, 60_000, 'the interrupted withdrawal to complete');
+      const done = await eventually(
+        async () => {
+          await chain.mine(1);
+          const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row!.uuid }, c.r.forMerchant(merchantId), cb));
+          return w.status === 'completed' ? w : undefined;
+        },
+        60_000,
+        'the interrupted withdrawal to complete',
+      );
       expect(done).toMatchObject({ tx_hash: signedHash, net_payout: '9.8' });
       expect(done.completed_at).toBeTruthy();
       expect(c.proc.output()).toMatch(/reusing the persisted transaction/);
@@ -133,7 +154,9 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
       expect((await chain.public.getTransaction({ hash: signedHash })).nonce).toBe(nonce);
       expect(await highestStoredNonce(new RawSql(orm).query, { chainId: 31337, from: hot })).toBeNull(); // closed: the node's count covers it now
 
-      const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
+      const [bal] = await orm.em
+        .fork()
+        .execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
       expect(bal).toEqual({ available: '40', held: '0' });
       const journals = await orm.em.fork().execute<{ reference: string }[]>(`select reference from journals where reference like 'withdrawal:%' order by reference`);
       expect(journals.map((j) => j.reference)).toEqual([`withdrawal:${row!.uuid}:hold`, `withdrawal:${row!.uuid}:payout`]);
@@ -173,10 +196,14 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     try {
       await em.execute('select id from merchants where id = ? for update', [merchantId]);
       void create(payee, '25', 'hh-nonce-review');
-      await eventually(async () => {
-        const [w] = await orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-        return w!.n > 0 ? true : undefined;
-      }, 10_000, 'the first creation to wait for the merchant lock');
+      await eventually(
+        async () => {
+          const [w] = await orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          return w!.n > 0 ? true : undefined;
+        },
+        10_000,
+        'the first creation to wait for the merchant lock',
+      );
       void create(payeeA, '10', 'hh-nonce-a');
       void create(payeeB, '10', 'hh-nonce-b');
       await new Promise((r) => setTimeout(r, 500)); // both past their checks, queued for the next batch
@@ -189,10 +216,19 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     a.close();
 
     type Row = { uuid: string; reference: string; status: string; tx_hash: string | null; nonce: string | null; signed_hash: string | null };
-    const rows = async () => orm.em.fork().execute<Row[]>(
-      `select uuid, reference, status, tx_hash, signed_meta->>'nonce' as nonce, signed_meta->>'latest_tx_hash' as signed_hash from withdrawals where merchant_id = ? order by reference`, [merchantId]);
+    const rows = async () =>
+      orm.em
+        .fork()
+        .execute<Row[]>(
+          `select uuid, reference, status, tx_hash, signed_meta->>'nonce' as nonce, signed_meta->>'latest_tx_hash' as signed_hash from withdrawals where merchant_id = ? order by reference`,
+          [merchantId],
+        );
     const before = await rows();
-    expect(before.map((r) => [r.reference, r.status])).toEqual([['hh-nonce-a', 'processing'], ['hh-nonce-b', 'processing'], ['hh-nonce-review', 'review']]);
+    expect(before.map((r) => [r.reference, r.status])).toEqual([
+      ['hh-nonce-a', 'processing'],
+      ['hh-nonce-b', 'processing'],
+      ['hh-nonce-review', 'review'],
+    ]);
     const signedFirst = before.filter((r) => r.nonce !== null);
     expect(signedFirst).toHaveLength(1); // the other one was still waiting for the slot
     const firstNonce = Number(signedFirst[0]!.nonce);
@@ -200,11 +236,15 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
 
     const c = await startProcess(undefined, oneSlot, own);
     try {
-      await eventually(async () => {
-        await chain.mine(1);
-        const now = await rows();
-        return now.filter((r) => r.status === 'completed').length === 2 ? now : undefined;
-      }, 60_000, 'both withdrawals to complete');
+      await eventually(
+        async () => {
+          await chain.mine(1);
+          const now = await rows();
+          return now.filter((r) => r.status === 'completed').length === 2 ? now : undefined;
+        },
+        60_000,
+        'both withdrawals to complete',
+      );
       const after = await rows();
       const [wa, wb] = after;
       expect(c.proc.output()).toMatch(/reusing the persisted transaction/);
@@ -216,7 +256,9 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
       // Exactly one transfer to each payee, each the withdrawal's net_payout and transaction.
       expect(await transfersToPayee(payeeA)).toEqual([{ txHash: wa!.tx_hash, from: hot.toLowerCase(), value: 9_800_000n }]);
       expect(await transfersToPayee(payeeB)).toEqual([{ txHash: wb!.tx_hash, from: hot.toLowerCase(), value: 9_800_000n }]);
-      const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
+      const [bal] = await orm.em
+        .fork()
+        .execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
       expect(bal).toEqual({ available: '55', held: '25' }); // 100 - 2 x 10 paid - 25 in review
       await expectLedgerExact(orm);
     } finally {

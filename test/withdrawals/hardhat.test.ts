@@ -51,7 +51,15 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     await chain.mint(token, hot, 1_000n * 10n ** 6n);
     await chain.fundEth(hot);
     stack = await startStack({
-      env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', PAYOUT_BUMP_AFTER_MS: '60000', PAYOUT_POLL_INTERVAL_MS: '250' },
+      env: {
+        HD_MNEMONIC: TEST_MNEMONIC,
+        POLYGON_RPC_URL: node.url,
+        POLYGON_CHAIN_ID: '31337',
+        POLYGON_TOKEN_ADDRESS: token,
+        POLYGON_CONFIRMATIONS: '3',
+        PAYOUT_BUMP_AFTER_MS: '60000',
+        PAYOUT_POLL_INTERVAL_MS: '250',
+      },
       clock,
     });
     m = await createMerchant(stack);
@@ -87,7 +95,10 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     const bodies = await stack.daemon.orm.em.fork().execute<{ body: string }[]>(`select body from outbox_events where aggregate_id = ? order by seq`, [res.body.uuid]);
     expect(bodies.map((b) => JSON.parse(b.body).data.livemode)).toEqual([true, true]);
     const invoiceBodies = await stack.daemon.orm.em.fork().execute<{ body: string }[]>(`select body from outbox_events where aggregate_id = ? order by seq`, [fundingInvoice]);
-    expect(invoiceBodies.map((b) => [JSON.parse(b.body).type, JSON.parse(b.body).data.livemode])).toEqual([['invoice.confirming', true], ['invoice.paid', true]]);
+    expect(invoiceBodies.map((b) => [JSON.parse(b.body).type, JSON.parse(b.body).data.livemode])).toEqual([
+      ['invoice.confirming', true],
+      ['invoice.paid', true],
+    ]);
   });
 
   it('above the caps: review, approve, paid out; another rejected: balance restored, nothing sent', async () => {
@@ -109,7 +120,11 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
   it('a payout stuck in the mempool is replaced with a higher fee (same nonce); the replacement is mined; one transfer, ledger exact', async () => {
     const before = await transfersTo(payee);
     const row = async (uuid: string) =>
-      (await stack.daemon.orm.em.fork().execute<{ tx_hash: string | null; signed_meta: Record<string, string | number> | null }[]>('select tx_hash, signed_meta from withdrawals where uuid = ?', [uuid]))[0]!;
+      (
+        await stack.daemon.orm.em
+          .fork()
+          .execute<{ tx_hash: string | null; signed_meta: Record<string, string | number> | null }[]>('select tx_hash, signed_meta from withdrawals where uuid = ?', [uuid])
+      )[0]!;
     let uuid = '';
     let stuck = '';
     let replacement = '';
@@ -124,13 +139,21 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect((await row(uuid)).tx_hash).toBe(stuck);
       clock.advance(120_000); // past PAYOUT_BUMP_AFTER_MS on the daemon clock
-      const bumped = await eventually(async () => {
-        const now = await row(uuid);
-        return now.tx_hash !== stuck ? now : undefined;
-      }, 15_000, 'the fee bump');
+      const bumped = await eventually(
+        async () => {
+          const now = await row(uuid);
+          return now.tx_hash !== stuck ? now : undefined;
+        },
+        15_000,
+        'the fee bump',
+      );
       replacement = bumped.tx_hash!;
       expect(bumped.signed_meta).toMatchObject({ replaces: stuck, latest_tx_hash: replacement });
-      const newTx = await eventually(async () => (await chain.public.getTransaction({ hash: replacement as `0x${string}` }).catch(() => undefined)) ?? undefined, 15_000, 'the replacement in the mempool');
+      const newTx = await eventually(
+        async () => (await chain.public.getTransaction({ hash: replacement as `0x${string}` }).catch(() => undefined)) ?? undefined,
+        15_000,
+        'the replacement in the mempool',
+      );
       expect(newTx.nonce).toBe(stuckTx.nonce);
       expect(newTx.maxFeePerGas! > stuckTx.maxFeePerGas!).toBe(true);
     } finally {

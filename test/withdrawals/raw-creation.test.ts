@@ -61,14 +61,36 @@ describe('creating withdrawals on raw SQL', () => {
     const created = await new MerchantsRepo(new SecretBox(randomBytes(32))).create(em, { name, webhookUrl: null, platformFeePercent: '1' }, clock.now());
     const merchantId = created.merchant.id;
     if (caps) await em.execute('update merchants set cap_per_withdrawal = ?, cap_daily = ? where id = ?', [caps.per, caps.daily, merchantId]);
-    await em.transactional((tx) => postJournal(tx, `test:${merchantId}:fund`, 'test', [{ account: 'chain:TRC20:deposits', amount: `-${fund}` }, { account: `merchant:${merchantId}:available`, amount: fund }], clock.now()));
+    await em.transactional((tx) =>
+      postJournal(
+        tx,
+        `test:${merchantId}:fund`,
+        'test',
+        [
+          { account: 'chain:TRC20:deposits', amount: `-${fund}` },
+          { account: `merchant:${merchantId}:available`, amount: fund },
+        ],
+        clock.now(),
+      ),
+    );
     await whitelist.add(merchantId, network, payee, 'operator');
     return merchantId;
   }
 
   /** Another daemon's work, committed on its own connection while the creating transaction is open. */
   async function debitElsewhere(merchantId: string, amount: string): Promise<void> {
-    await orm.em.fork().transactional((tx) => postJournal(tx, `test:${randomUUID()}:debit`, 'test', [{ account: `merchant:${merchantId}:available`, amount: `-${amount}` }, { account: 'chain:TRC20:deposits', amount }], clock.now()));
+    await orm.em.fork().transactional((tx) =>
+      postJournal(
+        tx,
+        `test:${randomUUID()}:debit`,
+        'test',
+        [
+          { account: `merchant:${merchantId}:available`, amount: `-${amount}` },
+          { account: 'chain:TRC20:deposits', amount },
+        ],
+        clock.now(),
+      ),
+    );
   }
 
   /** A withdrawal committed the way the EntityManager path did it (row, hold, event in one transaction). */
@@ -116,7 +138,13 @@ describe('creating withdrawals on raw SQL', () => {
     orm = await openDatabase({ clientUrl: db.url });
     sql = new RawSql(orm);
     clock = new FreezableClock();
-    chain = new DevnetAdapter({ network: 'TRC20', codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }), clock, blockIntervalMs: 0, finalityDepth: 3 });
+    chain = new DevnetAdapter({
+      network: 'TRC20',
+      codec: createAddressCodec('TRC20', { mnemonic: 'test test test test test test test test test test test junk' }),
+      clock,
+      blockIntervalMs: 0,
+      finalityDepth: 3,
+    });
     await chain.init();
     const adapters = new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]);
     const logger = pino({ level: 'silent' });
@@ -141,33 +169,46 @@ describe('creating withdrawals on raw SQL', () => {
     await db?.drop();
   });
 
-  it.each(['processing', 'review'] as const)('a %s withdrawal written with raw SQL is stored exactly as the EntityManager path stored it: row, hold journal and entries, outbox event, balance', async (status) => {
-    const viaSql = await newMerchant(`raw ${status}`, '100');
-    const viaOrm = await newMerchant(`orm ${status}`, '100');
-    const now = clock.now();
-    const a = newRow(viaSql, status, now, `ref-${status}`);
-    const b = newRow(viaOrm, status, now, `ref-${status}`);
-    const snapshotA = persistedInitialSnapshot(a.context, clock);
-    a.row.actorSnapshot = snapshotA;
-    await sql.transaction(async (tx) => {
-      await insertWithdrawals(tx, [a.row], [JSON.stringify(snapshotA)], withdrawalEvents(a.row, [`withdrawal.${status}`], now, { livemode: false }));
-      await postJournalsSql(tx, [{ reference: holdReference(a.row.uuid), kind: 'withdrawal_hold', lines: holdLines(viaSql, a.row.amount) }], now);
-    });
-    await createThroughOrm(b.row, persistedInitialSnapshot(b.context, clock), now);
+  it.each(['processing', 'review'] as const)(
+    'a %s withdrawal written with raw SQL is stored exactly as the EntityManager path stored it: row, hold journal and entries, outbox event, balance',
+    async (status) => {
+      const viaSql = await newMerchant(`raw ${status}`, '100');
+      const viaOrm = await newMerchant(`orm ${status}`, '100');
+      const now = clock.now();
+      const a = newRow(viaSql, status, now, `ref-${status}`);
+      const b = newRow(viaOrm, status, now, `ref-${status}`);
+      const snapshotA = persistedInitialSnapshot(a.context, clock);
+      a.row.actorSnapshot = snapshotA;
+      await sql.transaction(async (tx) => {
+        await insertWithdrawals(tx, [a.row], [JSON.stringify(snapshotA)], withdrawalEvents(a.row, [`withdrawal.${status}`], now, { livemode: false }));
+        await postJournalsSql(tx, [{ reference: holdReference(a.row.uuid), kind: 'withdrawal_hold', lines: holdLines(viaSql, a.row.amount) }], now);
+      });
+      await createThroughOrm(b.row, persistedInitialSnapshot(b.context, clock), now);
 
-    const stored = async (row: Withdrawal) => JSON.stringify(await storedWithdrawal(row.uuid, row.reference)).split(row.merchantId).join('MERCHANT');
-    expect(await stored(a.row)).toEqual(await stored(b.row));
-    const balances = await rowOf('merchant_balances', 'merchant_id in (?, ?)', [viaSql, viaOrm]);
-    expect(balances.map((x) => ({ ...x, merchant_id: 'M' }))).toEqual([balances[0]!, balances[0]!].map((x) => ({ ...x, merchant_id: 'M' })));
-    expect(await merchantBalance(orm.em.fork(), viaSql)).toEqual({ available: '94.5', held: '5.5' });
+      const stored = async (row: Withdrawal) =>
+        JSON.stringify(await storedWithdrawal(row.uuid, row.reference))
+          .split(row.merchantId)
+          .join('MERCHANT');
+      expect(await stored(a.row)).toEqual(await stored(b.row));
+      const balances = await rowOf('merchant_balances', 'merchant_id in (?, ?)', [viaSql, viaOrm]);
+      expect(balances.map((x) => ({ ...x, merchant_id: 'M' }))).toEqual([balances[0]!, balances[0]!].map((x) => ({ ...x, merchant_id: 'M' })));
+      expect(await merchantBalance(orm.em.fork(), viaSql)).toEqual({ available: '94.5', held: '5.5' });
 
-    // Loaded through the EntityManager, the two rows are the same entity but for their keys.
-    const load = (uuid: string) => orm.em.fork().findOneOrFail(Withdrawal, { uuid }, { populate: ['actorSnapshot', 'signedRaw'] as never });
-    const [la, lb] = [await load(a.row.uuid), await load(b.row.uuid)];
-    const plain = (w: Withdrawal) => JSON.parse(JSON.stringify({ ...w }).split(w.uuid).join('U').split(w.merchantId).join('M')) as unknown;
-    expect(plain(la)).toEqual(plain(lb));
-    await expectLedgerExact(orm);
-  });
+      // Loaded through the EntityManager, the two rows are the same entity but for their keys.
+      const load = (uuid: string) => orm.em.fork().findOneOrFail(Withdrawal, { uuid }, { populate: ['actorSnapshot', 'signedRaw'] as never });
+      const [la, lb] = [await load(a.row.uuid), await load(b.row.uuid)];
+      const plain = (w: Withdrawal) =>
+        JSON.parse(
+          JSON.stringify({ ...w })
+            .split(w.uuid)
+            .join('U')
+            .split(w.merchantId)
+            .join('M'),
+        ) as unknown;
+      expect(plain(la)).toEqual(plain(lb));
+      await expectLedgerExact(orm);
+    },
+  );
 
   it('Withdrawals.create stores what it returns: the row as the EntityManager loads it, the real actor snapshot, the event with the REST object', async () => {
     const merchantId = await newMerchant('end to end', '100', { per: '1', daily: '5000' }); // above the cap: stays in review
@@ -183,7 +224,12 @@ describe('creating withdrawals on raw SQL', () => {
     expect(loaded.actorSnapshot).toEqual(persistedInitialSnapshot(context, clock));
     const [event] = await q<{ body: string; type: string; created_at: string }>(`select body, type, created_at::text from outbox_events where aggregate_id = ?`, [row.uuid]);
     const body = JSON.parse(event!.body) as Row;
-    expect(body).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{24}$/), type: 'withdrawal.review', created_at: row.createdAt.toISOString(), data: toRestWithdrawal(withdrawalView(loaded, { livemode: false })) });
+    expect(body).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{24}$/),
+      type: 'withdrawal.review',
+      created_at: row.createdAt.toISOString(),
+      data: toRestWithdrawal(withdrawalView(loaded, { livemode: false })),
+    });
     // A repeat of the reference answers with the original (200), nothing new stored.
     const again = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '9', reference: 'e2e-1' }, [network]);
     expect({ uuid: again.row.uuid, created: again.created }).toEqual({ uuid: row.uuid, created: false });
@@ -202,10 +248,16 @@ describe('creating withdrawals on raw SQL', () => {
       const reject = { type: 'REJECT' as const, reason: 'not today' };
       await actors.send(a.row.uuid, reject); // no work
       await actors.send(b.row.uuid, reject, async () => undefined); // work that writes nothing
-      const stored = async (row: Withdrawal) => JSON.stringify(await storedWithdrawal(row.uuid, row.reference)).split(row.merchantId).join('MERCHANT');
+      const stored = async (row: Withdrawal) =>
+        JSON.stringify(await storedWithdrawal(row.uuid, row.reference))
+          .split(row.merchantId)
+          .join('MERCHANT');
       const [sa, sb] = [await stored(a.row), await stored(b.row)];
       expect(sa).toEqual(sb);
-      expect(JSON.parse(sa)).toMatchObject({ row: [{ status: 'rejected', open: false, version: 2, rejection_reason: 'not today' }], events: [{ type: 'withdrawal.review' }, { type: 'withdrawal.rejected' }] });
+      expect(JSON.parse(sa)).toMatchObject({
+        row: [{ status: 'rejected', open: false, version: 2, rejection_reason: 'not today' }],
+        events: [{ type: 'withdrawal.review' }, { type: 'withdrawal.rejected' }],
+      });
       expect((JSON.parse(sa) as { journals: unknown[] }).journals).toHaveLength(2);
       expect(await merchantBalance(orm.em.fork(), viaSql)).toEqual({ available: '50', held: '0' });
       const balances = await rowOf('merchant_balances', 'merchant_id in (?, ?)', [viaSql, viaOrm]);
@@ -234,7 +286,10 @@ describe('creating withdrawals on raw SQL', () => {
     await whitelist.remove(merchantId, network, payee, 'operator');
     const removed = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '4', reference: 'rep-1' }, [network]);
     expect({ uuid: removed.row.uuid, created: removed.created }).toEqual({ uuid: first.row.uuid, created: false });
-    await expect(withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '4', reference: 'rep-2' }, [network])).rejects.toMatchObject({ code: 'address_not_whitelisted', field: 'address' });
+    await expect(withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '4', reference: 'rep-2' }, [network])).rejects.toMatchObject({
+      code: 'address_not_whitelisted',
+      field: 'address',
+    });
     await expect(withdrawals.create(merchantId, { network: 'NOPE', address: payee, amount: '4', reference: 'rep-3' }, [network])).rejects.toMatchObject({ code: 'unknown_network' });
     await expect(withdrawals.create(randomUUID(), { network: 'TRC20', address: payee, amount: '4' }, [network])).rejects.toMatchObject({ code: 'address_not_whitelisted' });
     expect(await q('select reference from withdrawals where merchant_id = ?', [merchantId])).toEqual([{ reference: 'rep-1' }]);
@@ -291,7 +346,11 @@ describe('creating withdrawals on raw SQL', () => {
       if (calls++ === 0) return gate;
       return inject(tx, rows);
     };
-    const create = (body: Record<string, unknown>) => withdrawals.create(merchantId, { network: 'TRC20', address: payee, ...body }, [network]).then((v) => ({ ok: true as const, v }), (e: unknown) => ({ ok: false as const, e }));
+    const create = (body: Record<string, unknown>) =>
+      withdrawals.create(merchantId, { network: 'TRC20', address: payee, ...body }, [network]).then(
+        (v) => ({ ok: true as const, v }),
+        (e: unknown) => ({ ok: false as const, e }),
+      );
     const firstDone = create(first);
     await new Promise((r) => setTimeout(r, 100));
     const pending = rest.map(create);
@@ -311,7 +370,11 @@ describe('creating withdrawals on raw SQL', () => {
       const { row } = newRow(merchantId, 'processing', clock.now(), 'u-2');
       row.status = 'review'; // stays put: nothing pays it out in this test
       stolen = row;
-      await createThroughOrm(row, persistedInitialSnapshot(createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: true, pollIntervalMs: 50 }), clock), clock.now());
+      await createThroughOrm(
+        row,
+        persistedInitialSnapshot(createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: true, pollIntervalMs: 50 }), clock),
+        clock.now(),
+      );
     });
     expect(stolen).not.toBeNull();
     expect(outcomes.map((o) => (o.ok ? { created: o.v.created, amount: o.v.row.amount } : o.e))).toEqual([
@@ -322,7 +385,12 @@ describe('creating withdrawals on raw SQL', () => {
     const second = outcomes[1]!;
     expect(second.ok && second.v.row.uuid).toBe(stolen!.uuid);
     const rows = await q<{ amount: string; reference: string | null }>('select amount::float8::text as amount, reference from withdrawals where merchant_id = ? order by amount', [merchantId]);
-    expect(rows).toEqual([{ amount: '5', reference: null }, { amount: '5.5', reference: 'u-2' }, { amount: '6', reference: 'u-1' }, { amount: '8', reference: null }]);
+    expect(rows).toEqual([
+      { amount: '5', reference: null },
+      { amount: '5.5', reference: 'u-2' },
+      { amount: '6', reference: 'u-1' },
+      { amount: '8', reference: null },
+    ]);
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '75.5', held: '24.5' });
     await expectLedgerExact(orm);
   });
@@ -360,7 +428,12 @@ describe('creating withdrawals on raw SQL', () => {
     // One run of three merchants (each merchant's inputs in order), refused; then each merchant
     // alone: b's request is judged against its balance now and refused before any insert.
     expect(runs[0]).toEqual(['a10', 'a20', 'b10', 'c10']);
-    expect(runs.slice(1).map((r) => r.join(' ')).sort()).toEqual(['a10 a20', 'c10']);
+    expect(
+      runs
+        .slice(1)
+        .map((r) => r.join(' '))
+        .sort(),
+    ).toEqual(['a10 a20', 'c10']);
     expect(await merchantBalance(orm.em.fork(), a)).toEqual({ available: '70', held: '30' });
     expect(await merchantBalance(orm.em.fork(), b)).toEqual({ available: '5', held: '0' });
     expect(await merchantBalance(orm.em.fork(), c)).toEqual({ available: '90', held: '10' });
@@ -368,7 +441,7 @@ describe('creating withdrawals on raw SQL', () => {
     await expectLedgerExact(orm);
   });
 
-  it('a merchant id in upper case (a service token\'s x-merchant-id) is the same merchant: its balance holds the amount, concurrent requests in both cases cannot overdraw', async () => {
+  it("a merchant id in upper case (a service token's x-merchant-id) is the same merchant: its balance holds the amount, concurrent requests in both cases cannot overdraw", async () => {
     const merchantId = await newMerchant('upper case', '10');
     clock.advance(DAY_S * 1000);
     const upper = merchantId.toUpperCase();
@@ -401,7 +474,17 @@ describe('creating withdrawals on raw SQL', () => {
           runs.push(new Set(rows.map((r) => r.merchantId)).size);
           await new Promise((r) => setTimeout(r, 20));
         };
-        const host = new Withdrawals({ orm: own, logger, clock, actors: ownActors, adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]), whitelist, livemode: false, beforeInsert, pollIntervalMs: 50 });
+        const host = new Withdrawals({
+          orm: own,
+          logger,
+          clock,
+          actors: ownActors,
+          adapters: new Map<NetworkCode, ChainAdapter>([['TRC20', chain]]),
+          whitelist,
+          livemode: false,
+          beforeInsert,
+          pollIntervalMs: 50,
+        });
         return { own, ownActors, host, runs };
       }),
     );
@@ -457,7 +540,11 @@ describe('creating withdrawals on raw SQL', () => {
       if (original) return;
       const { row } = newRow(merchantId, 'review', clock.now(), rows[0]!.reference);
       original = row;
-      await createThroughOrm(row, persistedInitialSnapshot(createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: true, pollIntervalMs: 50 }), clock), clock.now());
+      await createThroughOrm(
+        row,
+        persistedInitialSnapshot(createWithdrawalContext({ uuid: row.uuid, network: 'TRC20', address: payee, netPayout: '4.5', requiredConfirmations: 3, review: true, pollIntervalMs: 50 }), clock),
+        clock.now(),
+      );
     };
     const repeat = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '2', reference: 'single-1' }, [network]);
     expect({ uuid: repeat.row.uuid, created: repeat.created }).toEqual({ uuid: original!.uuid, created: false });
@@ -468,9 +555,17 @@ describe('creating withdrawals on raw SQL', () => {
   it('events written with raw SQL wake the webhook dispatcher at once, as flushed ones do (it polls only once a minute here)', async () => {
     const merchantId = await newMerchant('wake-up', '20', { per: '1', daily: '5000' }); // review: nothing pays it out
     clock.advance(DAY_S * 1000);
-    const dispatcher = new WebhookDispatcher({ orm, logger: pino({ level: 'silent' }), clock, merchants: new MerchantsRepo(new SecretBox(randomBytes(32))), allowPrivateTargets: false, pollMs: 60_000 });
+    const dispatcher = new WebhookDispatcher({
+      orm,
+      logger: pino({ level: 'silent' }),
+      clock,
+      merchants: new MerchantsRepo(new SecretBox(randomBytes(32))),
+      allowPrivateTargets: false,
+      pollMs: 60_000,
+    });
     const pending = async () => Number((await q<{ n: string }>(`select count(*) as n from outbox_events where status = 'pending'`))[0]!.n);
-    const attempts = async (uuid: string) => (await q<{ type: string; attempts: number }>('select type, attempts from outbox_events where aggregate_id = ? order by seq', [uuid])).map((e) => `${e.type}:${e.attempts}`);
+    const attempts = async (uuid: string) =>
+      (await q<{ type: string; attempts: number }>('select type, attempts from outbox_events where aggregate_id = ? order by seq', [uuid])).map((e) => `${e.type}:${e.attempts}`);
     dispatcher.start();
     try {
       await eventually(async () => ((await pending()) === 0 ? true : undefined), 10_000, 'the outbox to be worked off once'); // the start's own pass

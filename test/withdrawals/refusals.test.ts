@@ -89,7 +89,10 @@ describe('withdrawal refusals', () => {
     const readded = await whitelist(r, m.merchantId, 'TRC20', listed);
     await expectRefused({ network: 'TRC20', address: listed, amount: '10' }, 422, 'address_in_cooldown');
     const list = await rpc<ListWhitelistResponse>((cb) => r.withdrawals.listWhitelist({ merchant_id: m.merchantId }, r.operator, cb));
-    expect(list.entries.map((e) => [e.network, e.address])).toEqual([['POLYGON', evm.toLowerCase()], ['TRC20', listed]]);
+    expect(list.entries.map((e) => [e.network, e.address])).toEqual([
+      ['POLYGON', evm.toLowerCase()],
+      ['TRC20', listed],
+    ]);
     expect(list.entries[1]!.usable_at).toBe(readded.usable_at);
   });
 
@@ -98,7 +101,9 @@ describe('withdrawal refusals', () => {
     const md = new (await import('@grpc/grpc-js')).Metadata();
     md.set('x-service-key', m.apiKey);
     md.set('x-service-signature', createHmac('sha256', m.apiSecret).update('').digest('hex'));
-    const err = await rpc((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TRC20', address: addressOf('TRC20', 'thief') }, md, cb)).catch((e: { code: number; metadata: { get(k: string): unknown[] } }) => e);
+    const err = await rpc((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TRC20', address: addressOf('TRC20', 'thief') }, md, cb)).catch(
+      (e: { code: number; metadata: { get(k: string): unknown[] } }) => e,
+    );
     expect((err as { metadata: { get(k: string): unknown[] } }).metadata.get('chainpay-error-code')).toEqual(['whitelist_requires_operator']);
     await expectRefused({ network: 'TRC20', address: addressOf('TRC20', 'thief'), amount: '10' }, 422, 'address_not_whitelisted');
   });

@@ -85,8 +85,12 @@ describe('a payout interrupted by SIGKILL', () => {
     expect(a.proc.output()).toMatch(/"point":"after_sign"/);
 
     orm = await openDatabase({ clientUrl: db.url });
-    const [stored] = await orm.em.fork().execute<{ uuid: string; status: string; tx_hash: string | null; signed_raw: string; signed_hash: string }[]>(
-      `select uuid, status, tx_hash, signed_raw, signed_meta->>'latest_tx_hash' as signed_hash from withdrawals where reference = ?`, ['kill-1']);
+    const [stored] = await orm.em
+      .fork()
+      .execute<{ uuid: string; status: string; tx_hash: string | null; signed_raw: string; signed_hash: string }[]>(
+        `select uuid, status, tx_hash, signed_raw, signed_meta->>'latest_tx_hash' as signed_hash from withdrawals where reference = ?`,
+        ['kill-1'],
+      );
     if (res) expect(res.withdrawal!.uuid).toBe(stored!.uuid);
     expect(stored).toMatchObject({ status: 'processing' });
     expect(stored!.tx_hash).toBeNull(); // the spec's "null until broadcast": the signed hash is kept in signed_meta
@@ -108,17 +112,23 @@ describe('a payout interrupted by SIGKILL', () => {
     // 3. Restarted without the hook: rebroadcast (harmless) or found, confirmed, completed.
     const c = await startProcess(db, dataDir);
     try {
-      const done = await eventually(async () => {
-        await mine(c.r, 1);
-        const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row.uuid }, c.r.forMerchant(merchantId), cb));
-        return w.status === 'completed' ? w : undefined;
-      }, 30_000, 'the interrupted withdrawal to complete');
+      const done = await eventually(
+        async () => {
+          await mine(c.r, 1);
+          const w = await rpc<Withdrawal>((cb) => c.r.withdrawals.getWithdrawal({ uuid: row.uuid }, c.r.forMerchant(merchantId), cb));
+          return w.status === 'completed' ? w : undefined;
+        },
+        30_000,
+        'the interrupted withdrawal to complete',
+      );
       expect(done.tx_hash).toBe(row.tx_hash);
       expect(done.completed_at).toBeTruthy();
       expect(c.proc.output()).not.toMatch(/payout signed and persisted/);
       expect(await onChainTransfersTo(db, payee)).toEqual([{ txHash: row.tx_hash, amount: '19' }]);
 
-      const [bal] = await orm.em.fork().execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
+      const [bal] = await orm.em
+        .fork()
+        .execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
       expect(bal).toEqual({ available: '30', held: '0' });
       const journals = await orm.em.fork().execute<{ reference: string }[]>(`select reference from journals where reference like 'withdrawal:%' order by reference`);
       expect(journals.map((j) => j.reference)).toEqual([`withdrawal:${row.uuid}:hold`, `withdrawal:${row.uuid}:payout`]);

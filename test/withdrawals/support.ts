@@ -69,10 +69,14 @@ export async function fund(r: Rpcs, merchantId: string, amount: string): Promise
   const inv = res.invoice!;
   await rpc((cb) => r.devnet.pay({ network: 'TRC20', to: inv.address!, amount: inv.pay_amount }, r.operator, cb));
   await rpc((cb) => r.devnet.mine({ network: 'TRC20', blocks: inv.required_confirmations }, r.operator, cb));
-  await eventually(async () => {
-    const got = await rpc<{ status: string }>((cb) => r.invoices.getInvoice({ uuid: inv.uuid }, md, cb));
-    return got.status === 'paid' ? true : undefined;
-  }, 15_000, 'funding invoice to be paid');
+  await eventually(
+    async () => {
+      const got = await rpc<{ status: string }>((cb) => r.invoices.getInvoice({ uuid: inv.uuid }, md, cb));
+      return got.status === 'paid' ? true : undefined;
+    },
+    15_000,
+    'funding invoice to be paid',
+  );
 }
 
 export async function whitelist(r: Rpcs, merchantId: string, network: string, address: string): Promise<WhitelistEntry> {
@@ -106,18 +110,26 @@ export type Body = any; // eslint-disable-line @typescript-eslint/no-explicit-an
 
 /** Until the payout was handed to the chain (the actor's committed state is `confirming`). */
 export async function waitBroadcast(orm: MikroORM, uuid: string, timeoutMs = 10_000): Promise<void> {
-  await eventually(async () => {
-    const rows = await orm.em.fork().execute<{ c: boolean }[]>(`select (actor_snapshot->'value'->'processing')::text like '%confirming%' as c from withdrawals where uuid = ?`, [uuid]);
-    return rows[0]?.c ? true : undefined;
-  }, timeoutMs, `withdrawal ${uuid} to be broadcast`);
+  await eventually(
+    async () => {
+      const rows = await orm.em.fork().execute<{ c: boolean }[]>(`select (actor_snapshot->'value'->'processing')::text like '%confirming%' as c from withdrawals where uuid = ?`, [uuid]);
+      return rows[0]?.c ? true : undefined;
+    },
+    timeoutMs,
+    `withdrawal ${uuid} to be broadcast`,
+  );
 }
 
 /** GET /v1/withdrawals/{uuid} until `status`. */
 export async function waitForWithdrawal(stack: Stack, m: MerchantCredentials, uuid: string, status: string, timeoutMs = 15_000): Promise<Body> {
-  return eventually(async () => {
-    const res = await signed(stack, m, 'GET', `/v1/withdrawals/${uuid}`);
-    return res.body?.status === status ? res.body : undefined;
-  }, timeoutMs, `withdrawal ${uuid} to be ${status}`);
+  return eventually(
+    async () => {
+      const res = await signed(stack, m, 'GET', `/v1/withdrawals/${uuid}`);
+      return res.body?.status === status ? res.body : undefined;
+    },
+    timeoutMs,
+    `withdrawal ${uuid} to be ${status}`,
+  );
 }
 
 export async function balance(stack: Stack, m: MerchantCredentials): Promise<{ available: string; held: string }> {
@@ -150,7 +162,9 @@ export async function countWithdrawalTraces(orm: MikroORM, merchantId: string): 
   const n = async (sql: string, params: unknown[]): Promise<number> => Number(((await em.execute(sql, params)) as { n: string }[])[0]!.n);
   return {
     rows: await n('select count(*) as n from withdrawals where merchant_id = ?', [merchantId]),
-    journals: await n(`select count(distinct e.journal_id) as n from ledger_entries e join journals j on j.id = e.journal_id where e.merchant_id = ? and j.reference like 'withdrawal:%'`, [merchantId]),
+    journals: await n(`select count(distinct e.journal_id) as n from ledger_entries e join journals j on j.id = e.journal_id where e.merchant_id = ? and j.reference like 'withdrawal:%'`, [
+      merchantId,
+    ]),
     events: await n(`select count(*) as n from outbox_events where merchant_id = ? and aggregate_type = 'withdrawal'`, [merchantId]),
   };
 }

@@ -9,7 +9,9 @@
   if (!bootElement) return;
   var boot = JSON.parse(bootElement.textContent || '{}');
   var S = boot.strings || {};
-  var byId = function (id) { return document.getElementById(id); };
+  var byId = function (id) {
+    return document.getElementById(id);
+  };
 
   var regions = { summary: byId('region-summary'), panel: byId('region-panel'), actions: byId('region-actions') };
   var shown = Object.assign({}, boot.hashes);
@@ -52,7 +54,9 @@
   }
 
   // ── Countdown ─────────────────────────────────────────────────────────────────────────────
-  function pad(n) { return (n < 10 ? '0' : '') + n; }
+  function pad(n) {
+    return (n < 10 ? '0' : '') + n;
+  }
   function formatRemaining(ms) {
     var total = Math.ceil(ms / 1000);
     var days = Math.floor(total / 86400);
@@ -92,7 +96,10 @@
   function connect() {
     if (!('EventSource' in window)) return;
     source = new EventSource(boot.events);
-    source.addEventListener('open', function () { retryMs = 2000; setLive(true); });
+    source.addEventListener('open', function () {
+      retryMs = 2000;
+      setLive(true);
+    });
     source.addEventListener('update', function (event) {
       setLive(true);
       apply(JSON.parse(event.data), false);
@@ -128,16 +135,22 @@
 
   function choose(form, button) {
     var buttons = Array.prototype.slice.call(form.querySelectorAll('button'));
-    var enabled = buttons.filter(function (b) { return !b.disabled; });
+    var enabled = buttons.filter(function (b) {
+      return !b.disabled;
+    });
     var error = form.querySelector('[data-choose-error]');
     choosing = true;
-    enabled.forEach(function (b) { b.disabled = true; });
+    enabled.forEach(function (b) {
+      b.disabled = true;
+    });
     button.setAttribute('aria-busy', 'true');
     if (error) error.hidden = true;
     announce(S.choosing);
     var failed = function (message) {
       choosing = false;
-      enabled.forEach(function (b) { b.disabled = false; });
+      enabled.forEach(function (b) {
+        b.disabled = false;
+      });
       button.removeAttribute('aria-busy');
       if (error) {
         error.textContent = message || S.chooseFailed;
@@ -153,7 +166,9 @@
       cache: 'no-store',
     })
       .then(function (response) {
-        return response.json().then(function (body) { return { ok: response.ok, status: response.status, body: body }; });
+        return response.json().then(function (body) {
+          return { ok: response.ok, status: response.status, body: body };
+        });
       })
       .then(function (result) {
         // A refusal (4xx) carries the buyer's text in the page language (gateway/checkout/strings.ts
@@ -163,12 +178,16 @@
         apply(result.body, true);
         choosing = false;
       })
-      .catch(function () { failed(S.chooseFailed); });
+      .catch(function () {
+        failed(S.chooseFailed);
+      });
   }
 
   // ── Copy buttons ──────────────────────────────────────────────────────────────────────────
   function revealCopyButtons(root) {
-    Array.prototype.forEach.call(root.querySelectorAll('button.copy[hidden]'), function (b) { b.hidden = false; });
+    Array.prototype.forEach.call(root.querySelectorAll('button.copy[hidden]'), function (b) {
+      b.hidden = false;
+    });
   }
   revealCopyButtons(document);
 
@@ -176,7 +195,10 @@
     var feedback = byId('copy-feedback');
     feedback.textContent = '';
     // A new text node after a tick makes screen readers repeat an identical message.
-    if (message) setTimeout(function () { feedback.textContent = message; }, 50);
+    if (message)
+      setTimeout(function () {
+        feedback.textContent = message;
+      }, 50);
   }
 
   function copyByHand(text) {
@@ -187,14 +209,25 @@
     document.body.appendChild(area);
     area.select();
     var ok = false;
-    try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+    try {
+      ok = document.execCommand('copy');
+    } catch (e) {
+      ok = false;
+    }
     area.remove();
     return ok;
   }
 
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) {
-      return navigator.clipboard.writeText(text).then(function () { return true; }, function () { return copyByHand(text); });
+      return navigator.clipboard.writeText(text).then(
+        function () {
+          return true;
+        },
+        function () {
+          return copyByHand(text);
+        },
+      );
     }
     return Promise.resolve(copyByHand(text));
   }

@@ -124,9 +124,7 @@ export class ActorDirectory {
     const table = kind === 'invoice' ? 'invoices' : 'withdrawals';
     const sql = `select uuid, status, network, updated_at from ${table} where open${status ? ' and status = ?' : ''} order by updated_at desc limit ?`;
     const rows = await this.deps.orm.em.fork().execute<Row[]>(sql, status ? [status, limit] : [limit]);
-    return rows
-      .filter((r) => host.has(r.uuid))
-      .map((r) => ({ kind, id: r.uuid, status: host.context(r.uuid)?.status ?? r.status, network: r.network, updatedAt: new Date(r.updated_at) }));
+    return rows.filter((r) => host.has(r.uuid)).map((r) => ({ kind, id: r.uuid, status: host.context(r.uuid)?.status ?? r.status, network: r.network, updatedAt: new Date(r.updated_at) }));
   }
 
   private async row(kind: 'invoice' | 'withdrawal', uuid: string): Promise<(Row & { open: boolean }) | null> {

@@ -9,8 +9,16 @@ export function relative(dueIso: string, now: Date): string {
   const ms = Date.parse(dueIso) - now.getTime();
   if (ms <= 0) return 'due';
   const s = Math.ceil(ms / 1000);
-  const parts = [[Math.floor(s / 86400), 'd'], [Math.floor((s % 86400) / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']] as const;
-  return `in ${parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`).join(' ')}`;
+  const parts = [
+    [Math.floor(s / 86400), 'd'],
+    [Math.floor((s % 86400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ] as const;
+  return `in ${parts
+    .filter(([n]) => n > 0)
+    .map(([n, u]) => `${n}${u}`)
+    .join(' ')}`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { canChangeNetwork } from '../../domain/invoice-step';
 import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoice-request';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
-import { Invoice, } from '../../store/entities';
+import { Invoice } from '../../store/entities';
 import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
 import { insertInvoice, insertInvoiceOnReserved, insertInvoicesOnReserved, loadInvoice, type ReservedInsert } from '../../store/repos/invoice-rows';
 import { isUniqueViolation, RawSql } from '../../store/raw-sql';
@@ -125,11 +125,33 @@ export class Invoices {
       buyerNetworkFee: network?.buyerNetworkFee ?? null,
       tokenDecimals: network?.tokenDecimals ?? null,
     });
-    const row = new Invoice(uuid, merchantId, 'pending', input.amount, amounts.platformFee, amounts.networkFee, amounts.payAmount, amounts.merchantNet, input.feePayer, input.metadataJson, expiresAt, now);
+    const row = new Invoice(
+      uuid,
+      merchantId,
+      'pending',
+      input.amount,
+      amounts.platformFee,
+      amounts.networkFee,
+      amounts.payAmount,
+      amounts.merchantNet,
+      input.feePayer,
+      input.metadataJson,
+      expiresAt,
+      now,
+    );
     Object.assign(row, { orderId: input.orderId, title: input.title, webhookUrl: input.webhookUrl, returnUrl: input.returnUrl, cancelUrl: input.cancelUrl });
     row.requiredConfirmations = network?.requiredConfirmations ?? 0;
     const spawned = this.deps.actors.spawn(
-      createInvoiceContext({ uuid, payAmount: amounts.payAmount, requiredConfirmations: row.requiredConfirmations, expiresAt, now, lateWindowMs: this.deps.lateWindowMs, underpaymentTolerance: merchant.underpaymentTolerance, network: network?.code ?? null }),
+      createInvoiceContext({
+        uuid,
+        payAmount: amounts.payAmount,
+        requiredConfirmations: row.requiredConfirmations,
+        expiresAt,
+        now,
+        lateWindowMs: this.deps.lateWindowMs,
+        underpaymentTolerance: merchant.underpaymentTolerance,
+        network: network?.code ?? null,
+      }),
     );
     row.actorSnapshot = spawned.persistedSnapshot;
     try {
@@ -246,10 +268,9 @@ export class Invoices {
     const now = Date.now();
     const hit = this.termsCache.get(merchantId);
     if (hit && hit.until > now) return hit.terms;
-    const rows = await this.sql.query<{ platform_fee_percent: string; underpayment_tolerance: string }>(
-      'select platform_fee_percent, underpayment_tolerance from merchants where id = $1',
-      [merchantId],
-    );
+    const rows = await this.sql.query<{ platform_fee_percent: string; underpayment_tolerance: string }>('select platform_fee_percent, underpayment_tolerance from merchants where id = $1', [
+      merchantId,
+    ]);
     const r = rows[0];
     if (!r) throw new NotFoundError('merchant', merchantId);
     const terms = { platformFeePercent: canonicalDecimal(r.platform_fee_percent), underpaymentTolerance: canonicalDecimal(r.underpayment_tolerance) };

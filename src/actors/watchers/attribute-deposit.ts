@@ -40,7 +40,8 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
   if (!UUID.test(input.invoiceUuid)) throw new NotFoundError('invoice', input.invoiceUuid);
   const deposit = await em.findOne(UnattributedDeposit, { id: input.depositId });
   if (!deposit) throw new NotFoundError('deposit', input.depositId);
-  if (deposit.state === 'attributed') throw new ConflictError('already_attributed', `deposit is already attributed to invoice ${deposit.invoiceUuid}`, 'deposit_id', { invoice_uuid: deposit.invoiceUuid });
+  if (deposit.state === 'attributed')
+    throw new ConflictError('already_attributed', `deposit is already attributed to invoice ${deposit.invoiceUuid}`, 'deposit_id', { invoice_uuid: deposit.invoiceUuid });
   if (deposit.state !== 'open') throw new ConflictError('deposit_reverted', 'the deposit vanished in a chain reorganisation', 'deposit_id');
   const invoice = await em.findOne(Invoice, { uuid: input.invoiceUuid });
   if (!invoice) throw new NotFoundError('invoice', input.invoiceUuid);
@@ -57,7 +58,11 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
   const amount = canonicalDecimal(deposit.amount);
   await deps.actors.send(
     invoice.uuid,
-    { type: 'TRANSFER_SEEN', payment: { txHash: deposit.txHash, eventIndex: deposit.eventIndex, from: deposit.fromAddress, amount, blockHeight: deposit.blockHeight, confirmations }, at: at.toISOString() },
+    {
+      type: 'TRANSFER_SEEN',
+      payment: { txHash: deposit.txHash, eventIndex: deposit.eventIndex, from: deposit.fromAddress, amount, blockHeight: deposit.blockHeight, confirmations },
+      at: at.toISOString(),
+    },
     async (tx) => {
       if (!deps.actors.context(invoice.uuid)?.payments.some((p) => p.key === key)) {
         throw new ConflictError('not_credited', 'the invoice did not take the transfer', 'invoice_uuid');
@@ -81,6 +86,9 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
     { key, value: { network, toAddress: deposit.address, memo: deposit.memo, blockHash: deposit.blockHash } },
   );
   if (confirmations < invoice.requiredConfirmations) await watcher?.track(key, invoice.uuid, deposit.blockHeight, confirmations, invoice.requiredConfirmations);
-  deps.logger.info({ depositId: deposit.id, invoiceUuid: invoice.uuid, merchantId: invoice.merchantId, network, txHash: deposit.txHash, amount, actor: input.actor }, 'unattributed deposit attributed by an operator');
+  deps.logger.info(
+    { depositId: deposit.id, invoiceUuid: invoice.uuid, merchantId: invoice.merchantId, network, txHash: deposit.txHash, amount, actor: input.actor },
+    'unattributed deposit attributed by an operator',
+  );
   return (await deps.orm.em.fork().findOne(UnattributedDeposit, { id: deposit.id }))!;
 }

@@ -168,7 +168,10 @@ export class NetworkWatcher {
     if (this.state === 'halted' || this.state === 'stopped') return;
     this.state = 'halted';
     const code = (error as { code?: unknown }).code;
-    this.deps.logger.error({ err: error, network: this.deps.network, alert: 'watcher_halted', code, cursor: this.cursor?.height }, 'watcher HALTED on a non-retryable error; an operator must act (chainpay watchers rescan|resume)');
+    this.deps.logger.error(
+      { err: error, network: this.deps.network, alert: 'watcher_halted', code, cursor: this.cursor?.height },
+      'watcher HALTED on a non-retryable error; an operator must act (chainpay watchers rescan|resume)',
+    );
     this.note('halted', { name: error.name, code: typeof code === 'string' ? code : 'non_retryable', message: error.message });
     const watch = this.watch;
     this.watch = null;
@@ -178,7 +181,10 @@ export class NetworkWatcher {
   /** Operator commands run one at a time. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.control.then(fn, fn);
-    this.control = next.then(() => undefined, () => undefined);
+    this.control = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
@@ -215,7 +221,8 @@ export class NetworkWatcher {
       if (!blockAt) throw new ValidationError('rescan_unsupported', `${this.deps.network}: this chain adapter cannot rescan`, 'network');
       const current = this.cursor?.height ?? -1;
       if (!Number.isSafeInteger(fromHeight) || fromHeight < 1) throw new ValidationError('invalid_height', 'from_height must be a block height >= 1', 'from_height');
-      if (fromHeight > current + 1) throw new ValidationError('rescan_ahead_of_cursor', `from_height ${fromHeight} is above the cursor ${current} + 1: a rescan never skips blocks`, 'from_height', { cursor: current });
+      if (fromHeight > current + 1)
+        throw new ValidationError('rescan_ahead_of_cursor', `from_height ${fromHeight} is above the cursor ${current} + 1: a rescan never skips blocks`, 'from_height', { cursor: current });
       const cursor = await blockAt(fromHeight - 1);
       if (!cursor) throw new ValidationError('unknown_height', `block ${fromHeight - 1} is not on the chain`, 'from_height');
       const resume = this.state === 'running' || this.state === 'halted';
@@ -416,10 +423,13 @@ export class NetworkWatcher {
   }
 
   private async knownPayment(t: UnstampedTransfer): Promise<{ state: string; invoiceUuid: string } | null> {
-    const rows = await this.deps.orm.em.fork().execute<{ state: string; invoice_uuid: string }[]>(
-      'select state, invoice_uuid from invoice_payments where network = ? and tx_hash = ? and event_index = ?',
-      [this.deps.network, t.txHash, t.eventIndex],
-    );
+    const rows = await this.deps.orm.em
+      .fork()
+      .execute<{ state: string; invoice_uuid: string }[]>('select state, invoice_uuid from invoice_payments where network = ? and tx_hash = ? and event_index = ?', [
+        this.deps.network,
+        t.txHash,
+        t.eventIndex,
+      ]);
     return rows[0] ? { state: rows[0].state, invoiceUuid: rows[0].invoice_uuid } : null;
   }
 
@@ -448,10 +458,26 @@ export class NetworkWatcher {
        on conflict (network, tx_hash, event_index) do update set state = case when unattributed_deposits.state = 'reverted' then 'open' else unattributed_deposits.state end,
          block_height = excluded.block_height, block_hash = excluded.block_hash
        returning id`,
-      [new UnattributedDeposit(t.network, t.to, t.memo, t.txHash, t.eventIndex, t.amount, t.from, t.blockHeight, t.blockHash, reason, this.deps.clock.now()).id,
-        t.network, t.to, t.memo, t.txHash, t.eventIndex, t.amount, t.from, t.blockHeight, t.blockHash, Math.max(1, this.head - t.blockHeight + 1), reason, this.deps.clock.now()],
+      [
+        new UnattributedDeposit(t.network, t.to, t.memo, t.txHash, t.eventIndex, t.amount, t.from, t.blockHeight, t.blockHash, reason, this.deps.clock.now()).id,
+        t.network,
+        t.to,
+        t.memo,
+        t.txHash,
+        t.eventIndex,
+        t.amount,
+        t.from,
+        t.blockHeight,
+        t.blockHash,
+        Math.max(1, this.head - t.blockHeight + 1),
+        reason,
+        this.deps.clock.now(),
+      ],
     );
-    this.deps.logger.warn({ depositId: rows[0]?.id, network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, address: t.to, memo: t.memo, amount: t.amount, reason }, 'unattributed deposit recorded');
+    this.deps.logger.warn(
+      { depositId: rows[0]?.id, network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, address: t.to, memo: t.memo, amount: t.amount, reason },
+      'unattributed deposit recorded',
+    );
   }
 
   /**
@@ -510,10 +536,7 @@ export class NetworkWatcher {
       if (this.deps.actors.has(t.invoiceUuid)) sends.push(this.deps.actors.send(t.invoiceUuid, { type: 'TRANSFER_REVERTED', key, at }));
     }
     await Promise.all(sends);
-    await this.deps.orm.em.fork().execute(
-      `update unattributed_deposits set state = 'reverted' where network = ? and state = 'open' and block_height > ?`,
-      [this.deps.network, ancestor.height],
-    );
+    await this.deps.orm.em.fork().execute(`update unattributed_deposits set state = 'reverted' where network = ? and state = 'open' and block_height > ?`, [this.deps.network, ancestor.height]);
     this.deps.logger.warn({ network: this.deps.network, commonAncestor: ancestor.height }, 'chain reorganisation: unfinal transfers above the common ancestor reverted');
     this.head = ancestor.height;
     this.cursorBlockTime = null;
@@ -522,10 +545,12 @@ export class NetworkWatcher {
 
   /** The lowest confirmed payment of this network in a block above `height`, if any. */
   private async creditedAbove(height: number): Promise<{ txHash: string; blockHeight: number; blockHash: string } | null> {
-    const rows = await this.deps.orm.em.fork().execute<{ tx_hash: string; block_height: string; block_hash: string }[]>(
-      `select tx_hash, block_height, block_hash from invoice_payments where network = ? and state = 'confirmed' and block_height > ? order by block_height limit 1`,
-      [this.deps.network, height],
-    );
+    const rows = await this.deps.orm.em
+      .fork()
+      .execute<{ tx_hash: string; block_height: string; block_hash: string }[]>(
+        `select tx_hash, block_height, block_hash from invoice_payments where network = ? and state = 'confirmed' and block_height > ? order by block_height limit 1`,
+        [this.deps.network, height],
+      );
     const r = rows[0];
     return r ? { txHash: r.tx_hash, blockHeight: Number(r.block_height), blockHash: r.block_hash } : null;
   }

@@ -68,7 +68,7 @@ describe('PoolKeeper', () => {
   }
 
   describe('with a derivation thread', () => {
-    it.each<NetworkCode>(['POLYGON', 'SOLANA'])('%s: the pool fills with exactly the adapter\'s addresses, each handed to the watcher', async (network) => {
+    it.each<NetworkCode>(['POLYGON', 'SOLANA'])("%s: the pool fills with exactly the adapter's addresses, each handed to the watcher", async (network) => {
       const thread = new DerivationThread(KEYS);
       const added: string[] = [];
       const pools = keeper(added, { deriveElsewhere: (n, from, count) => thread.derive(n, from, count) });
@@ -100,7 +100,7 @@ describe('PoolKeeper', () => {
       expect(added).toEqual(rows.map((r) => r.normalized));
     });
 
-    it('a thread that derives other addresses (miswired to another network) stores none of them and stops that network\'s refill', async () => {
+    it("a thread that derives other addresses (miswired to another network) stores none of them and stops that network's refill", async () => {
       const thread = new DerivationThread(KEYS);
       const added: string[] = [];
       const { logger, errors } = capturingLogger();
@@ -132,7 +132,7 @@ describe('PoolKeeper', () => {
     const polygon = new DevnetAdapter({ network: 'POLYGON', codec: createAddressCodec('POLYGON', KEYS, { addon: offByOneAt(wrongAt) }), clock, blockIntervalMs: 0 });
     const mixed = new Map<NetworkCode, ChainAdapter>([...adapters, ['POLYGON', polygon]]);
 
-    it('keeps that address out of the pool, stops that network\'s refill with an error log and a halted state; other networks refill', async () => {
+    it("keeps that address out of the pool, stops that network's refill with an error log and a halted state; other networks refill", async () => {
       await database.orm.em.fork().execute(`delete from deposit_addresses where network in ('POLYGON', 'TRC20')`);
       const added: string[] = [];
       const { logger, errors } = capturingLogger();
@@ -146,7 +146,11 @@ describe('PoolKeeper', () => {
       const derived = polygon.deriveDepositAddress(wrongAt);
       const checked = (await polygon.crossCheckDepositAddresses(wrongAt, 1))[0];
       expect(checked).toBe(polygon.deriveDepositAddress(wrongAt + 1));
-      expect(pools.status('POLYGON')).toEqual({ state: 'halted', error: `two derivations of POLYGON deposit address ${wrongAt} differ (second implementation): ${derived} != ${checked}`, haltedAt: clock.now() });
+      expect(pools.status('POLYGON')).toEqual({
+        state: 'halted',
+        error: `two derivations of POLYGON deposit address ${wrongAt} differ (second implementation): ${derived} != ${checked}`,
+        haltedAt: clock.now(),
+      });
       expect(errors).toEqual([expect.objectContaining({ level: 50, network: 'POLYGON', derivationIndex: wrongAt, derived, check: checked, addedBeforeHalt: 50 })]);
 
       // Nothing derives it later either: the pool is down to its 50 checked addresses, below the mark, and stays so.

@@ -76,7 +76,11 @@ const UNDER_LOCK = `select m.id::text as merchant_id,
  * wait). `references` may mix merchants: each merchant's `known` holds only its own withdrawals.
  */
 export async function readUnderLock(q: Query, merchantIds: readonly string[], since: Date, references: readonly string[]): Promise<Map<string, UnderLock>> {
-  const rows = await q<{ merchant_id: string; used: string; available: string | null; whitelist: unknown; known: unknown }>(UNDER_LOCK, [merchantIds, since.toISOString(), references], 'chainpay_wd_under_locks');
+  const rows = await q<{ merchant_id: string; used: string; available: string | null; whitelist: unknown; known: unknown }>(
+    UNDER_LOCK,
+    [merchantIds, since.toISOString(), references],
+    'chainpay_wd_under_locks',
+  );
   const states = new Map<string, UnderLock>();
   for (const row of rows) {
     const known = parseJson<{ reference: string; uuid: string }[]>(row.known);

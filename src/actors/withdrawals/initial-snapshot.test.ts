@@ -50,7 +50,7 @@ describe('withdrawal initial snapshots from templates', () => {
     'review', // a value that is also a state name
   ];
 
-  it('equals a real actor\'s persisted snapshot for every shape and value, first use and cached', () => {
+  it("equals a real actor's persisted snapshot for every shape and value, first use and cached", () => {
     let compared = 0;
     for (const network of ['TRC20', 'BEP20', 'TON', 'SOLANA']) {
       for (const review of [true, false]) {
@@ -80,7 +80,7 @@ describe('withdrawal initial snapshots from templates', () => {
     expect([...templates.values()].every((t) => t !== null && t.length >= 7)).toBe(true);
   });
 
-  it('a processing snapshot carries the sign step\'s input with this withdrawal\'s own values', () => {
+  it("a processing snapshot carries the sign step's input with this withdrawal's own values", () => {
     const uuid = randomUUID();
     const context = createWithdrawalContext({ uuid, network: 'TRC20', address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', netPayout: '4.5', requiredConfirmations: 3, review: false, pollIntervalMs: 50 });
     actors.initialSnapshotJson(context); // template made

@@ -152,9 +152,11 @@ export class PayoutSteps {
         throw classify(error);
       }
       // tx_hash stays null until the broadcast (the actor's commit sets it); the signed hash is in signed_meta.
-      await q('update withdrawals set signed_raw = $1, signed_meta = $2::jsonb, updated_at = $3::timestamptz where uuid = $4', [
-        payout.raw, JSON.stringify(payout.meta), this.deps.clock.now().toISOString(), input.id,
-      ], 'chainpay_payout_store_signed');
+      await q(
+        'update withdrawals set signed_raw = $1, signed_meta = $2::jsonb, updated_at = $3::timestamptz where uuid = $4',
+        [payout.raw, JSON.stringify(payout.meta), this.deps.clock.now().toISOString(), input.id],
+        'chainpay_payout_store_signed',
+      );
       this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash }, 'payout signed and persisted');
       return payout;
     });
@@ -168,8 +170,10 @@ export class PayoutSteps {
     } catch (error) {
       const classified = classify(error);
       if (needsOperator(classified)) {
-        this.deps.logger.error({ err: error, withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash, attention: errorText(classified) },
-          'payout needs an operator: its nonce was used and the node does not know this transaction; the amount stays held (check the chain, then wait or reject)');
+        this.deps.logger.error(
+          { err: error, withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash, attention: errorText(classified) },
+          'payout needs an operator: its nonce was used and the node does not know this transaction; the amount stays held (check the chain, then wait or reject)',
+        );
       } else {
         this.deps.logger.warn({ err: error, withdrawalUuid: input.id, txHash: input.payout.txHash }, 'payout broadcast failed');
       }
@@ -221,9 +225,7 @@ export class PayoutSteps {
         throw classify(error);
       }
       // tx_hash follows once the status check hands the replacement to the actor (after its broadcast).
-      await em.execute('update withdrawals set signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [
-        next.raw, JSON.stringify(next.meta), this.deps.clock.now(), input.id,
-      ]);
+      await em.execute('update withdrawals set signed_raw = ?, signed_meta = ?::jsonb, updated_at = ? where uuid = ?', [next.raw, JSON.stringify(next.meta), this.deps.clock.now(), input.id]);
       this.deps.logger.warn({ withdrawalUuid: input.id, network: input.network, stuckTxHash: payout.txHash, txHash: next.txHash }, 'payout stuck: replacement with a higher fee signed and persisted');
       return next;
     });

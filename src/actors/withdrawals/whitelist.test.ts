@@ -59,7 +59,7 @@ describe('whitelist verdicts over a batch', () => {
     expect(() => judge(net('SOLANA'), 'x')).toThrow(expect.objectContaining({ code: 'unknown_network' }));
   });
 
-  it('AddressForms gives the adapter\'s own verdicts and forms, first use and remembered', () => {
+  it("AddressForms gives the adapter's own verdicts and forms, first use and remembered", () => {
     const forms = new AddressForms(adapters);
     const inputs: [NetworkCode, string][] = [
       ['POLYGON', codecs.POLYGON.sampleAddress('f1')],

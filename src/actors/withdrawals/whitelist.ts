@@ -136,7 +136,6 @@ export async function lockMerchant(em: EntityManager, merchantId: string, forUpd
   if (rows.length === 0) throw new NotFoundError('merchant', merchantId);
 }
 
-
 /**
  * Address checks memoized: the network's normalized form of a valid address, null for an invalid
  * one (or a network without an adapter here). Address codecs are pure functions of the text, so a

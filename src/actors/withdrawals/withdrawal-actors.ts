@@ -258,10 +258,9 @@ export class WithdrawalActors {
     let after = '00000000-0000-0000-0000-000000000000';
     let count = 0;
     for (;;) {
-      const rows = await this.deps.orm.em.fork().execute<{ uuid: string; actor_snapshot: unknown }[]>(
-        'select uuid, actor_snapshot from withdrawals where open and uuid > ? order by uuid limit ?',
-        [after, RESTORE_BATCH],
-      );
+      const rows = await this.deps.orm.em
+        .fork()
+        .execute<{ uuid: string; actor_snapshot: unknown }[]>('select uuid, actor_snapshot from withdrawals where open and uuid > ? order by uuid limit ?', [after, RESTORE_BATCH]);
       for (const row of rows) {
         const snapshot = typeof row.actor_snapshot === 'string' ? JSON.parse(row.actor_snapshot) : row.actor_snapshot;
         this.start(row.uuid, snapshot);
@@ -385,7 +384,15 @@ export class WithdrawalActors {
    * checks and audit row), the changes applied, the outcome booked (postJournalsSql), one UPDATE of
    * what a flush would write (version + 1 as the ORM's versioning does), the event if the status changed.
    */
-  private async commitSql(q: Query, uuid: string, ctx: WithdrawalMachineContext, done: boolean, persistedSnapshot: unknown, now: Date, work: WithdrawalWork | undefined): Promise<{ status: string; change: StatusChange | null; events: OutboxEvent[] }> {
+  private async commitSql(
+    q: Query,
+    uuid: string,
+    ctx: WithdrawalMachineContext,
+    done: boolean,
+    persistedSnapshot: unknown,
+    now: Date,
+    work: WithdrawalWork | undefined,
+  ): Promise<{ status: string; change: StatusChange | null; events: OutboxEvent[] }> {
     const [locked] = await q<LockedRow>(LOCK_ROW, [uuid], 'chainpay_wd_actor_lock');
     if (!locked) throw new Error(`withdrawal ${uuid} has no row`);
     const row = withdrawalOf(locked);

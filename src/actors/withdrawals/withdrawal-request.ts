@@ -44,7 +44,11 @@ function requiredString(body: Record<string, unknown>, field: string): string {
  * format of that network (`invalid_address`), amount a decimal string at the token's precision,
  * at least `min_withdrawal` (`amount_below_minimum`) and above the fee (`amount_not_above_fee`).
  */
-export function parseCreateWithdrawal(body: Record<string, unknown>, active: readonly NetworkSettings[], isValidAddress: (network: NetworkSettings, address: string) => boolean): CreateWithdrawalInput {
+export function parseCreateWithdrawal(
+  body: Record<string, unknown>,
+  active: readonly NetworkSettings[],
+  isValidAddress: (network: NetworkSettings, address: string) => boolean,
+): CreateWithdrawalInput {
   CREATE_WITHDRAWAL_FIELDS.assertKnown(body);
   const reference = parseReference(body);
   if (body.network === undefined || body.network === null) throw new MalformedRequestError('network is required', 'network', 'missing_field');

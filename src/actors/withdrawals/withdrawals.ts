@@ -125,7 +125,12 @@ export class Withdrawals {
     return this.requestLoad.around(() => this.createCounted(merchantId, body, active, requestId));
   }
 
-  private async createCounted(requestedMerchant: string, body: Record<string, unknown>, active: readonly NetworkSettings[], requestId: string | undefined): Promise<{ row: Withdrawal; created: boolean }> {
+  private async createCounted(
+    requestedMerchant: string,
+    body: Record<string, unknown>,
+    active: readonly NetworkSettings[],
+    requestId: string | undefined,
+  ): Promise<{ row: Withdrawal; created: boolean }> {
     if (!UUID.test(requestedMerchant)) throw new NotFoundError('merchant', requestedMerchant);
     // One spelling per merchant: the batch key, the rows and the ledger accounts
     // (merchant:<id>:available, whose balance the hold moves) all use PostgreSQL's text form of the
@@ -150,7 +155,10 @@ export class Withdrawals {
     // it: a known reference answers with its withdrawal, then the whitelist, then the balance.
     const result = await this.batches.submit(merchantId, input);
     if (result.created) {
-      this.createdLog.info({ withdrawalUuid: result.row.uuid, merchantId, reference: input.reference ?? undefined, network: input.network.code, amount: input.amount, status: result.row.status, requestId }, 'withdrawal created');
+      this.createdLog.info(
+        { withdrawalUuid: result.row.uuid, merchantId, reference: input.reference ?? undefined, network: input.network.code, amount: input.amount, status: result.row.status, requestId },
+        'withdrawal created',
+      );
     }
     return { row: result.row, created: result.created };
   }
@@ -245,7 +253,10 @@ export class Withdrawals {
    * connection (creation-sql.ts).
    */
   private async createLocked(q: Query, groups: readonly MerchantGroup[]): Promise<LockedBatch> {
-    const caps = await lockMerchantsCaps(q, groups.map((g) => g.key));
+    const caps = await lockMerchantsCaps(
+      q,
+      groups.map((g) => g.key),
+    );
     const locked = groups.filter((g) => caps.has(g.key)).map((g) => g.key);
     const now = this.deps.clock.now();
     const references = groups.flatMap((g) => g.inputs.map((i) => i.reference).filter((r): r is string => r !== null));
@@ -272,7 +283,13 @@ export class Withdrawals {
    * merchant (no caps: no row to lock) has no whitelist: each input is refused as not whitelisted
    * (422), as the whitelist check answers it.
    */
-  private judge(group: MerchantGroup, caps: MerchantCaps | undefined, state: UnderLock | undefined, now: Date, into: { rows: Withdrawal[]; snapshots: string[]; holds: JournalInput[] }): LockedOutcome[] {
+  private judge(
+    group: MerchantGroup,
+    caps: MerchantCaps | undefined,
+    state: UnderLock | undefined,
+    now: Date,
+    into: { rows: Withdrawal[]; snapshots: string[]; holds: JournalInput[] },
+  ): LockedOutcome[] {
     if (!caps || !state) return group.inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], now)(input.network, input.address) }));
     const merchantId = group.key;
     const whitelistRefusal = this.deps.whitelist.judge(state.whitelist, now);
@@ -384,12 +401,17 @@ export class Withdrawals {
       const waiting = ctx.attention ? `${NEEDS_OPERATOR_PREFIX}${ctx.attention}` : null;
       if (!decidable(ctx.status, ctx.failureReason ?? waiting)) throw notInReview(ctx.status);
     };
-    await this.deps.actors.send(uuid, event, async (q, row) => {
-      if (!decidable(row.status, row.failureReason)) throw notInReview(row.status);
-      const after = event.type === 'APPROVE' ? { status: 'processing' } : { status: 'rejected', rejection_reason: event.reason };
-      const before = { status: row.status, amount: canonicalDecimal(row.amount), merchant_id: row.merchantId, ...(row.failureReason ? { failure_reason: row.failureReason } : {}) };
-      await recordAuditSql(q, { actor, action, target: `withdrawal:${uuid}`, before, after, at: this.deps.clock.now() });
-    }, inReview);
+    await this.deps.actors.send(
+      uuid,
+      event,
+      async (q, row) => {
+        if (!decidable(row.status, row.failureReason)) throw notInReview(row.status);
+        const after = event.type === 'APPROVE' ? { status: 'processing' } : { status: 'rejected', rejection_reason: event.reason };
+        const before = { status: row.status, amount: canonicalDecimal(row.amount), merchant_id: row.merchantId, ...(row.failureReason ? { failure_reason: row.failureReason } : {}) };
+        await recordAuditSql(q, { actor, action, target: `withdrawal:${uuid}`, before, after, at: this.deps.clock.now() });
+      },
+      inReview,
+    );
     this.deps.logger.info({ withdrawalUuid: uuid, action, actor }, 'withdrawal review decided');
   }
 }

@@ -14,7 +14,7 @@ const WATCH_ONLY = { xpub: seed.derive(EVM_DEPOSIT_ACCOUNT_PATH).publicExtendedK
 
 const threadWorker = (thread: DerivationThread): Worker | null => (thread as unknown as { worker: Worker | null }).worker;
 
-describe('DerivationThread: deposit addresses derived on a worker thread by both of the codecs\' implementations', () => {
+describe("DerivationThread: deposit addresses derived on a worker thread by both of the codecs' implementations", () => {
   const thread = new DerivationThread({ mnemonic: JUNK });
   afterAll(() => thread.close());
 
@@ -46,7 +46,7 @@ describe('DerivationThread: deposit addresses derived on a worker thread by both
     expect((await Promise.all(ranges)).flatMap((r) => r.addresses)).toEqual(Array.from({ length: 32 }, (_, i) => codec.deriveDepositAddress(i)));
   });
 
-  it('a codec that refuses fails that job only, with the codec\'s reason', async () => {
+  it("a codec that refuses fails that job only, with the codec's reason", async () => {
     const refused = thread.derive('TON', 0, 1);
     await expect(refused).rejects.toBeInstanceOf(DerivationThreadError);
     await expect(refused).rejects.toMatchObject({ details: { network: 'TON', from: 0, count: 1, cause: expect.stringContaining('UnsupportedOperationError') } });

@@ -38,11 +38,13 @@ async function derive(job: DerivationJob): Promise<CheckedAddresses> {
 }
 
 parentPort!.on('message', (job: DerivationJob) => {
-  derive(job).then(
-    (derived): DerivationAnswer => ({ id: job.id, ok: true, ...derived, engine: secp256k1Addon().engine }),
-    (err: unknown): DerivationAnswer => {
-      const e = err instanceof Error ? err : new Error(String(err));
-      return { id: job.id, ok: false, name: e.name, message: e.message };
-    },
-  ).then((answer) => parentPort!.postMessage(answer));
+  derive(job)
+    .then(
+      (derived): DerivationAnswer => ({ id: job.id, ok: true, ...derived, engine: secp256k1Addon().engine }),
+      (err: unknown): DerivationAnswer => {
+        const e = err instanceof Error ? err : new Error(String(err));
+        return { id: job.id, ok: false, name: e.name, message: e.message };
+      },
+    )
+    .then((answer) => parentPort!.postMessage(answer));
 });

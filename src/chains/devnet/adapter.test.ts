@@ -36,8 +36,16 @@ describe('DevnetAdapter: pay and watch', () => {
     const [transfer, block] = rec.seen.slice(1);
     expect(block).toMatchObject({ kind: 'block', height: 1, hash: chain.head().hash, timestamp: expect.any(Date) });
     expect(transfer).toEqual({
-      kind: 'transfer', network: 'POLYGON', txHash: paid.txHash, eventIndex: 0, blockHeight: 1, blockHash: chain.head().hash,
-      from: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), to: to.toLowerCase(), memo: null, amount: '10.5',
+      kind: 'transfer',
+      network: 'POLYGON',
+      txHash: paid.txHash,
+      eventIndex: 0,
+      blockHeight: 1,
+      blockHash: chain.head().hash,
+      from: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+      to: to.toLowerCase(),
+      memo: null,
+      amount: '10.5',
       blockTime: (block as { timestamp: Date }).timestamp, // its block's time: "paid in time" is judged by it
     });
     expect(rec.of('block')[1]!.parentHash).toBe(rec.of('block')[0]!.hash);
@@ -193,13 +201,19 @@ describe('DevnetAdapter: pay and watch', () => {
   it('links carry the devnet token and chain id, never mainnet USDT: a real wallet cannot pay them', async () => {
     const amount = { amount: '1.5', memo: null };
     const bsc = devnet('BEP20');
-    expect(bsc.paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toBe('ethereum:0x790a20263ECcFcabec396279bD6708b5c4F3ad6e@2100000056/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000000000000000');
-    expect(devnet('POLYGON').paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toBe('ethereum:0x30A76416337482dBeA50a728d0c2Bb95230fA6a7@2100000137/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000');
+    expect(bsc.paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toBe(
+      'ethereum:0x790a20263ECcFcabec396279bD6708b5c4F3ad6e@2100000056/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000000000000000',
+    );
+    expect(devnet('POLYGON').paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toBe(
+      'ethereum:0x30A76416337482dBeA50a728d0c2Bb95230fA6a7@2100000137/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=1500000',
+    );
     expect(devnet('ARBITRUM').paymentLink({ address: bsc.deriveDepositAddress(0), ...amount })).toMatch(/^ethereum:0x900b408C95c2763F3F457CB087e597e921279b16@2100042161\/transfer\?/);
     const tron = devnet('TRC20');
     expect(tron.paymentLink({ address: tron.deriveDepositAddress(0), ...amount })).toBe(`tron:${tron.deriveDepositAddress(0)}?token=TGdqt9pjrY4Nve1TaLswfjfbfvyifyS7SS&amount=1.5`);
     const ton = devnet('TON');
-    expect(ton.paymentLink({ address: ton.sharedDepositAddress(), amount: '1.5', memo: 'inv-1' })).toBe(`ton://transfer/${ton.sharedDepositAddress()}?jetton=EQDOaXNp0XFHOKctTC9RzPHe0NOiasd_v-Sp3NLvnSopJ2Dm&amount=1500000&text=inv-1`);
+    expect(ton.paymentLink({ address: ton.sharedDepositAddress(), amount: '1.5', memo: 'inv-1' })).toBe(
+      `ton://transfer/${ton.sharedDepositAddress()}?jetton=EQDOaXNp0XFHOKctTC9RzPHe0NOiasd_v-Sp3NLvnSopJ2Dm&amount=1500000&text=inv-1`,
+    );
     const sol = devnet('SOLANA');
     expect(sol.paymentLink({ address: sol.deriveDepositAddress(0), ...amount })).toBe(`solana:${sol.deriveDepositAddress(0)}?amount=1.5&spl-token=AvYoSedFZBsz5ayJ8tArkgCKdZaNJMmBQRT3oxmJiv4v`);
     for (const network of NETWORK_CODES) {
@@ -227,6 +241,15 @@ describe('DevnetAdapter: pay and watch', () => {
       expect(() => new DevnetAdapter({ network, codec, clock: manualClock(), blockIntervalMs: 0, tokenContract: NETWORK_FACTS[network].mainnetToken })).toThrow(/must not be mainnet USDT/);
     }
     // EVM ids in another letter case are the same contract.
-    expect(() => new DevnetAdapter({ network: 'POLYGON', codec: createAddressCodec('POLYGON', { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, tokenContract: NETWORK_FACTS.POLYGON.mainnetToken.toLowerCase() })).toThrow(/must not be mainnet USDT/);
+    expect(
+      () =>
+        new DevnetAdapter({
+          network: 'POLYGON',
+          codec: createAddressCodec('POLYGON', { mnemonic: MNEMONIC }),
+          clock: manualClock(),
+          blockIntervalMs: 0,
+          tokenContract: NETWORK_FACTS.POLYGON.mainnetToken.toLowerCase(),
+        }),
+    ).toThrow(/must not be mainnet USDT/);
   });
 });

@@ -235,7 +235,9 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   /** Refused on families whose chains do not reorganise (TON, SOLANA: a final block per step). */
   async reorg(depth: number): Promise<{ head: number; hash: string }> {
     if (!REORG_FAMILIES.has(this.facts.family)) {
-      throw new ValidationError('reorg_unsupported', `${this.network} does not reorganise: its chain family (${this.facts.family}) has no reorgs, so its devnet has none either`, 'network', { family: this.facts.family });
+      throw new ValidationError('reorg_unsupported', `${this.network} does not reorganise: its chain family (${this.facts.family}) has no reorgs, so its devnet has none either`, 'network', {
+        family: this.facts.family,
+      });
     }
     const head = await this.live().reorg(depth);
     return { head: head.height, hash: head.hash };

@@ -59,7 +59,18 @@ export class DevnetBlockSource implements BlockSource {
       if (!block) throw new InconsistentChainError(`devnet block ${height} not available`, { height });
       for (const t of block.transfers) {
         if (t.contract !== tokenContract || (t.toKey !== sharedKey && !watched.has(t.toKey))) continue;
-        out.push({ kind: 'transfer', network, txHash: t.txHash, eventIndex: t.eventIndex, blockHeight: block.height, blockHash: block.hash, from: t.from, to: t.toKey, memo: t.memo, amount: t.amount });
+        out.push({
+          kind: 'transfer',
+          network,
+          txHash: t.txHash,
+          eventIndex: t.eventIndex,
+          blockHeight: block.height,
+          blockHash: block.hash,
+          from: t.from,
+          to: t.toKey,
+          memo: t.memo,
+          amount: t.amount,
+        });
       }
     }
     return out;

@@ -36,7 +36,12 @@ export function randomTxHash(family: ChainFamily): string {
 
 /** A transaction hash fixed by `seed` (signed payouts: signing twice yields the same hash). */
 export function deterministicTxHash(family: ChainFamily, seed: string): string {
-  return shape(family, createHash(family === 'solana' ? 'sha512' : 'sha256').update(seed).digest());
+  return shape(
+    family,
+    createHash(family === 'solana' ? 'sha512' : 'sha256')
+      .update(seed)
+      .digest(),
+  );
 }
 
 export function randomBlockHash(family: ChainFamily): string {

@@ -35,7 +35,13 @@ function transfer(to: string, amount: string): PendingTransfer {
 
 function block(parent: DevnetBlock | null, transfers: PendingTransfer[] = []): DevnetBlock {
   const height = parent ? parent.height + 1 : 0;
-  return { height, hash: parent ? randomBlockHash('tron') : deterministicBlockHash('tron', 'chainpay-devnet:TRC20:genesis'), parentHash: parent?.hash ?? deterministicBlockHash('tron', ''), timestamp: Date.parse('2025-01-01T00:00:00Z') + height * 1000, transfers: transfers.map((t, eventIndex) => ({ ...t, eventIndex })) };
+  return {
+    height,
+    hash: parent ? randomBlockHash('tron') : deterministicBlockHash('tron', 'chainpay-devnet:TRC20:genesis'),
+    parentHash: parent?.hash ?? deterministicBlockHash('tron', ''),
+    timestamp: Date.parse('2025-01-01T00:00:00Z') + height * 1000,
+    transfers: transfers.map((t, eventIndex) => ({ ...t, eventIndex })),
+  };
 }
 
 /** An old journal: genesis, 1-3 (a payment in 3), a reorg of depth 1, 3' and 4', a payout in the mempool. */
@@ -73,7 +79,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe('an older version\'s devnet journal', () => {
+describe("an older version's devnet journal", () => {
   it('is imported once with its orphans and mempool, then renamed; the chain goes on from its head', async () => {
     const { b, orphan, pending, file } = writeJournal();
     const chain = await devnet();

@@ -70,7 +70,8 @@ function replay(file: string, entries: readonly LegacyEntry[]): InitialChain {
       canonical.splice(canonical.length - entry.depth);
     } else {
       const head = canonical[canonical.length - 1];
-      if (entry.block.height !== canonical.length || (head && entry.block.parentHash !== head.hash)) throw new LegacyJournalError(file, i, `entry ${i}: block ${entry.block.height} does not extend the head`);
+      if (entry.block.height !== canonical.length || (head && entry.block.parentHash !== head.hash))
+        throw new LegacyJournalError(file, i, `entry ${i}: block ${entry.block.height} does not extend the head`);
       canonical.push(entry.block);
       all.push(entry.block);
       for (const t of entry.block.transfers) mempool.delete(t.txHash);

@@ -106,7 +106,12 @@ export class PgDevnetStore implements DevnetChainStore {
       if (created.length === 0) return false;
       for (let i = 0; i < initial.blocks.length; i += CHUNK) {
         const chunk = initial.blocks.slice(i, i + CHUNK);
-        await insertBlocks(q, network, chunk.map((b) => b.block), chunk.map((b) => b.canonical));
+        await insertBlocks(
+          q,
+          network,
+          chunk.map((b) => b.block),
+          chunk.map((b) => b.canonical),
+        );
       }
       for (const transfer of initial.mempool) await q(INSERT_PENDING, pendingValues(network, transfer), 'devnet_insert_pending');
       return true;
@@ -131,7 +136,12 @@ export class PgDevnetStore implements DevnetChainStore {
       const moved = await q(MOVE_HEAD, [network, ...head], 'devnet_move_head');
       if (moved.length === 0) throw new DevnetHeadMovedError(network, change.expectedHead);
       await q(ORPHAN_ABOVE, [network, keepHeight], 'devnet_orphan_above');
-      await insertBlocks(q, network, change.blocks, change.blocks.map(() => true));
+      await insertBlocks(
+        q,
+        network,
+        change.blocks,
+        change.blocks.map(() => true),
+      );
     });
   }
 
@@ -185,7 +195,17 @@ function blockColumns(blocks: readonly DevnetBlock[]): unknown[][] {
 function transferColumns(blocks: readonly DevnetBlock[]): unknown[][] {
   const rows = blocks.flatMap((b) => b.transfers.map((t) => ({ block: b.hash, t })));
   const column = <T>(pick: (t: DevnetTransfer) => T): T[] => rows.map(({ t }) => pick(t));
-  return [rows.map((r) => r.block), column((t) => t.eventIndex), column((t) => t.txHash), column((t) => t.from), column((t) => t.to), column((t) => t.toKey), column((t) => t.amount), column((t) => t.memo), column((t) => t.contract)];
+  return [
+    rows.map((r) => r.block),
+    column((t) => t.eventIndex),
+    column((t) => t.txHash),
+    column((t) => t.from),
+    column((t) => t.to),
+    column((t) => t.toKey),
+    column((t) => t.amount),
+    column((t) => t.memo),
+    column((t) => t.contract),
+  ];
 }
 
 function headerOf(row: BlockRow): BlockHeader {

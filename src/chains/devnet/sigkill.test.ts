@@ -81,7 +81,10 @@ const clock = { now: () => new Date(), setTimeout: (fn: () => void, ms: number) 
     }
     const lines = out.split('\n');
     // The last line may be torn (killed mid-print); every complete line was acknowledged.
-    const acked = lines.slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as Acked);
+    const acked = lines
+      .slice(0, -1)
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Acked);
     const sql = <T>(text: string, values: unknown[] = []): Promise<T[]> => orm.em.fork().getConnection().execute<T[]>(text, values);
 
     // One contiguous canonical chain from genesis to the stored head, each block on its parent.
@@ -109,7 +112,13 @@ const clock = { now: () => new Date(), setTimeout: (fn: () => void, ms: number) 
     }
 
     // A new process continues the same chain, and a watch from genesis sees every payment once.
-    const chain = new DevnetAdapter({ network: 'BEP20', codec: createAddressCodec('BEP20', { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, store: new PgDevnetStore(new RawSql(orm)) });
+    const chain = new DevnetAdapter({
+      network: 'BEP20',
+      codec: createAddressCodec('BEP20', { mnemonic: MNEMONIC }),
+      clock: manualClock(),
+      blockIntervalMs: 0,
+      store: new PgDevnetStore(new RawSql(orm)),
+    });
     try {
       await chain.init();
       expect(chain.head()).toEqual({ head: Number(head!.head_height), hash: head!.head_hash });

@@ -65,7 +65,16 @@ export class EvmAdapter implements ChainAdapter {
     if (decimals !== this.config.expectedDecimals) throw new TokenDecimalsMismatchError(this.network, this.tokenContract, this.config.expectedDecimals, decimals);
     this.decimals = decimals;
     this.chainId = chainId;
-    this.payouts = new EvmPayouts({ network: this.network, gasCoin: EVM_GAS_COIN[this.network], client: this.client, codec: this.config.codec, token, decimals, chainId, gasHeadroomPercent: this.config.gasHeadroomPercent });
+    this.payouts = new EvmPayouts({
+      network: this.network,
+      gasCoin: EVM_GAS_COIN[this.network],
+      client: this.client,
+      codec: this.config.codec,
+      token,
+      decimals,
+      chainId,
+      gasHeadroomPercent: this.config.gasHeadroomPercent,
+    });
   }
 
   watch(options: WatchOptions): EvmWatch {

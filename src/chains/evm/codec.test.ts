@@ -13,7 +13,7 @@ const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon
 describe('EvmCodec', () => {
   const codec = new EvmCodec({ mnemonic: JUNK });
 
-  it('derives the well-known BIP-44 addresses (m/44\'/60\'/0\'/0/i)', () => {
+  it("derives the well-known BIP-44 addresses (m/44'/60'/0'/0/i)", () => {
     expect(codec.deriveDepositAddress(0)).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
     expect(codec.deriveDepositAddress(1)).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
     expect(new EvmCodec({ mnemonic: ABANDON }).deriveDepositAddress(0)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
@@ -43,7 +43,7 @@ describe('EvmCodec', () => {
     expect(() => codec.deriveDepositAddress(2 ** 31)).toThrow(RangeError);
   });
 
-  it('hot wallet is m/44\'/60\'/1\'/0/0 with its private key', () => {
+  it("hot wallet is m/44'/60'/1'/0/0 with its private key", () => {
     const hot = codec.hotWallet();
     const account = mnemonicToAccount(JUNK, { accountIndex: 1 });
     expect(hot.address).toBe(account.address);
@@ -70,12 +70,28 @@ describe('EvmCodec', () => {
   });
 
   it('builds EIP-681 links with chain id and exact base units', () => {
-    const link = codec.paymentLink({ address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', amount: '10.5', memo: null, tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', tokenDecimals: 6, chainId: 137 });
+    const link = codec.paymentLink({
+      address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+      amount: '10.5',
+      memo: null,
+      tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F',
+      tokenDecimals: 6,
+      chainId: 137,
+    });
     expect(link).toBe('ethereum:0xc2132D05D31c914a87C6611C10748AEb04B58e8F@137/transfer?address=0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266&uint256=10500000');
-    const bep = codec.paymentLink({ address: codec.deriveDepositAddress(0), amount: '1234.123456789012345678', memo: null, tokenContract: '0x55d398326f99059fF775485246999027B3197955', tokenDecimals: 18, chainId: 56 });
+    const bep = codec.paymentLink({
+      address: codec.deriveDepositAddress(0),
+      amount: '1234.123456789012345678',
+      memo: null,
+      tokenContract: '0x55d398326f99059fF775485246999027B3197955',
+      tokenDecimals: 18,
+      chainId: 56,
+    });
     expect(bep).toContain('@56/transfer?');
     expect(bep).toContain('&uint256=1234123456789012345678');
-    expect(() => codec.paymentLink({ address: codec.deriveDepositAddress(0), amount: '1.0000001', memo: null, tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', tokenDecimals: 6, chainId: 137 })).toThrow(expect.objectContaining({ code: 'amount_precision' }));
+    expect(() =>
+      codec.paymentLink({ address: codec.deriveDepositAddress(0), amount: '1.0000001', memo: null, tokenContract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', tokenDecimals: 6, chainId: 137 }),
+    ).toThrow(expect.objectContaining({ code: 'amount_precision' }));
   });
 
   it('uses a derived address in the link as it is (EIP-55 already), and checksums one without checksum information', () => {
@@ -118,7 +134,7 @@ describe('EvmCodec range derivation', () => {
     expect(codec.deriveDepositAddresses(2 ** 31 - 2, 2)).toEqual([reference(node, 2 ** 31 - 2), reference(node, 2 ** 31 - 1)]);
   });
 
-  it('the live adapter exposes the codec\'s range derivation (the pool refill uses it)', () => {
+  it("the live adapter exposes the codec's range derivation (the pool refill uses it)", () => {
     const codec = new EvmCodec({ mnemonic: JUNK });
     const adapter = new EvmAdapter({ network: 'POLYGON', rpcUrl: 'http://127.0.0.1:9', codec, confirmations: 1 });
     expect(adapter.deriveDepositAddresses?.(5, 3)).toEqual([5, 6, 7].map((i) => codec.deriveDepositAddress(i)));

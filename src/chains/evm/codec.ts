@@ -37,14 +37,18 @@ export class EvmCodec implements AddressCodec {
   /** <account>/0/from .. from+count-1 by @scure/bip32, @noble/hashes' keccak and viem's EIP-55 (getAddress). */
   deriveDepositAddresses(from: number, count: number): string[] {
     assertDerivationRange(from, count);
-    return this.depositChains().primary.childKeys(from, count).map((key) => getAddress(bytesToHex(keccakAccountIdOfUncompressed(key))));
+    return this.depositChains()
+      .primary.childKeys(from, count)
+      .map((key) => getAddress(bytesToHex(keccakAccountIdOfUncompressed(key))));
   }
 
   /** The same by the secp256k1 add-on's CKDpub, the keccak add-on and our EIP-55 over that keccak (checksum.ts): no step shared. */
   async crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
     assertDerivationRange(from, count);
     const keccak = this.addon.keccak256;
-    return this.depositChains().check.childKeys(from, count).map((key) => eip55Address(keccakAccountIdOfUncompressed(key, keccak), keccak));
+    return this.depositChains()
+      .check.childKeys(from, count)
+      .map((key) => eip55Address(keccakAccountIdOfUncompressed(key, keccak), keccak));
   }
 
   private depositChains(): Secp256k1DepositChains {

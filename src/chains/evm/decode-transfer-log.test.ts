@@ -11,8 +11,15 @@ const addressWord = (seed: string): Hex => pad(word(seed).slice(0, 42) as Hex, {
 
 function log(i: number, from: Hex, to: Hex, data: Hex): RpcLog {
   return {
-    address: TOKEN, blockHash: word(`block ${i}`), blockNumber: toHex(1_000 + i), data, logIndex: toHex(i),
-    transactionHash: word(`tx ${i}`), transactionIndex: toHex(i % 7), removed: false, topics: [TRANSFER_TOPIC, from, to],
+    address: TOKEN,
+    blockHash: word(`block ${i}`),
+    blockNumber: toHex(1_000 + i),
+    data,
+    logIndex: toHex(i),
+    transactionHash: word(`tx ${i}`),
+    transactionIndex: toHex(i % 7),
+    removed: false,
+    topics: [TRANSFER_TOPIC, from, to],
   };
 }
 
@@ -50,7 +57,15 @@ describe('decodeTransferLog', () => {
     for (let i = 0; i < 300; i++) {
       const h = word(`random ${i}`);
       const dataBytes = [0, 1, 31, 32, 33, 64][i % 6]!;
-      const raw = log(i, addressWord(`from ${i}`), i % 2 ? word(`to ${i}`) : addressWord(`to ${i}`), `0x${h.slice(2).repeat(3).slice(0, dataBytes * 2)}` as Hex);
+      const raw = log(
+        i,
+        addressWord(`from ${i}`),
+        i % 2 ? word(`to ${i}`) : addressWord(`to ${i}`),
+        `0x${h
+          .slice(2)
+          .repeat(3)
+          .slice(0, dataBytes * 2)}` as Hex,
+      );
       const expected = viaViem(raw);
       expect(decodeTransferLog(raw)).toEqual(expected);
       if (expected !== null) accepted++;

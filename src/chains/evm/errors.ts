@@ -6,7 +6,11 @@ export type EvmErrorDetails = Record<string, string | number | boolean | null | 
 export abstract class EvmAdapterError extends Error {
   abstract override readonly name: string;
   abstract readonly code: string;
-  constructor(message: string, readonly details: EvmErrorDetails = {}, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly details: EvmErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
@@ -69,7 +73,11 @@ export class PayoutNonceConsumedError extends EvmAdapterError {
 export class PayoutBroadcastError extends EvmAdapterError {
   override readonly name = 'PayoutBroadcastError';
   readonly code = 'payout_broadcast_failed';
-  constructor(txHash: string, cause: unknown, readonly diagnosis?: PayoutInsufficientGasError) {
+  constructor(
+    txHash: string,
+    cause: unknown,
+    readonly diagnosis?: PayoutInsufficientGasError,
+  ) {
     const why = diagnosis ? diagnosis.message : cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
     super(`broadcast of ${txHash} failed: ${why}`, { txHash, ...(diagnosis ? { diagnosis: diagnosis.code } : {}) }, { cause });
   }
@@ -122,7 +130,10 @@ export class PayoutRejectedError extends EvmAdapterError {
 export class EvmConfigError extends EvmAdapterError {
   override readonly name = 'EvmConfigError';
   readonly code = 'evm_config_invalid';
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`invalid configuration: ${variable}: ${message}`, { variable });
   }
 }

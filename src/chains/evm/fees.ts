@@ -1,8 +1,6 @@
 import { Eip1559FeesNotSupportedError, type PublicClient } from 'viem';
 
-export type FeeParams =
-  | { readonly type: 'eip1559'; readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
-  | { readonly type: 'legacy'; readonly gasPrice: bigint };
+export type FeeParams = { readonly type: 'eip1559'; readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint } | { readonly type: 'legacy'; readonly gasPrice: bigint };
 
 /** The node's current fee suggestion: EIP-1559 where blocks carry a base fee, legacy otherwise. */
 export async function currentFees(client: PublicClient): Promise<FeeParams> {

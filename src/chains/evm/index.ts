@@ -2,8 +2,17 @@
 export { createEvmAdapter, EvmAdapter, type EvmWatch } from './adapter';
 export { EVM_NETWORKS, isEvmNetwork, type EvmAdapterConfig, type EvmNetworkCode } from './config';
 export {
-  AdapterNotInitializedError, ChainIdMismatchError, EvmAdapterError, EvmConfigError, PayoutBroadcastError, PayoutInsufficientGasError,
-  PayoutInsufficientTokenError, PayoutNonceConsumedError, PayoutRejectedError, TokenContractMissingError, TokenDecimalsMismatchError,
+  AdapterNotInitializedError,
+  ChainIdMismatchError,
+  EvmAdapterError,
+  EvmConfigError,
+  PayoutBroadcastError,
+  PayoutInsufficientGasError,
+  PayoutInsufficientTokenError,
+  PayoutNonceConsumedError,
+  PayoutRejectedError,
+  TokenContractMissingError,
+  TokenDecimalsMismatchError,
   type HotWalletShortfall,
 } from './errors';
 export { evmLiveFactory, evmLiveOptions, type EvmLiveOptions, type EvmNetworkSettings } from './live-factory';

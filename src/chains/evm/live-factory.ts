@@ -55,7 +55,13 @@ export function evmLiveOptions(networks: Partial<Record<NetworkCode, EvmNetworkS
   for (const [code, n] of Object.entries(networks) as Array<[NetworkCode, EvmNetworkSettings]>) {
     if (!isEvmNetwork(code) || !n.rpcUrl || n.enabled === false) continue;
     const expectedChainId = n.chainId ?? NETWORK_FACTS[code].chainId;
-    out[code] = { rpcUrl: n.rpcUrl, confirmations: n.requiredConfirmations, ...(expectedChainId !== undefined ? { expectedChainId } : {}), ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}), ...(n.pollIntervalMs ? { pollIntervalMs: n.pollIntervalMs } : {}) };
+    out[code] = {
+      rpcUrl: n.rpcUrl,
+      confirmations: n.requiredConfirmations,
+      ...(expectedChainId !== undefined ? { expectedChainId } : {}),
+      ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}),
+      ...(n.pollIntervalMs ? { pollIntervalMs: n.pollIntervalMs } : {}),
+    };
   }
   return out;
 }

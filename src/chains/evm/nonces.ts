@@ -28,7 +28,10 @@ export class WalletNonces {
   private readonly mutex = new Mutex();
   private readonly unsent = new Map<number, number>(); // nonce -> signedAt (ms)
 
-  constructor(private readonly reserveMs = 120_000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly reserveMs = 120_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Runs `sign` with the next free nonce; the nonce is reserved when `sign` resolves. */
   assign<T>(pendingNonce: () => Promise<number>, sign: (nonce: number) => Promise<T>, stored?: StoredNonces): Promise<T> {

@@ -1,4 +1,20 @@
-import { BaseError, encodeFunctionData, formatEther, formatUnits, getAddress, HttpRequestError, LimitExceededRpcError, ResourceUnavailableRpcError, TimeoutError, keccak256, parseTransaction, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
+import {
+  BaseError,
+  encodeFunctionData,
+  formatEther,
+  formatUnits,
+  getAddress,
+  HttpRequestError,
+  LimitExceededRpcError,
+  ResourceUnavailableRpcError,
+  TimeoutError,
+  keccak256,
+  parseTransaction,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';
@@ -112,7 +128,8 @@ export class EvmPayouts {
       if (transient) throw error;
       // Why, from the chain state rather than the node's wording: the tokens, then the gas coin.
       const tokens = await this.tokenBalance(from);
-      if (tokens < units) throw new PayoutInsufficientTokenError({ ...this.wallet(from), symbol: 'USDT', balance: formatUnits(tokens, this.deps.decimals), needed: formatUnits(units, this.deps.decimals) });
+      if (tokens < units)
+        throw new PayoutInsufficientTokenError({ ...this.wallet(from), symbol: 'USDT', balance: formatUnits(tokens, this.deps.decimals), needed: formatUnits(units, this.deps.decimals) });
       const coins = await this.deps.client.getBalance({ address: from });
       if (coins === 0n) throw new PayoutInsufficientGasError({ ...this.wallet(from), symbol: this.deps.gasCoin, balance: '0', needed: null });
       throw new PayoutRejectedError(payoutId, error);
@@ -154,7 +171,9 @@ const TRANSIENT = [HttpRequestError, TimeoutError, LimitExceededRpcError, Resour
 
 /** This payout's transaction and every earlier version it replaced. */
 function versions(payout: SignedPayout): Hex[] {
-  const earlier = String(payout.meta.replaces ?? '').split(',').filter((h) => h.length > 0);
+  const earlier = String(payout.meta.replaces ?? '')
+    .split(',')
+    .filter((h) => h.length > 0);
   return [payout.txHash, ...earlier] as Hex[];
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
-import { EvmWatchedSet, } from './watched-set';
+import { EvmWatchedSet } from './watched-set';
 
 const hex = (seed: string) => `0x${createHash('sha256').update(seed).digest('hex').slice(0, 40)}`;
 

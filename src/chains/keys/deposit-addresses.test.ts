@@ -18,7 +18,13 @@ import { loadSecp256k1Addon, type Secp256k1Addon } from './secp256k1-addon';
  * wallets' test suites.
  */
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const EVM = ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0', '0xb6716976A3ebe8D39aCEB04372f22Ff8e6802D7A', '0xF3f50213C1d2e255e4B2bAD430F8A38EEF8D718E', '0x51cA8ff9f1C0a99f88E86B8112eA3237F55374cA'];
+const EVM = [
+  '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+  '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0',
+  '0xb6716976A3ebe8D39aCEB04372f22Ff8e6802D7A',
+  '0xF3f50213C1d2e255e4B2bAD430F8A38EEF8D718E',
+  '0x51cA8ff9f1C0a99f88E86B8112eA3237F55374cA',
+];
 const TRON = ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK', 'TYJPRrdB5APNeRs4R7fYZSwW3TcrTKw2gx'];
 const SOLANA_0 = 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk';
 /** The published xpubs of the same mnemonic at m/44'/60'/0' (the account) and m/44'/60'/0'/0 (its external chain). */
@@ -106,7 +112,7 @@ describe('SLIP-0010 ed25519: the two implementations', () => {
   });
 });
 
-describe('eip55Address (the check\'s EIP-55)', () => {
+describe("eip55Address (the check's EIP-55)", () => {
   it('checksums as viem getAddress, with either keccak', () => {
     for (const [, addon] of ENGINES) {
       for (let i = 0; i < 200; i++) {

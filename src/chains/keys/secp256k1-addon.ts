@@ -56,7 +56,11 @@ export function loadSecp256k1Addon(load: AddonLoader = require): Secp256k1Addon 
     engine: curve.native ? 'libsecp256k1' : 'javascript',
     publicKeyTweakAdd: (publicKey, tweak, compressed) => curve.api.publicKeyTweakAdd(publicKey, tweak, compressed),
     // The package takes a Buffer only: a view of the same bytes, no copy.
-    keccak256: (data) => keccak.api('keccak256').update(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)).digest(),
+    keccak256: (data) =>
+      keccak
+        .api('keccak256')
+        .update(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+        .digest(),
   };
 }
 

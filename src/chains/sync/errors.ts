@@ -12,7 +12,11 @@ export abstract class ChainSyncError extends Error {
   abstract readonly code: string;
   /** false: the follower stops (an operator must act). */
   abstract readonly retryable: boolean;
-  constructor(message: string, readonly details: SyncErrorDetails = {}, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly details: SyncErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -16,8 +16,15 @@ function follow(chain: MemoryChain, extra: Partial<FollowerOptions> = {}) {
   const seen: ChainObservation[] = [];
   const errors: Error[] = [];
   const follower = new BlockFollower({
-    network: 'POLYGON', source: chain, from: null, confirmations: 3, pollIntervalMs: 2, backoff: { initialMs: 1, maxMs: 5 },
-    sink: async (o) => void seen.push(o), onError: (e) => errors.push(e), ...extra,
+    network: 'POLYGON',
+    source: chain,
+    from: null,
+    confirmations: 3,
+    pollIntervalMs: 2,
+    backoff: { initialMs: 1, maxMs: 5 },
+    sink: async (o) => void seen.push(o),
+    onError: (e) => errors.push(e),
+    ...extra,
   });
   running.push(follower);
   return { follower, seen, errors };
@@ -40,7 +47,10 @@ describe('BlockFollower', () => {
     chain.mine(5);
     const { follower, seen } = follow(chain);
     await until(() => tip(seen) === 5);
-    chain.mine(1, [{ to: A, amount: '1.5' }, { to: B, amount: '9' }]);
+    chain.mine(1, [
+      { to: A, amount: '1.5' },
+      { to: B, amount: '9' },
+    ]);
     await until(() => tip(seen) === 6);
     expect(of(seen, 'transfer').map((t) => [t.to, t.amount, t.blockHeight])).toEqual([[A, '1.5', 6]]);
     expect(of(seen, 'finalize').some((f) => f.height >= 6)).toBe(false);
@@ -183,7 +193,7 @@ describe('BlockFollower', () => {
     expect(of(seen, 'transfer').map((t) => [t.blockHeight, t.amount])).toEqual([[19, '7']]);
   });
 
-  it('an idle follower wakes at the source\'s change (BlockSource.changed), not its poll; syncedUntil needs a source that vouches', async () => {
+  it("an idle follower wakes at the source's change (BlockSource.changed), not its poll; syncedUntil needs a source that vouches", async () => {
     const chain = new MemoryChain(new Set([A]), { signalChanges: true });
     chain.mine(3);
     const { follower, seen } = follow(chain, { pollIntervalMs: 60_000 });
@@ -245,7 +255,12 @@ describe('BlockFollower', () => {
     let failOnce = true;
     const seen: ChainObservation[] = [];
     const follower = new BlockFollower({
-      network: 'POLYGON', source: chain, from: { height: 3, hash: chain.hashAt(3) }, confirmations: 2, pollIntervalMs: 2, backoff: { initialMs: 1, maxMs: 2 },
+      network: 'POLYGON',
+      source: chain,
+      from: { height: 3, hash: chain.hashAt(3) },
+      confirmations: 2,
+      pollIntervalMs: 2,
+      backoff: { initialMs: 1, maxMs: 2 },
       sink: async (o) => {
         if (o.kind === 'block' && failOnce) {
           failOnce = false;

@@ -11,13 +11,7 @@ import type { BlockWindow } from './window';
  * sparse (after a restart: the saved tip and the final anchor only) and the source keeps replaced
  * blocks (BlockSource.blockByHash), the replaced block's parents are followed to the exact ancestor.
  */
-export async function findCommonAncestor(
-  network: NetworkCode,
-  source: BlockSource,
-  window: BlockWindow,
-  fromHeight: number,
-  tipHeight: number,
-): Promise<ChainCursor> {
+export async function findCommonAncestor(network: NetworkCode, source: BlockSource, window: BlockWindow, fromHeight: number, tipHeight: number): Promise<ChainCursor> {
   const known = window.descendingFrom(fromHeight);
   for (let i = 0; i < known.length; i++) {
     const entry = known[i]!;

@@ -49,8 +49,6 @@ export class BlockWindow {
   }
 
   private entries(): ChainCursor[] {
-    return [...this.hashes]
-      .map(([height, hash]) => ({ height, hash }))
-      .sort((a, b) => a.height - b.height);
+    return [...this.hashes].map(([height, hash]) => ({ height, hash })).sort((a, b) => a.height - b.height);
   }
 }

@@ -14,7 +14,7 @@ const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 describe('TronCodec', () => {
   const codec = new TronCodec({ mnemonic: ABANDON });
 
-  it('derives the well-known TRON addresses (m/44\'/195\'/0\'/0/i)', () => {
+  it("derives the well-known TRON addresses (m/44'/195'/0'/0/i)", () => {
     expect(codec.deriveDepositAddress(0)).toBe('TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
     expect(codec.deriveDepositAddress(1)).toBe('TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK');
   });
@@ -70,9 +70,7 @@ describe('TronCodec', () => {
 
   it('builds tron: links with contract and decimal amount', () => {
     const to = codec.deriveDepositAddress(0);
-    expect(codec.paymentLink({ address: to, amount: '25.120000', memo: null, tokenContract: USDT, tokenDecimals: 6 })).toBe(
-      `tron:${to}?token=${USDT}&amount=25.12`,
-    );
+    expect(codec.paymentLink({ address: to, amount: '25.120000', memo: null, tokenContract: USDT, tokenDecimals: 6 })).toBe(`tron:${to}?token=${USDT}&amount=25.12`);
     expect(() => codec.paymentLink({ address: to, amount: '1.1234567', memo: null, tokenContract: USDT, tokenDecimals: 6 })).toThrow(/decimals/);
   });
 

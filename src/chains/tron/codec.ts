@@ -39,14 +39,18 @@ export class TronCodec implements AddressCodec {
   /** <account>/0/from .. from+count-1 by @scure/bip32, @noble/hashes' keccak and @scure/base's base58check (noble SHA-256). */
   deriveDepositAddresses(from: number, count: number): string[] {
     assertDerivationRange(from, count);
-    return this.depositChains().primary.childKeys(from, count).map((key) => SCURE_BASE58CHECK.encode(Buffer.concat([Buffer.of(TRON_PREFIX), keccakAccountIdOfUncompressed(key)])));
+    return this.depositChains()
+      .primary.childKeys(from, count)
+      .map((key) => SCURE_BASE58CHECK.encode(Buffer.concat([Buffer.of(TRON_PREFIX), keccakAccountIdOfUncompressed(key)])));
   }
 
   /** The same by the secp256k1 add-on's CKDpub, the keccak add-on and tronAddress (Node's SHA-256, tronweb's base58): no step shared. */
   async crossCheckDepositAddresses(from: number, count: number): Promise<string[]> {
     assertDerivationRange(from, count);
     const keccak = this.addon.keccak256;
-    return this.depositChains().check.childKeys(from, count).map((key) => tronAddress(keccakAccountIdOfUncompressed(key, keccak)));
+    return this.depositChains()
+      .check.childKeys(from, count)
+      .map((key) => tronAddress(keccakAccountIdOfUncompressed(key, keccak)));
   }
 
   private depositChains(): Secp256k1DepositChains {

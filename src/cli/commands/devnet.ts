@@ -32,14 +32,16 @@ export const devnetCommands: readonly CommandSpec[] = [
     },
     async run({ args, rpc, out }) {
       const c = rpc.devnet;
-      const res = await onDevnet(rpc.call(c, c.pay, {
-        network: args.str('network'),
-        to: args.str('to'),
-        amount: args.str('amount'),
-        memo: args.opt('memo'),
-        token: args.choice('token', ['usdt', 'fake']),
-        from: args.opt('from'),
-      }));
+      const res = await onDevnet(
+        rpc.call(c, c.pay, {
+          network: args.str('network'),
+          to: args.str('to'),
+          amount: args.str('amount'),
+          memo: args.opt('memo'),
+          token: args.choice('token', ['usdt', 'fake']),
+          from: args.opt('from'),
+        }),
+      );
       out.result(res, () => fields(res, ['tx_hash', 'block_height']));
     },
   },

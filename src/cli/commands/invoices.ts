@@ -3,15 +3,37 @@ import { fields, table } from '../output';
 import { LIMIT, type CommandSpec } from '../command';
 
 const INVOICE_FIELDS = [
-  'uuid', 'merchant_id', 'status', 'order_id', 'title', 'amount', 'currency', 'platform_fee', 'network_fee', 'pay_amount',
-  'merchant_net', 'fee_payer', 'network', 'address', 'memo', 'received_amount', 'confirmations', 'required_confirmations',
-  'tx_hash', 'paid_late', 'checkout_url', 'payment_uri', 'webhook_url', 'metadata_json', 'expires_at', 'paid_at', 'created_at',
+  'uuid',
+  'merchant_id',
+  'status',
+  'order_id',
+  'title',
+  'amount',
+  'currency',
+  'platform_fee',
+  'network_fee',
+  'pay_amount',
+  'merchant_net',
+  'fee_payer',
+  'network',
+  'address',
+  'memo',
+  'received_amount',
+  'confirmations',
+  'required_confirmations',
+  'tx_hash',
+  'paid_late',
+  'checkout_url',
+  'payment_uri',
+  'webhook_url',
+  'metadata_json',
+  'expires_at',
+  'paid_at',
+  'created_at',
 ] as const;
 
 function showInvoice(inv: Invoice): string {
-  const payments = inv.payments.length
-    ? `\n\npayments:\n${table(inv.payments, ['tx_hash', 'event_index', 'from', 'amount', 'confirmations', 'status', 'block_height', 'seen_at'])}`
-    : '';
+  const payments = inv.payments.length ? `\n\npayments:\n${table(inv.payments, ['tx_hash', 'event_index', 'from', 'amount', 'confirmations', 'status', 'block_height', 'seen_at'])}` : '';
   return fields(inv, INVOICE_FIELDS) + payments;
 }
 

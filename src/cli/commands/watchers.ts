@@ -28,7 +28,7 @@ export const watcherCommands: readonly CommandSpec[] = [
   {
     name: 'watchers pause',
     usage: '--network CODE',
-    summary: "stop scanning a network (invoices on it wait; nothing is lost)",
+    summary: 'stop scanning a network (invoices on it wait; nothing is lost)',
     options: { network: { type: 'string', required: true } },
     run: (ctx) => toggle(ctx, 'pause'),
   },

@@ -3,8 +3,21 @@ import { fields, table } from '../output';
 import { LIMIT, type CommandSpec } from '../command';
 
 const WITHDRAWAL_FIELDS = [
-  'uuid', 'merchant_id', 'reference', 'status', 'network', 'address', 'amount', 'network_fee', 'net_payout',
-  'tx_hash', 'confirmations', 'rejection_reason', 'failure_reason', 'created_at', 'completed_at',
+  'uuid',
+  'merchant_id',
+  'reference',
+  'status',
+  'network',
+  'address',
+  'amount',
+  'network_fee',
+  'net_payout',
+  'tx_hash',
+  'confirmations',
+  'rejection_reason',
+  'failure_reason',
+  'created_at',
+  'completed_at',
 ] as const;
 
 const showWithdrawal = (w: Withdrawal): string => fields(w, WITHDRAWAL_FIELDS);

@@ -92,7 +92,7 @@ describe('streamInvoiceChanges: subscribe, then load', () => {
     expect(snapshots).toEqual(['snapshot', 'confirming']);
   });
 
-  it('fails with the first load\'s error and unsubscribes; a cancelled client ends the stream', async () => {
+  it("fails with the first load's error and unsubscribes; a cancelled client ends the stream", async () => {
     const w = new World();
     const missing = streamInvoiceChanges(w.ctx(), fakeCall().call, UUID, async () => {
       throw new Error('invoice not found');

@@ -44,11 +44,22 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
             throw new MalformedRequestError('metadata_json is not valid JSON', 'metadata');
           }
         }
-        return defined({ amount: r.amount === '' ? undefined : r.amount, order_id: r.order_id, title: r.title, network: r.network, fee_payer: r.fee_payer, lifetime_minutes: r.lifetime_minutes, webhook_url: r.webhook_url, return_url: r.return_url, cancel_url: r.cancel_url, metadata });
+        return defined({
+          amount: r.amount === '' ? undefined : r.amount,
+          order_id: r.order_id,
+          title: r.title,
+          network: r.network,
+          fee_payer: r.fee_payer,
+          lifetime_minutes: r.lifetime_minutes,
+          webhook_url: r.webhook_url,
+          return_url: r.return_url,
+          cancel_url: r.cancel_url,
+          metadata,
+        });
       });
       const active = await activeNetworks();
       const input = parseCreateInvoice(body, active);
-      const network = input.network ? active.find((n) => n.code === input.network) ?? null : null;
+      const network = input.network ? (active.find((n) => n.code === input.network) ?? null) : null;
       // The last point where nothing is written yet: a client gone by now creates nothing.
       stopIfCancelled(call, 'CreateInvoice');
       const { loaded, created } = await ctx.invoices.create(caller.merchantId, input, network, log.requestId);
@@ -80,7 +91,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
     }),
     listInvoices: unary(ctx.logger, 'ListInvoices', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
-      const merchantId = caller.via === 'signature' ? caller.merchantId : caller.merchantId ?? (call.request.merchant_id || null);
+      const merchantId = caller.via === 'signature' ? caller.merchantId : (caller.merchantId ?? (call.request.merchant_id || null));
       const em = ctx.orm.em.fork();
       const where: Record<string, unknown> = {};
       if (merchantId) where.merchantId = merchantId;

@@ -68,7 +68,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
     listMerchants: unary(ctx.logger, 'ListMerchants', async (call) => {
       ctx.auth.operator(call.metadata);
       const em = ctx.orm.em.fork();
-      const rows = await em.find(MerchantRow, {}, { orderBy: { createdAt: "asc" }, limit: 1000 });
+      const rows = await em.find(MerchantRow, {}, { orderBy: { createdAt: 'asc' }, limit: 1000 });
       return { merchants: rows.map(toMerchantMessage) };
     }),
     updateMerchant: unary(ctx.logger, 'UpdateMerchant', async (call) => {
@@ -101,7 +101,14 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       const em = ctx.orm.em.fork();
       const rotated = await em.transactional(async (tx) => {
         const r = await ctx.merchants.rotateSecret(tx, call.request.merchant_id, ctx.clock.now());
-        recordAudit(tx, { actor, action: 'merchant.rotate_secret', target: `merchant:${call.request.merchant_id}`, before: { api_key: r.previousApiKey }, after: { api_key: r.apiKey }, at: ctx.clock.now() });
+        recordAudit(tx, {
+          actor,
+          action: 'merchant.rotate_secret',
+          target: `merchant:${call.request.merchant_id}`,
+          before: { api_key: r.previousApiKey },
+          after: { api_key: r.apiKey },
+          at: ctx.clock.now(),
+        });
         return r;
       });
       ctx.onMerchantCredentialsChanged(rotated.previousApiKey);
@@ -121,7 +128,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
     getBalance: unary(ctx.logger, 'GetBalance', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
       // A signed call reads its own balance; the operator names the merchant.
-      const merchantId = caller.via === 'signature' ? caller.merchantId! : caller.merchantId ?? call.request.merchant_id;
+      const merchantId = caller.via === 'signature' ? caller.merchantId! : (caller.merchantId ?? call.request.merchant_id);
       const em = ctx.orm.em.fork();
       await ctx.merchants.get(em, merchantId);
       const b = await merchantBalance(em, merchantId);

@@ -40,10 +40,7 @@ function decimalField(value: string | undefined, field: string): string | undefi
  * an invoice credited with fewer confirmations could be reorged away inside the window (the watcher
  * would then halt). Raising it is always allowed.
  */
-export function networkService(
-  ctx: ServiceContext,
-  liveFinalityOf: (code: string) => number | null = () => null,
-): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
+export function networkService(ctx: ServiceContext, liveFinalityOf: (code: string) => number | null = () => null): { definition: typeof NetworkServiceService; implementation: NetworkServiceServer } {
   const implementation: NetworkServiceServer = {
     listNetworks: unary(ctx.logger, 'ListNetworks', async (call) => {
       const list = await ctx.networks.list(() => ctx.orm.em.fork(), { includeInactive: call.request.include_inactive });
@@ -59,7 +56,11 @@ export function networkService(
         throw new ValidationError('invalid_confirmations', 'required_confirmations must be an integer from 1 to 10000', 'required_confirmations');
       }
       if (req.active === true && !ctx.networks.runs(req.code)) {
-        throw new ValidationError('network_unavailable', `${req.code} has no chain in this daemon (${ctx.livemode ? `live mode without ${req.code}_RPC_URL` : `${req.code}_ENABLED=false at start`}); it cannot be activated until it runs`, 'active');
+        throw new ValidationError(
+          'network_unavailable',
+          `${req.code} has no chain in this daemon (${ctx.livemode ? `live mode without ${req.code}_RPC_URL` : `${req.code}_ENABLED=false at start`}); it cannot be activated until it runs`,
+          'active',
+        );
       }
       const finality = liveFinalityOf(req.code);
       if (confirmations !== undefined && finality !== null && confirmations < finality) {

@@ -13,7 +13,10 @@ import type { OperatorPiece } from './operator';
 export function operatorIdentity(ctx: ServiceContext, md: Metadata): string {
   const role = ctx.auth.operator(md);
   const raw = md.get('x-operator-name')[0];
-  const name = (typeof raw === 'string' ? raw : raw?.toString('utf8'))?.trim().replace(/[^\w.@ -]/g, '').slice(0, 100);
+  const name = (typeof raw === 'string' ? raw : raw?.toString('utf8'))
+    ?.trim()
+    .replace(/[^\w.@ -]/g, '')
+    .slice(0, 100);
   return name ? `${role}:${name}` : role;
 }
 

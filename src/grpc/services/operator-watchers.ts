@@ -56,7 +56,13 @@ export function operatorWatchers(ctx: ServiceContext, watchers: ReadonlyMap<Netw
     if (!w) throw new NotFoundError('watcher', code);
     return w;
   };
-  const act = async (md: Parameters<typeof operatorIdentity>[1], network: string | undefined, action: string, run: (w: NetworkWatcher) => Promise<void>, detail: Record<string, unknown> = {}): Promise<WatcherStatus> => {
+  const act = async (
+    md: Parameters<typeof operatorIdentity>[1],
+    network: string | undefined,
+    action: string,
+    run: (w: NetworkWatcher) => Promise<void>,
+    detail: Record<string, unknown> = {},
+  ): Promise<WatcherStatus> => {
     const actor = operatorIdentity(ctx, md);
     const w = find(network);
     const before = await w.refresh();

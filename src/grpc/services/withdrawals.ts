@@ -54,7 +54,7 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
     }),
     listWithdrawals: unary(ctx.logger, 'ListWithdrawals', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
-      const merchantId = caller.via === 'signature' ? caller.merchantId : caller.merchantId ?? (call.request.merchant_id || null);
+      const merchantId = caller.via === 'signature' ? caller.merchantId : (caller.merchantId ?? (call.request.merchant_id || null));
       const rows = await ctx.withdrawals.list({ merchantId, status: call.request.status || null, limit: call.request.limit });
       return { withdrawals: rows.map((row) => toWithdrawalMessage(row, ctx)) };
     }),

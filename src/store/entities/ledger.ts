@@ -34,7 +34,10 @@ export class MerchantBalance {
   available = '0';
   held = '0';
   version = 1;
-  constructor(public merchantId: string, public updatedAt: Date) {}
+  constructor(
+    public merchantId: string,
+    public updatedAt: Date,
+  ) {}
 }
 
 export const JournalSchema = new EntitySchema<Journal>({

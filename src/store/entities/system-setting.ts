@@ -2,7 +2,11 @@ import { EntitySchema } from '@mikro-orm/core';
 
 /** Small durable daemon state (e.g. the devnet clock offset), one JSON value per key. */
 export class SystemSetting {
-  constructor(public key: string, public value: unknown, public updatedAt: Date) {}
+  constructor(
+    public key: string,
+    public value: unknown,
+    public updatedAt: Date,
+  ) {}
 }
 
 export const SystemSettingSchema = new EntitySchema<SystemSetting>({

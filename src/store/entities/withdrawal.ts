@@ -53,7 +53,10 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
     { properties: ['status'] },
     { properties: ['merchantId', 'createdAt'] },
     // Rejected and failed withdrawals, subtracted from the rolling cap's hourly sums (migration 20261126000000-withdrawal-cap-hours).
-    { name: 'withdrawals_refused_cap_index', expression: `create index "withdrawals_refused_cap_index" on "withdrawals" ("merchant_id", "created_at") include ("amount") where "status" in ('rejected', 'failed')` },
+    {
+      name: 'withdrawals_refused_cap_index',
+      expression: `create index "withdrawals_refused_cap_index" on "withdrawals" ("merchant_id", "created_at") include ("amount") where "status" in ('rejected', 'failed')`,
+    },
   ],
   properties: {
     uuid: { type: 'uuid', primary: true },

@@ -23,7 +23,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261126000000WithdrawalCapHours extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create table "withdrawal_cap_hours" ("merchant_id" uuid not null, "hour" timestamptz(0) not null, "used" numeric(38,18) not null, constraint "withdrawal_cap_hours_pkey" primary key ("merchant_id", "hour"));`);
+    this.addSql(
+      `create table "withdrawal_cap_hours" ("merchant_id" uuid not null, "hour" timestamptz(0) not null, "used" numeric(38,18) not null, constraint "withdrawal_cap_hours_pkey" primary key ("merchant_id", "hour"));`,
+    );
     this.addSql(`create index "withdrawals_refused_cap_index" on "withdrawals" ("merchant_id", "created_at") include ("amount") where "status" in ('rejected', 'failed');`);
     this.addSql(`lock table "withdrawals" in share row exclusive mode;`);
     this.addSql(`insert into "withdrawal_cap_hours" ("merchant_id", "hour", "used")

@@ -15,12 +15,20 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261127000000DevnetChains extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create table "devnet_chains" ("network" varchar(16) not null, "head_height" bigint not null, "head_hash" varchar(128) not null, "updated_at" timestamptz(3) not null, constraint "devnet_chains_pkey" primary key ("network"));`);
-    this.addSql(`create table "devnet_blocks" ("network" varchar(16) not null, "hash" varchar(128) not null, "height" bigint not null, "parent_hash" varchar(128) not null, "mined_at" timestamptz(3) not null, "canonical" boolean not null, constraint "devnet_blocks_pkey" primary key ("network", "hash"));`);
+    this.addSql(
+      `create table "devnet_chains" ("network" varchar(16) not null, "head_height" bigint not null, "head_hash" varchar(128) not null, "updated_at" timestamptz(3) not null, constraint "devnet_chains_pkey" primary key ("network"));`,
+    );
+    this.addSql(
+      `create table "devnet_blocks" ("network" varchar(16) not null, "hash" varchar(128) not null, "height" bigint not null, "parent_hash" varchar(128) not null, "mined_at" timestamptz(3) not null, "canonical" boolean not null, constraint "devnet_blocks_pkey" primary key ("network", "hash"));`,
+    );
     this.addSql(`create unique index "devnet_blocks_canonical_height" on "devnet_blocks" ("network", "height") where "canonical";`);
-    this.addSql(`create table "devnet_transfers" ("network" varchar(16) not null, "block_hash" varchar(128) not null, "event_index" int not null, "tx_hash" varchar(128) not null, "from_address" varchar(128) not null, "to_address" varchar(128) not null, "to_key" varchar(128) not null, "amount" numeric not null, "memo" text null, "contract" varchar(128) not null, constraint "devnet_transfers_pkey" primary key ("network", "block_hash", "event_index"));`);
+    this.addSql(
+      `create table "devnet_transfers" ("network" varchar(16) not null, "block_hash" varchar(128) not null, "event_index" int not null, "tx_hash" varchar(128) not null, "from_address" varchar(128) not null, "to_address" varchar(128) not null, "to_key" varchar(128) not null, "amount" numeric not null, "memo" text null, "contract" varchar(128) not null, constraint "devnet_transfers_pkey" primary key ("network", "block_hash", "event_index"));`,
+    );
     this.addSql(`create index "devnet_transfers_network_tx_hash_index" on "devnet_transfers" ("network", "tx_hash");`);
-    this.addSql(`create table "devnet_mempool" ("network" varchar(16) not null, "tx_hash" varchar(128) not null, "position" bigint not null, "from_address" varchar(128) not null, "to_address" varchar(128) not null, "to_key" varchar(128) not null, "amount" numeric not null, "memo" text null, "contract" varchar(128) not null, constraint "devnet_mempool_pkey" primary key ("network", "tx_hash"));`);
+    this.addSql(
+      `create table "devnet_mempool" ("network" varchar(16) not null, "tx_hash" varchar(128) not null, "position" bigint not null, "from_address" varchar(128) not null, "to_address" varchar(128) not null, "to_key" varchar(128) not null, "amount" numeric not null, "memo" text null, "contract" varchar(128) not null, constraint "devnet_mempool_pkey" primary key ("network", "tx_hash"));`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -121,7 +121,7 @@ describe('refillPool: every address derived twice, stored only where both deriva
     }
   });
 
-  it('a thread whose two derivations differ, or whose key material is not this thread\'s, stores nothing', async () => {
+  it("a thread whose two derivations differ, or whose key material is not this thread's, stores nothing", async () => {
     const codec = new EvmCodec({ mnemonic: JUNK });
     const other = new EvmCodec({ mnemonic: ABANDON });
     const { deriver } = recording(codec);
@@ -136,9 +136,15 @@ describe('refillPool: every address derived twice, stored only where both deriva
       ...deriver,
       deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: other.deriveDepositAddresses(from, count), check: await other.crossCheckDepositAddresses(from, count) }),
     };
-    await expect(refillPool(em, 'ARBITRUM', foreign, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { derived: other.deriveDepositAddress(9), check: codec.deriveDepositAddress(9), checkedBy: 'daemon thread' } });
+    await expect(refillPool(em, 'ARBITRUM', foreign, 10, now)).rejects.toMatchObject({
+      derivationIndex: 9,
+      details: { derived: other.deriveDepositAddress(9), check: codec.deriveDepositAddress(9), checkedBy: 'daemon thread' },
+    });
     // Fewer addresses than asked is a difference too.
-    const short: AddressDeriver = { ...deriver, deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: codec.deriveDepositAddresses(from, count - 1), check: codec.deriveDepositAddresses(from, count - 1) }) };
+    const short: AddressDeriver = {
+      ...deriver,
+      deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: codec.deriveDepositAddresses(from, count - 1), check: codec.deriveDepositAddresses(from, count - 1) }),
+    };
     await expect(refillPool(em, 'ARBITRUM', short, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { derived: undefined } });
     expect(await allPoolAddresses(em, 'ARBITRUM')).toEqual([]);
   });

@@ -102,9 +102,7 @@ export async function reserveAddresses(q: Query, network: string, count: number,
 
 /** At engine start: reservations of a previous (stopped or crashed) engine go back to the pool. */
 export async function releaseReservations(em: EntityManager): Promise<number> {
-  const rows = await em.execute<{ n: string }[]>(
-    `with r as (update deposit_addresses set state = 'free' where state = 'reserved' returning 1) select count(*)::text as n from r`,
-  );
+  const rows = await em.execute<{ n: string }[]>(`with r as (update deposit_addresses set state = 'free' where state = 'reserved' returning 1) select count(*)::text as n from r`);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -114,18 +112,12 @@ export async function releaseReservations(em: EntityManager): Promise<number> {
  * returns to the pool.
  */
 export async function coolAddress(em: EntityManager, network: string, invoiceUuid: string, availableAt: Date): Promise<void> {
-  await em.execute(
-    `update deposit_addresses set state = 'cooling', available_at = ? where network = ? and invoice_uuid = ? and state = 'allocated'`,
-    [availableAt, network, invoiceUuid],
-  );
+  await em.execute(`update deposit_addresses set state = 'cooling', available_at = ? where network = ? and invoice_uuid = ? and state = 'allocated'`, [availableAt, network, invoiceUuid]);
 }
 
 /** Back to the pool: only called once the invoice's late-payment window is over. */
 export async function releaseAddress(em: EntityManager, network: string, invoiceUuid: string): Promise<void> {
-  await em.execute(
-    `update deposit_addresses set state = 'free', invoice_uuid = null, available_at = null where network = ? and invoice_uuid = ?`,
-    [network, invoiceUuid],
-  );
+  await em.execute(`update deposit_addresses set state = 'free', invoice_uuid = null, available_at = null where network = ? and invoice_uuid = ?`, [network, invoiceUuid]);
 }
 
 export async function freeAddressCount(em: EntityManager, network: string): Promise<number> {
@@ -188,10 +180,7 @@ export async function allPoolAddresses(em: EntityManager, network: string): Prom
 }
 
 export async function addressOwner(em: EntityManager, network: string, normalized: string): Promise<{ state: string; invoiceUuid: string | null } | null> {
-  const rows = await em.execute<{ state: string; invoice_uuid: string | null }[]>(
-    `select state, invoice_uuid from deposit_addresses where network = ? and normalized = ?`,
-    [network, normalized],
-  );
+  const rows = await em.execute<{ state: string; invoice_uuid: string | null }[]>(`select state, invoice_uuid from deposit_addresses where network = ? and normalized = ?`, [network, normalized]);
   const r = rows[0];
   return r ? { state: r.state, invoiceUuid: r.invoice_uuid } : null;
 }

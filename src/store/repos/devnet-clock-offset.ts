@@ -14,8 +14,9 @@ export async function loadDevnetClockOffset(em: EntityManager): Promise<number> 
 }
 
 export async function saveDevnetClockOffset(em: EntityManager, offsetMs: number, now: Date): Promise<void> {
-  await em.execute(
-    `insert into system_settings (key, value, updated_at) values (?, ?, ?) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-    [CLOCK_OFFSET_KEY, JSON.stringify(offsetMs), now],
-  );
+  await em.execute(`insert into system_settings (key, value, updated_at) values (?, ?, ?) on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`, [
+    CLOCK_OFFSET_KEY,
+    JSON.stringify(offsetMs),
+    now,
+  ]);
 }

@@ -34,20 +34,37 @@ describe('insertInvoicesOnReserved', () => {
   async function reservedAddress(): Promise<{ network: string; derivationIndex: number; address: string }> {
     const derivationIndex = nextIndex++;
     const address = `0x${derivationIndex.toString(16).padStart(40, '0')}`;
-    await sql.query(`insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ('POLYGON', $1, $2, $2, 'reserved', $3)`, [derivationIndex, address, now]);
+    await sql.query(`insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ('POLYGON', $1, $2, $2, 'reserved', $3)`, [
+      derivationIndex,
+      address,
+      now,
+    ]);
     return { network: 'POLYGON', derivationIndex, address };
   }
 
   async function newInsert(orderId: string | null): Promise<ReservedInsert> {
     const a = await reservedAddress();
     const row = new Invoice(randomUUID(), merchantId, 'pending', '10', '0.1', '0', '10.1', '10', 'buyer', '{"k":[1,"two"]}', new Date(now.getTime() + 3_600_000), now);
-    Object.assign(row, { orderId, title: 'O\'Brien "quoted" {braces} \\ back,slash', network: 'POLYGON', address: a.address, memo: null, paymentUri: `ethereum:${a.address}`, requiredConfirmations: 3 });
+    Object.assign(row, {
+      orderId,
+      title: 'O\'Brien "quoted" {braces} \\ back,slash',
+      network: 'POLYGON',
+      address: a.address,
+      memo: null,
+      paymentUri: `ethereum:${a.address}`,
+      requiredConfirmations: 3,
+    });
     row.actorSnapshot = { status: 'active', value: 'pending', context: { note: 'a "quoted" \\ value, {x}', list: [1, 2] } };
     return { row, address: { network: a.network, derivationIndex: a.derivationIndex }, now };
   }
 
   const addressState = async (i: ReservedInsert): Promise<{ state: string; invoice_uuid: string | null }> =>
-    (await sql.query<{ state: string; invoice_uuid: string | null }>('select state, invoice_uuid from deposit_addresses where network = $1 and derivation_index = $2', [i.address.network, i.address.derivationIndex]))[0]!;
+    (
+      await sql.query<{ state: string; invoice_uuid: string | null }>('select state, invoice_uuid from deposit_addresses where network = $1 and derivation_index = $2', [
+        i.address.network,
+        i.address.derivationIndex,
+      ])
+    )[0]!;
 
   it('inserts every row on its reserved address, each column as the single-row insert writes it', async () => {
     const inserts = await Promise.all([newInsert('o-1'), newInsert(null), newInsert('o-3')]);
@@ -56,7 +73,17 @@ describe('insertInvoicesOnReserved', () => {
     for (const i of inserts) {
       expect(await addressState(i)).toEqual({ state: 'allocated', invoice_uuid: i.row.uuid });
       const loaded = (await loadInvoice(sql.query, { uuid: i.row.uuid }))!;
-      expect({ ...loaded.row, actorSnapshot: undefined }).toEqual({ ...i.row, actorSnapshot: undefined, amount: expect.any(String), platformFee: expect.any(String), networkFee: expect.any(String), payAmount: expect.any(String), merchantNet: expect.any(String), receivedAmount: expect.any(String), bookedReceived: expect.any(String) });
+      expect({ ...loaded.row, actorSnapshot: undefined }).toEqual({
+        ...i.row,
+        actorSnapshot: undefined,
+        amount: expect.any(String),
+        platformFee: expect.any(String),
+        networkFee: expect.any(String),
+        payAmount: expect.any(String),
+        merchantNet: expect.any(String),
+        receivedAmount: expect.any(String),
+        bookedReceived: expect.any(String),
+      });
       expect(Number(loaded.row.payAmount)).toBe(10.1);
       const [snap] = await sql.query<{ actor_snapshot: unknown }>('select actor_snapshot from invoices where uuid = $1', [i.row.uuid]);
       expect(snap!.actor_snapshot).toEqual(i.row.actorSnapshot);
@@ -66,7 +93,11 @@ describe('insertInvoicesOnReserved', () => {
   it('a row whose address is no longer reserved is left out, the others go in', async () => {
     const inserts = await Promise.all([newInsert(null), newInsert(null), newInsert(null)]);
     // Another engine took the middle one's address meanwhile.
-    await sql.query(`update deposit_addresses set state = 'allocated', invoice_uuid = $3 where network = $1 and derivation_index = $2`, [inserts[1]!.address.network, inserts[1]!.address.derivationIndex, randomUUID()]);
+    await sql.query(`update deposit_addresses set state = 'allocated', invoice_uuid = $3 where network = $1 and derivation_index = $2`, [
+      inserts[1]!.address.network,
+      inserts[1]!.address.derivationIndex,
+      randomUUID(),
+    ]);
     const inserted = await insertInvoicesOnReserved(sql.query, inserts);
     expect([...inserted].sort()).toEqual([inserts[0]!.row.uuid, inserts[2]!.row.uuid].sort());
     expect(await loadInvoice(sql.query, { uuid: inserts[1]!.row.uuid })).toBeNull();

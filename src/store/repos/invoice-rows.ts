@@ -8,10 +8,40 @@ import { toDate, toDateOrNull, type Query } from '../raw-sql';
  * the actors' unit of work.
  */
 const INSERT_COLUMNS = [
-  'uuid', 'merchant_id', 'order_id', 'status', 'title', 'amount', 'currency', 'platform_fee', 'network_fee', 'pay_amount', 'merchant_net',
-  'fee_payer', 'network', 'address', 'memo', 'received_amount', 'confirmations', 'required_confirmations', 'tx_hash', 'payment_uri',
-  'metadata_json', 'webhook_url', 'return_url', 'cancel_url', 'expires_at', 'paid_at', 'paid_late', 'booked_received', 'open', 'closed_at',
-  'actor_snapshot', 'created_at', 'updated_at', 'version',
+  'uuid',
+  'merchant_id',
+  'order_id',
+  'status',
+  'title',
+  'amount',
+  'currency',
+  'platform_fee',
+  'network_fee',
+  'pay_amount',
+  'merchant_net',
+  'fee_payer',
+  'network',
+  'address',
+  'memo',
+  'received_amount',
+  'confirmations',
+  'required_confirmations',
+  'tx_hash',
+  'payment_uri',
+  'metadata_json',
+  'webhook_url',
+  'return_url',
+  'cancel_url',
+  'expires_at',
+  'paid_at',
+  'paid_late',
+  'booked_received',
+  'open',
+  'closed_at',
+  'actor_snapshot',
+  'created_at',
+  'updated_at',
+  'version',
 ] as const;
 
 const INSERT_SQL = `insert into invoices (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
@@ -29,11 +59,39 @@ const INSERT_ON_RESERVED_SQL = `with a as (
 
 /** The PostgreSQL type of each of INSERT_COLUMNS, for the arrays of a batch insert (unnest). */
 const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
-  uuid: 'uuid', merchant_id: 'uuid', order_id: 'text', status: 'text', title: 'text', amount: 'numeric', currency: 'text', platform_fee: 'numeric',
-  network_fee: 'numeric', pay_amount: 'numeric', merchant_net: 'numeric', fee_payer: 'text', network: 'text', address: 'text', memo: 'text',
-  received_amount: 'numeric', confirmations: 'int', required_confirmations: 'int', tx_hash: 'text', payment_uri: 'text', metadata_json: 'text',
-  webhook_url: 'text', return_url: 'text', cancel_url: 'text', expires_at: 'timestamptz', paid_at: 'timestamptz', paid_late: 'boolean',
-  booked_received: 'numeric', open: 'boolean', closed_at: 'timestamptz', actor_snapshot: 'text', created_at: 'timestamptz', updated_at: 'timestamptz',
+  uuid: 'uuid',
+  merchant_id: 'uuid',
+  order_id: 'text',
+  status: 'text',
+  title: 'text',
+  amount: 'numeric',
+  currency: 'text',
+  platform_fee: 'numeric',
+  network_fee: 'numeric',
+  pay_amount: 'numeric',
+  merchant_net: 'numeric',
+  fee_payer: 'text',
+  network: 'text',
+  address: 'text',
+  memo: 'text',
+  received_amount: 'numeric',
+  confirmations: 'int',
+  required_confirmations: 'int',
+  tx_hash: 'text',
+  payment_uri: 'text',
+  metadata_json: 'text',
+  webhook_url: 'text',
+  return_url: 'text',
+  cancel_url: 'text',
+  expires_at: 'timestamptz',
+  paid_at: 'timestamptz',
+  paid_late: 'boolean',
+  booked_received: 'numeric',
+  open: 'boolean',
+  closed_at: 'timestamptz',
+  actor_snapshot: 'text',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
   version: 'int',
 };
 
@@ -57,7 +115,9 @@ const BATCH_INSERT_ON_RESERVED_SQL = `with i as (
   returning uuid`;
 
 /** Every column but the snapshot (the entity loads it lazily too), plus the payments in one round trip. */
-const SELECT_COLUMNS = INSERT_COLUMNS.filter((c) => c !== 'actor_snapshot').map((c) => `i.${c}`).join(', ');
+const SELECT_COLUMNS = INSERT_COLUMNS.filter((c) => c !== 'actor_snapshot')
+  .map((c) => `i.${c}`)
+  .join(', ');
 // Amounts and heights as text: a JSON number would lose precision.
 const PAYMENTS = `(select json_agg(json_build_object('id', p.id, 'network', p.network, 'tx_hash', p.tx_hash, 'event_index', p.event_index,
   'from_address', p.from_address, 'to_address', p.to_address, 'memo', p.memo, 'amount', p.amount::text, 'block_height', p.block_height::text,
@@ -70,10 +130,40 @@ export async function insertInvoice(q: Query, row: Invoice): Promise<void> {
 
 function insertValues(row: Invoice): unknown[] {
   return [
-    row.uuid, row.merchantId, row.orderId, row.status, row.title, row.amount, row.currency, row.platformFee, row.networkFee, row.payAmount, row.merchantNet,
-    row.feePayer, row.network, row.address, row.memo, row.receivedAmount, row.confirmations, row.requiredConfirmations, row.txHash, row.paymentUri,
-    row.metadataJson, row.webhookUrl, row.returnUrl, row.cancelUrl, row.expiresAt, row.paidAt, row.paidLate, row.bookedReceived, row.open, row.closedAt,
-    JSON.stringify(row.actorSnapshot), row.createdAt, row.updatedAt, row.version,
+    row.uuid,
+    row.merchantId,
+    row.orderId,
+    row.status,
+    row.title,
+    row.amount,
+    row.currency,
+    row.platformFee,
+    row.networkFee,
+    row.payAmount,
+    row.merchantNet,
+    row.feePayer,
+    row.network,
+    row.address,
+    row.memo,
+    row.receivedAmount,
+    row.confirmations,
+    row.requiredConfirmations,
+    row.txHash,
+    row.paymentUri,
+    row.metadataJson,
+    row.webhookUrl,
+    row.returnUrl,
+    row.cancelUrl,
+    row.expiresAt,
+    row.paidAt,
+    row.paidLate,
+    row.bookedReceived,
+    row.open,
+    row.closedAt,
+    JSON.stringify(row.actorSnapshot),
+    row.createdAt,
+    row.updatedAt,
+    row.version,
   ];
 }
 
@@ -109,27 +199,66 @@ type Row = Record<string, unknown>;
 
 function toInvoice(r: Row): Invoice {
   const row = new Invoice(
-    r.uuid as string, r.merchant_id as string, r.status as string, r.amount as string, r.platform_fee as string, r.network_fee as string,
-    r.pay_amount as string, r.merchant_net as string, r.fee_payer as FeePayer, r.metadata_json as string, toDate(r.expires_at), toDate(r.created_at),
+    r.uuid as string,
+    r.merchant_id as string,
+    r.status as string,
+    r.amount as string,
+    r.platform_fee as string,
+    r.network_fee as string,
+    r.pay_amount as string,
+    r.merchant_net as string,
+    r.fee_payer as FeePayer,
+    r.metadata_json as string,
+    toDate(r.expires_at),
+    toDate(r.created_at),
   );
   return Object.assign(row, {
-    orderId: r.order_id, title: r.title, currency: r.currency, network: r.network as NetworkCode | null, address: r.address, memo: r.memo,
-    receivedAmount: r.received_amount, confirmations: r.confirmations, requiredConfirmations: r.required_confirmations, txHash: r.tx_hash,
-    paymentUri: r.payment_uri, webhookUrl: r.webhook_url, returnUrl: r.return_url, cancelUrl: r.cancel_url, paidAt: toDateOrNull(r.paid_at),
-    paidLate: r.paid_late, bookedReceived: r.booked_received, open: r.open, closedAt: toDateOrNull(r.closed_at), updatedAt: toDate(r.updated_at), version: r.version,
+    orderId: r.order_id,
+    title: r.title,
+    currency: r.currency,
+    network: r.network as NetworkCode | null,
+    address: r.address,
+    memo: r.memo,
+    receivedAmount: r.received_amount,
+    confirmations: r.confirmations,
+    requiredConfirmations: r.required_confirmations,
+    txHash: r.tx_hash,
+    paymentUri: r.payment_uri,
+    webhookUrl: r.webhook_url,
+    returnUrl: r.return_url,
+    cancelUrl: r.cancel_url,
+    paidAt: toDateOrNull(r.paid_at),
+    paidLate: r.paid_late,
+    bookedReceived: r.booked_received,
+    open: r.open,
+    closedAt: toDateOrNull(r.closed_at),
+    updatedAt: toDate(r.updated_at),
+    version: r.version,
   });
 }
 
 function toPayment(invoiceUuid: string, r: Row): InvoicePayment {
   const p = new InvoicePayment(
-    invoiceUuid, r.network as string, r.tx_hash as string, r.event_index as number, r.from_address as string, r.to_address as string,
-    r.memo as string | null, r.amount as string, Number(r.block_height), r.block_hash as string, toDate(r.seen_at),
+    invoiceUuid,
+    r.network as string,
+    r.tx_hash as string,
+    r.event_index as number,
+    r.from_address as string,
+    r.to_address as string,
+    r.memo as string | null,
+    r.amount as string,
+    Number(r.block_height),
+    r.block_hash as string,
+    toDate(r.seen_at),
   );
   return Object.assign(p, { id: r.id as string, confirmations: r.confirmations as number, state: r.state as PaymentState, late: r.late as boolean });
 }
 
 /** The invoice (only if it is this merchant's, when one is named) and its payments; null when not found. */
-export async function loadInvoice(q: Query, where: { uuid: string; merchantId?: string | null } | { merchantId: string; orderId: string }): Promise<{ row: Invoice; payments: InvoicePayment[] } | null> {
+export async function loadInvoice(
+  q: Query,
+  where: { uuid: string; merchantId?: string | null } | { merchantId: string; orderId: string },
+): Promise<{ row: Invoice; payments: InvoicePayment[] } | null> {
   const rows =
     'orderId' in where
       ? await q<Row>(`${SELECT_SQL} where i.merchant_id = $1 and i.order_id = $2`, [where.merchantId, where.orderId], 'chainpay_invoice_by_order')

@@ -32,7 +32,11 @@ describe('ledger: the raw-SQL form books what the EntityManager form books', () 
   const viaSql = (journals: JournalInput[]) => new RawSql(orms[1]!).transaction((q) => postJournalsSql(q, journals, at));
   /** Both forms on their own database; the answers (or errors) must be alike. */
   async function both(journals: JournalInput[]): Promise<unknown> {
-    const settle = (p: Promise<number>) => p.then((n) => ({ booked: n }), (e: { code?: string; name?: string }) => ({ error: e.code ?? e.name }));
+    const settle = (p: Promise<number>) =>
+      p.then(
+        (n) => ({ booked: n }),
+        (e: { code?: string; name?: string }) => ({ error: e.code ?? e.name }),
+      );
     const [x, y] = await Promise.all([settle(viaOrm(journals)), settle(viaSql(journals))]);
     expect(y).toEqual(x);
     return x;
@@ -53,30 +57,133 @@ describe('ledger: the raw-SQL form books what the EntityManager form books', () 
 
   it('same rows and answers: first bookings (no balance row yet), several merchants, zero lines, repeats, overdraws, unbalanced journals', async () => {
     // First booking of both merchants: no balance row yet (the insert after the update).
-    expect(await both([
-      { reference: 'fund:a', kind: 'test', lines: [{ account: 'chain:TRC20:deposits', amount: '-100' }, { account: avail(a), amount: '100' }] },
-      { reference: 'fund:b', kind: 'test', lines: [{ account: 'chain:TRC20:deposits', amount: '-50.5' }, { account: avail(b), amount: '50.5' }, { account: held(b), amount: '0' }] },
-    ])).toEqual({ booked: 2 });
+    expect(
+      await both([
+        {
+          reference: 'fund:a',
+          kind: 'test',
+          lines: [
+            { account: 'chain:TRC20:deposits', amount: '-100' },
+            { account: avail(a), amount: '100' },
+          ],
+        },
+        {
+          reference: 'fund:b',
+          kind: 'test',
+          lines: [
+            { account: 'chain:TRC20:deposits', amount: '-50.5' },
+            { account: avail(b), amount: '50.5' },
+            { account: held(b), amount: '0' },
+          ],
+        },
+      ]),
+    ).toEqual({ booked: 2 });
     // Holds of both merchants in one call, a repeated reference skipped, a journal of zero lines not booked.
-    expect(await both([
-      { reference: 'hold:a1', kind: 'withdrawal_hold', lines: [{ account: avail(a), amount: '-10.000001' }, { account: held(a), amount: '10.000001' }] },
-      { reference: 'fund:a', kind: 'test', lines: [{ account: 'chain:TRC20:deposits', amount: '-100' }, { account: avail(a), amount: '100' }] },
-      { reference: 'zero', kind: 'test', lines: [{ account: avail(a), amount: '0' }, { account: held(a), amount: '0.000' }] },
-      { reference: 'hold:b1', kind: 'withdrawal_hold', lines: [{ account: avail(b), amount: '-0.5' }, { account: held(b), amount: '0.5' }] },
-      { reference: 'hold:a2', kind: 'withdrawal_hold', lines: [{ account: avail(a), amount: '-20' }, { account: held(a), amount: '20' }] },
-    ])).toEqual({ booked: 3 });
+    expect(
+      await both([
+        {
+          reference: 'hold:a1',
+          kind: 'withdrawal_hold',
+          lines: [
+            { account: avail(a), amount: '-10.000001' },
+            { account: held(a), amount: '10.000001' },
+          ],
+        },
+        {
+          reference: 'fund:a',
+          kind: 'test',
+          lines: [
+            { account: 'chain:TRC20:deposits', amount: '-100' },
+            { account: avail(a), amount: '100' },
+          ],
+        },
+        {
+          reference: 'zero',
+          kind: 'test',
+          lines: [
+            { account: avail(a), amount: '0' },
+            { account: held(a), amount: '0.000' },
+          ],
+        },
+        {
+          reference: 'hold:b1',
+          kind: 'withdrawal_hold',
+          lines: [
+            { account: avail(b), amount: '-0.5' },
+            { account: held(b), amount: '0.5' },
+          ],
+        },
+        {
+          reference: 'hold:a2',
+          kind: 'withdrawal_hold',
+          lines: [
+            { account: avail(a), amount: '-20' },
+            { account: held(a), amount: '20' },
+          ],
+        },
+      ]),
+    ).toEqual({ booked: 3 });
     // Only repeats: nothing booked.
-    expect(await both([{ reference: 'hold:a1', kind: 'withdrawal_hold', lines: [{ account: avail(a), amount: '-10.000001' }, { account: held(a), amount: '10.000001' }] }])).toEqual({ booked: 0 });
+    expect(
+      await both([
+        {
+          reference: 'hold:a1',
+          kind: 'withdrawal_hold',
+          lines: [
+            { account: avail(a), amount: '-10.000001' },
+            { account: held(a), amount: '10.000001' },
+          ],
+        },
+      ]),
+    ).toEqual({ booked: 0 });
     // A payout: held leaves to the chain and the fee account.
-    expect(await both([{ reference: 'payout:a1', kind: 'withdrawal_payout', lines: [{ account: held(a), amount: '-10.000001' }, { account: 'chain:TRC20:payouts', amount: '9.000001' }, { account: 'network:TRC20:fees', amount: '1' }] }])).toEqual({ booked: 1 });
+    expect(
+      await both([
+        {
+          reference: 'payout:a1',
+          kind: 'withdrawal_payout',
+          lines: [
+            { account: held(a), amount: '-10.000001' },
+            { account: 'chain:TRC20:payouts', amount: '9.000001' },
+            { account: 'network:TRC20:fees', amount: '1' },
+          ],
+        },
+      ]),
+    ).toEqual({ booked: 1 });
     // An overdraw is refused by the check constraint (23514) and books nothing; an unbalanced journal is refused before any write.
-    expect(await both([{ reference: 'over:b', kind: 'withdrawal_hold', lines: [{ account: avail(b), amount: '-50.000001' }, { account: held(b), amount: '50.000001' }] }])).toEqual({ error: '23514' });
-    expect(await both([{ reference: 'bad', kind: 'test', lines: [{ account: avail(a), amount: '-1' }, { account: held(a), amount: '2' }] }])).toEqual({ error: new UnbalancedJournalError('bad', '1').name });
+    expect(
+      await both([
+        {
+          reference: 'over:b',
+          kind: 'withdrawal_hold',
+          lines: [
+            { account: avail(b), amount: '-50.000001' },
+            { account: held(b), amount: '50.000001' },
+          ],
+        },
+      ]),
+    ).toEqual({ error: '23514' });
+    expect(
+      await both([
+        {
+          reference: 'bad',
+          kind: 'test',
+          lines: [
+            { account: avail(a), amount: '-1' },
+            { account: held(a), amount: '2' },
+          ],
+        },
+      ]),
+    ).toEqual({ error: new UnbalancedJournalError('bad', '1').name });
     expect(await both([])).toEqual({ booked: 0 });
 
     expect(await books(orms[1]!)).toEqual(await books(orms[0]!));
     const final = (await books(orms[1]!)) as { balances: { merchant_id: string; available: string; held: string; version: number }[] };
-    expect(final.balances.map(({ merchant_id, available, held, version }) => ({ merchant_id, available: Number(available), held: Number(held), version })).sort((x, y) => x.merchant_id.localeCompare(y.merchant_id))).toEqual(
+    expect(
+      final.balances
+        .map(({ merchant_id, available, held, version }) => ({ merchant_id, available: Number(available), held: Number(held), version }))
+        .sort((x, y) => x.merchant_id.localeCompare(y.merchant_id)),
+    ).toEqual(
       [
         { merchant_id: a, available: 69.999999, held: 20, version: 3 },
         { merchant_id: b, available: 50, held: 0.5, version: 2 },

@@ -13,7 +13,10 @@ export interface LedgerLine {
 
 export class UnbalancedJournalError extends Error {
   override readonly name = 'UnbalancedJournalError';
-  constructor(readonly reference: string, readonly sum: string) {
+  constructor(
+    readonly reference: string,
+    readonly sum: string,
+  ) {
     super('journal does not balance');
   }
 }
@@ -55,7 +58,11 @@ export async function postJournals(em: EntityManager, journals: readonly Journal
     `insert into journals (id, reference, kind, created_at) values ${plan.map(() => '(?, ?, ?, ?)').join(', ')} on conflict (reference) do nothing returning id`,
     plan.flatMap(({ journal }) => [journal.id, journal.reference, journal.kind, at]),
   );
-  const booked = bookedMoves(plan, inserted.map((r) => r.id), at);
+  const booked = bookedMoves(
+    plan,
+    inserted.map((r) => r.id),
+    at,
+  );
   if (booked.entries.length === 0) return 0;
   await em.execute(
     `insert into ledger_entries (id, journal_id, account, amount, merchant_id, created_at) values ${booked.entries.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
@@ -147,7 +154,14 @@ export async function postJournalsSql(q: Query, journals: readonly JournalInput[
   const lines = plan.flatMap(({ journal, lines }) =>
     lines.map((line) => {
       const m = MERCHANT_ACCOUNT.exec(line.account);
-      return { id: new LedgerEntry(journal.id, line.account, line.amount, null, at).id, journalId: journal.id, account: line.account, amount: line.amount, merchantId: m?.[1] ?? null, side: m?.[2] ?? null };
+      return {
+        id: new LedgerEntry(journal.id, line.account, line.amount, null, at).id,
+        journalId: journal.id,
+        account: line.account,
+        amount: line.amount,
+        merchantId: m?.[1] ?? null,
+        side: m?.[2] ?? null,
+      };
     }),
   );
   const [result] = await q<{ booked: string[]; updated: string[] }>(

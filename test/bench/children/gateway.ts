@@ -13,18 +13,21 @@ const loopDelay = new LoopDelayProbe();
 let gateway: Gateway | null = null;
 const profiler = new Profiler();
 
-serveIpc({
-  start: async (a: { grpcAddress: string; logLevel?: string }) => {
-    gateway = createGateway({ grpcAddress: a.grpcAddress, logger: createGatewayLogger(a.logLevel ?? 'info') });
-    return { httpPort: await gateway.listen(0, '127.0.0.1') };
+serveIpc(
+  {
+    start: async (a: { grpcAddress: string; logLevel?: string }) => {
+      gateway = createGateway({ grpcAddress: a.grpcAddress, logger: createGatewayLogger(a.logLevel ?? 'info') });
+      return { httpPort: await gateway.listen(0, '127.0.0.1') };
+    },
+    cpu: async () => cpuMs(),
+    profileStart: async () => profiler.start(),
+    loopDelayStart: async () => loopDelay.start(),
+    loopDelayStop: async () => loopDelay.stop(),
+    profileStop: async (a: { file: string }) => profiler.stop(a.file),
+    stop: async () => stop(),
   },
-  cpu: async () => cpuMs(),
-  profileStart: async () => profiler.start(),
-  loopDelayStart: async () => loopDelay.start(),
-  loopDelayStop: async () => loopDelay.stop(),
-  profileStop: async (a: { file: string }) => profiler.stop(a.file),
-  stop: async () => stop(),
-}, stop);
+  stop,
+);
 
 async function stop(): Promise<void> {
   const g = gateway;

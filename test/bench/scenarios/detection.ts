@@ -22,13 +22,18 @@ type Merchant = { merchantId: string; apiKey: string; apiSecret: string };
  * shows `confirming` on its WatchInvoice stream (committed: row, payment, snapshot, outbox).
  */
 export async function detectionLatency(ctx: BenchContext, node: HardhatNode, chain: TestChain, token: Address): Promise<ScenarioReport> {
-  const server = await startServer(ctx, 'detection', {
-    POLYGON_RPC_URL: node.url,
-    POLYGON_CHAIN_ID: '31337',
-    POLYGON_TOKEN_ADDRESS: token,
-    POLYGON_CONFIRMATIONS: '3',
-    POLYGON_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
-  }, { layout: ctx.layout });
+  const server = await startServer(
+    ctx,
+    'detection',
+    {
+      POLYGON_RPC_URL: node.url,
+      POLYGON_CHAIN_ID: '31337',
+      POLYGON_TOKEN_ADDRESS: token,
+      POLYGON_CONFIRMATIONS: '3',
+      POLYGON_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
+    },
+    { layout: ctx.layout },
+  );
   const client = new InvoiceServiceClient(`127.0.0.1:${server.started.grpcPort}`, grpc.credentials.createInsecure());
   try {
     const merchant = await server.merchant();
@@ -61,7 +66,7 @@ export async function detectionLatency(ctx: BenchContext, node: HardhatNode, cha
       notes: [
         `POLYGON runs live against a real \`hardhat node\` (chain 31337, automine) with a test USDT (6 decimals); the daemon runs live, so the other networks are disabled. The EVM adapter polls the head every ${POLL_INTERVAL_MS} ms (POLYGON_POLL_INTERVAL_MS=${POLL_INTERVAL_MS}; no eth_subscribe, plain JSON-RPC polling as against any HTTP endpoint; the default is 2,000 ms, for which expect about half that more).`,
         `Per transfer: an invoice is created through the gateway (POST /v1/invoices, network POLYGON), a WatchInvoice gRPC stream is opened on it, then the payment is sent from a funded account; t0 = the node's answer to eth_sendRawTransaction (the block exists), t1 = the stream's first message with status \`confirming\`. ${perRun} transfers per run, spaced randomly so they fall at every point of the polling cycle. Pooled over all runs: p50 ${pooled.p50.toFixed(1)} ms, p99 ${pooled.p99.toFixed(1)} ms, max ${pooled.max.toFixed(1)} ms.`,
-        'What the latency is made of: up to one polling interval until the next eth_blockNumber, then eth_getLogs for the new block and the block headers, the invoice actor\'s transaction (payment row, invoice row, snapshot, outbox event), then the stream read.',
+        "What the latency is made of: up to one polling interval until the next eth_blockNumber, then eth_getLogs for the new block and the block headers, the invoice actor's transaction (payment row, invoice row, snapshot, outbox event), then the stream read.",
       ],
     };
   } finally {

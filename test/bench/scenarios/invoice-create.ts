@@ -41,7 +41,15 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
     const cpu0 = await server.cpu();
     const pg0 = pg ? treeCpuMs(pg) : 0;
     const sustained = await profiled(ctx, server, `create-throughput-${run}`, () =>
-      load.call<LoadResult>('http', { mode: 'closed', port: server.started.httpPort, concurrency: CREATE_CONCURRENCY, warmupMs: ctx.ms(2000), durationMs: ctx.ms(8000), okStatuses: [201], request: request(`t${run}`) }),
+      load.call<LoadResult>('http', {
+        mode: 'closed',
+        port: server.started.httpPort,
+        concurrency: CREATE_CONCURRENCY,
+        warmupMs: ctx.ms(2000),
+        durationMs: ctx.ms(8000),
+        okStatuses: [201],
+        request: request(`t${run}`),
+      }),
     );
     const cpu1 = await server.cpu();
     const pg1 = pg ? treeCpuMs(pg) : 0;
@@ -52,11 +60,21 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
     loadUs.push(((sustained.clientCpuMs ?? 0) * 1000) / made);
     throughput.push(sustained.throughput);
     if (sustained.errors) errors.push(`throughput run ${run}: ${sustained.errors} errors, first: ${sustained.firstError}`);
-    ctx.log(`  create run ${run}: ${sustained.throughput.toFixed(0)}/s sustained (p50 ${sustained.latency.p50.toFixed(1)} ms at ${CREATE_CONCURRENCY} clients); CPU per invoice: server ${nodeUs.at(-1)!.toFixed(0)} µs, PostgreSQL ${pgUs.at(-1)!.toFixed(0)} µs, load generator ${loadUs.at(-1)!.toFixed(0)} µs`);
+    ctx.log(
+      `  create run ${run}: ${sustained.throughput.toFixed(0)}/s sustained (p50 ${sustained.latency.p50.toFixed(1)} ms at ${CREATE_CONCURRENCY} clients); CPU per invoice: server ${nodeUs.at(-1)!.toFixed(0)} µs, PostgreSQL ${pgUs.at(-1)!.toFixed(0)} µs, load generator ${loadUs.at(-1)!.toFixed(0)} µs`,
+    );
 
     const rate = Math.max(1, Math.floor(sustained.throughput / 2));
     rates.push(rate);
-    const { paced, stalls } = await pacedWindow(ctx, server, load, `create-latency-${run}`, { port: server.started.httpPort, rate, connections: 128, warmupMs: ctx.ms(1000), durationMs: ctx.ms(8000), okStatuses: [201], request: request(`l${run}`) });
+    const { paced, stalls } = await pacedWindow(ctx, server, load, `create-latency-${run}`, {
+      port: server.started.httpPort,
+      rate,
+      connections: 128,
+      warmupMs: ctx.ms(1000),
+      durationMs: ctx.ms(8000),
+      okStatuses: [201],
+      request: request(`l${run}`),
+    });
     p99.push(paced.latency.p99);
     p50.push(paced.latency.p50);
     if (paced.errors) errors.push(`latency run ${run}: ${paced.errors} errors, first: ${paced.firstError}`);
@@ -71,7 +89,9 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
     await server.child.call('sql', { text: 'drop table if exists bench_invoices' });
     baseline.push(inserts.throughput);
     if (inserts.errors) errors.push(`baseline run ${run}: ${inserts.errors} errors, first: ${inserts.firstError}`);
-    ctx.log(`  create run ${run}: baseline ${inserts.throughput.toFixed(0)} INSERT/s; CPU per INSERT: its PostgreSQL backends ${insertPgUs.at(-1)!.toFixed(0)} µs, client ${insertClientUs.at(-1)!.toFixed(0)} µs`);
+    ctx.log(
+      `  create run ${run}: baseline ${inserts.throughput.toFixed(0)} INSERT/s; CPU per INSERT: its PostgreSQL backends ${insertPgUs.at(-1)!.toFixed(0)} µs, client ${insertClientUs.at(-1)!.toFixed(0)} µs`,
+    );
   }
 
   const t = median(throughput);
@@ -106,8 +126,8 @@ export async function invoiceCreation(ctx: BenchContext, server: Server, merchan
       `Sustained: ${CREATE_CONCURRENCY} closed-loop clients, ${ctx.ms(2000) / 1000} s warm-up, then ${ctx.ms(8000) / 1000} s measured. Latency: an open-loop schedule at half the sustained rate measured in the same run; latency counts from the scheduled send time, so queueing is included.`,
       `The address pool is sized for the rate (ADDRESS_POOL_MIN_FREE=${POOL_MIN_FREE}, ADDRESS_POOL_BATCH=${POOL_BATCH}); refills (address derivation) run during the measurement, as they would in production.`,
       'Baseline: the same number of clients, each on its own connection, running autocommit single-row INSERTs of all invoice columns (a fresh uuid and order_id each) into a copy of the invoices table with the same indexes and constraints, in the same PostgreSQL; each waits for its WAL flush (synchronous_commit stays on, as money needs).',
-      'What limits the throughput: CPU, shared by the daemon, the gateway, PostgreSQL and the load generator. A batch of one network\'s new invoices is one statement (group commit) and pool refills derive on a worker thread; in a CPU profile no item of the daemon\'s thread exceeds ~15% of its busy time (the pg driver\'s writes, V8 and GC, the QR code, XState).',
-      'What limits the p99 at half rate: a creation waits for its network\'s insert statement in flight, so a window\'s p99 is set by its few slow statements (25-70 ms, commit included) and by a major GC of the daemon if one falls in it. On 2-core VMs it passes or misses from one full run to the next.',
+      "What limits the throughput: CPU, shared by the daemon, the gateway, PostgreSQL and the load generator. A batch of one network's new invoices is one statement (group commit) and pool refills derive on a worker thread; in a CPU profile no item of the daemon's thread exceeds ~15% of its busy time (the pg driver's writes, V8 and GC, the QR code, XState).",
+      "What limits the p99 at half rate: a creation waits for its network's insert statement in flight, so a window's p99 is set by its few slow statements (25-70 ms, commit included) and by a major GC of the daemon if one falls in it. On 2-core VMs it passes or misses from one full run to the next.",
       ...errors.map((e) => `Errors: ${e}`),
     ],
   };

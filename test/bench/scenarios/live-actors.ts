@@ -52,7 +52,9 @@ export async function liveActors(ctx: BenchContext): Promise<ScenarioReport> {
       heapLimit = heap.heapLimit;
       const base = await load.call<{ rows: number; ms: number }>('readSnapshots', { url: server.started.databaseUrl, batch: 1000 });
       baselineMs.push(base.ms);
-      ctx.log(`  restart ${run}: ${log.restored} actors rehydrated in ${log.restoreMs} ms, ${log.phases} (ready after ${log.readyMs} ms; startDaemon ${server.started.startMs.toFixed(0)} ms); heap ${(heap.heapUsed / MiB).toFixed(0)} MiB; baseline read+parse ${base.ms.toFixed(0)} ms`);
+      ctx.log(
+        `  restart ${run}: ${log.restored} actors rehydrated in ${log.restoreMs} ms, ${log.phases} (ready after ${log.readyMs} ms; startDaemon ${server.started.startMs.toFixed(0)} ms); heap ${(heap.heapUsed / MiB).toFixed(0)} MiB; baseline read+parse ${base.ms.toFixed(0)} ms`,
+      );
       await server.stop();
       server = null;
     }
@@ -64,7 +66,15 @@ export async function liveActors(ctx: BenchContext): Promise<ScenarioReport> {
       id: 3,
       title: `Live invoice actors (${n.toLocaleString('en-US')})`,
       figures: [
-        { name: `Heap used with ${n.toLocaleString('en-US')} open invoice actors (after GC)`, value: heap / MiB, unit: 'MiB', runs: heapUsed.map((h) => h / MiB), baseline: { name: 'same daemon with no invoices', value: empty.heapUsed / MiB, unit: 'MiB' }, target: '≤ 1,024 MiB', pass: heap <= 1024 * MiB && restored >= n },
+        {
+          name: `Heap used with ${n.toLocaleString('en-US')} open invoice actors (after GC)`,
+          value: heap / MiB,
+          unit: 'MiB',
+          runs: heapUsed.map((h) => h / MiB),
+          baseline: { name: 'same daemon with no invoices', value: empty.heapUsed / MiB, unit: 'MiB' },
+          target: '≤ 1,024 MiB',
+          pass: heap <= 1024 * MiB && restored >= n,
+        },
         { name: 'Heap per open invoice actor', value: perActor / 1024, unit: 'KiB', pass: null },
         {
           name: `Restart: rehydrate ${n.toLocaleString('en-US')} actors`,
@@ -76,7 +86,14 @@ export async function liveActors(ctx: BenchContext): Promise<ScenarioReport> {
           target: '< 10 s',
           pass: restore < 10_000 && restored >= n,
         },
-        { name: 'Restart: database ready -> actors resumed and watchers caught up', value: median(readyMs) / 1000, unit: 's', runs: readyMs.map((v) => v / 1000), target: '< 10 s', pass: median(readyMs) < 10_000 },
+        {
+          name: 'Restart: database ready -> actors resumed and watchers caught up',
+          value: median(readyMs) / 1000,
+          unit: 's',
+          runs: readyMs.map((v) => v / 1000),
+          target: '< 10 s',
+          pass: median(readyMs) < 10_000,
+        },
         { name: 'Restart: whole startDaemon (embedded PostgreSQL start included)', value: median(startMs) / 1000, unit: 's', runs: startMs.map((v) => v / 1000), pass: null },
       ],
       notes: [
@@ -84,7 +101,7 @@ export async function liveActors(ctx: BenchContext): Promise<ScenarioReport> {
         `Rows: ${n.toLocaleString('en-US')} pending POLYGON invoices of one merchant, each with its own allocated deposit address row, expiring in 3 days, written with two INSERT … SELECT statements (generated uuids and addresses, the persisted snapshot of a real new actor with the uuid substituted) rather than through the API, to keep the bench short. ${restored.toLocaleString('en-US')} open actors were rehydrated.`,
         '"Rehydrate" is the daemon\'s restore of every open invoice (keyset pages of 1,000 rows: query, JSON snapshot, XState actor started), logged as `invoice actors rehydrated`; "database ready -> resumed" adds the watchers\' catch-up and the RESUME of every actor (timers re-armed; a RESUME that only moves the machine\'s clock writes nothing). The ratio is baseline time / our time.',
         'What limits the heap: each open invoice is an XState actor with its context, snapshot and timer entry (actors share XState systems, 64 per supervisor; timers share one Node timer).',
-        'What limits the restart: XState\'s cost of creating each actor from its snapshot, much of it garbage collection; the watchers start in a fraction of a second, and an actor with nothing due is resumed later by one daemon-clock timer, not at start.',
+        "What limits the restart: XState's cost of creating each actor from its snapshot, much of it garbage collection; the watchers start in a fraction of a second, and an actor with nothing due is resumed later by one daemon-clock timer, not at start.",
       ],
     };
   } finally {
@@ -145,7 +162,18 @@ type LogLine = { msg?: string; time?: number; ms?: number; restoredInvoices?: nu
  * so the start-up lines may reach the file a little after start-up returned: read again for up to 2 s.
  */
 async function startupTimes(logFile: string): Promise<{ restored: number; restoreMs: number; readyMs: number; phases: string }> {
-  const read = () => fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l): LogLine => { try { return JSON.parse(l) as LogLine; } catch { return {}; } });
+  const read = () =>
+    fs
+      .readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l): LogLine => {
+        try {
+          return JSON.parse(l) as LogLine;
+        } catch {
+          return {};
+        }
+      });
   let lines = read();
   const last = (msg: string) => [...lines].reverse().find((l) => l.msg === msg);
   const complete = () => last('database ready, migrations applied') && last('invoice actors rehydrated') && last('actors restored and watchers caught up');

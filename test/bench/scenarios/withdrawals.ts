@@ -82,23 +82,35 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
     const oneBurst = async (tag: string, label: string): Promise<{ throughput: number; p50: number; p99: number; serverUs: number; postgresUs: number; loadUs: number }> => {
       const t0 = Date.now();
       await setup.fund([hot.merchantId], HOT_FUND);
-      await setup.fund(cold.map((m) => m.merchantId), COLD_FUND);
+      await setup.fund(
+        cold.map((m) => m.merchantId),
+        COLD_FUND,
+      );
       ctx.log(`  withdrawals ${label}: ${all.length} merchants funded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       const posts = Array.from({ length: REQUESTS }, (_, i) => {
         const m = owner(i);
-        return { path: '/v1/withdrawals', apiKey: m.apiKey, apiSecret: m.apiSecret, body: JSON.stringify({ network: NETWORK, address: address.get(m.merchantId), amount: AMOUNT, reference: `${tag}-${i}` }) };
+        return {
+          path: '/v1/withdrawals',
+          apiKey: m.apiKey,
+          apiSecret: m.apiSecret,
+          body: JSON.stringify({ network: NETWORK, address: address.get(m.merchantId), amount: AMOUNT, reference: `${tag}-${i}` }),
+        };
       });
       const cpu0 = await server.cpu();
       const gw0 = server.gateway ? await server.gateway.call<number>('cpu') : 0;
       const pg0 = pg ? treeCpuMs(pg) : 0;
-      const res = await profiled(ctx, server, `withdrawals-${tag}`, () => load.call<BurstResult>('burst', { mode: 'burst', port: server.started.httpPort, count: REQUESTS, request: { kind: 'posts', posts } }));
+      const res = await profiled(ctx, server, `withdrawals-${tag}`, () =>
+        load.call<BurstResult>('burst', { mode: 'burst', port: server.started.httpPort, count: REQUESTS, request: { kind: 'posts', posts } }),
+      );
       // CPU from the first request to the last answer (payouts the burst started included).
       const serverUs = (((await server.cpu()) - cpu0) * 1000) / REQUESTS;
       const gatewayUs = server.gateway ? (((await server.gateway.call<number>('cpu')) - gw0) * 1000) / REQUESTS : 0;
       const postgresUs = (((pg ? treeCpuMs(pg) : 0) - pg0) * 1000) / REQUESTS;
       checks += await verify(server, res, tag, hot, cold, owner, problems);
       burstsDone++;
-      ctx.log(`  withdrawals ${label}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}; CPU per request: server ${serverUs.toFixed(0)} µs (gateway ${gatewayUs.toFixed(0)}), PostgreSQL ${postgresUs.toFixed(0)} µs, load generator ${((res.clientCpuMs * 1000) / REQUESTS).toFixed(0)} µs; answered (first / median / last): hot merchant ${answerTimes(res, (i) => owner(i) === hot)}, the others ${answerTimes(res, (i) => owner(i) !== hot)}`);
+      ctx.log(
+        `  withdrawals ${label}: ${REQUESTS} at once in ${res.elapsedMs.toFixed(0)} ms = ${res.throughput.toFixed(0)}/s; statuses ${JSON.stringify(res.statuses)}; CPU per request: server ${serverUs.toFixed(0)} µs (gateway ${gatewayUs.toFixed(0)}), PostgreSQL ${postgresUs.toFixed(0)} µs, load generator ${((res.clientCpuMs * 1000) / REQUESTS).toFixed(0)} µs; answered (first / median / last): hot merchant ${answerTimes(res, (i) => owner(i) === hot)}, the others ${answerTimes(res, (i) => owner(i) !== hot)}`,
+      );
       // Steady state before the next burst (and the baseline): every payout of this burst completes.
       const t1 = Date.now();
       await setup.settlePayouts(async () => Number((await server.child.call<{ n: string }[]>('sql', { text: 'select count(*)::text as n from withdrawals where open' }))[0]!.n));
@@ -126,14 +138,12 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
         const base = await load.call<SqlBurstResult>('sqlBurst', {
           url: server.started.databaseUrl,
           connections: POOL,
-          setup: [
-            'truncate bench_balances',
-            `insert into bench_balances values ${all.map((m) => `('${m.merchantId}', ${m === hot ? HOT_FUND : COLD_FUND})`).join(', ')}`,
-          ],
+          setup: ['truncate bench_balances', `insert into bench_balances values ${all.map((m) => `('${m.merchantId}', ${m === hot ? HOT_FUND : COLD_FUND})`).join(', ')}`],
           sql: 'update bench_balances set available = available - $1 where merchant_id = $2 and available >= $1',
           params: Array.from({ length: REQUESTS }, (_, i) => [AMOUNT, owner(i).merchantId]),
         });
-        if (base.errors || base.changed !== REQUESTS - 100) problems.push(`baseline run ${run}: ${base.changed} debits granted (expected ${REQUESTS - 100}), ${base.errors} errors ${base.firstError ?? ''}`);
+        if (base.errors || base.changed !== REQUESTS - 100)
+          problems.push(`baseline run ${run}: ${base.changed} debits granted (expected ${REQUESTS - 100}), ${base.errors} errors ${base.firstError ?? ''}`);
         bursts.push(base.throughput);
         baseCpu.push((base.clientCpuMs * 1000) / REQUESTS);
         basePg.push((base.backendCpuMs * 1000) / REQUESTS);
@@ -141,7 +151,9 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
       baseline.push(median(bursts));
       updatePgUs.push(median(basePg));
       updateClientUs.push(median(baseCpu));
-      ctx.log(`  withdrawals run ${run}: baseline ${median(bursts).toFixed(0)} UPDATE/s (bursts: ${bursts.map((b) => b.toFixed(0)).join(', ')}); CPU per UPDATE: load generator ${median(baseCpu).toFixed(0)} µs, its PostgreSQL backends ${median(basePg).toFixed(0)} µs`);
+      ctx.log(
+        `  withdrawals run ${run}: baseline ${median(bursts).toFixed(0)} UPDATE/s (bursts: ${bursts.map((b) => b.toFixed(0)).join(', ')}); CPU per UPDATE: load generator ${median(baseCpu).toFixed(0)} µs, its PostgreSQL backends ${median(basePg).toFixed(0)} µs`,
+      );
     }
 
     const t = median(throughput);
@@ -180,7 +192,7 @@ export async function withdrawalsUnderContention(ctx: BenchContext, load: Child)
         `${WARM_UP_BURSTS} warm-up bursts (checked like the others) come first: the first bursts after start run slower while V8 still compiles the request path. Bursts swing widely on these VMs, so each run is the median of ${burstsPerRun} bursts.`,
         `After each burst (${burstsDone} in this scenario) ${checks / burstsDone} facts are checked: 900 answered 201 and 100 answered 422 insufficient_balance, all refused ones are the hot merchant's, every merchant's available balance is 0, no balance is negative, every journal sums to zero and every balance equals the sum of its ledger entries, one withdrawal row per 201.`,
         `Baseline: the same ${REQUESTS} debits in the same order as autocommit UPDATE statements on a two-column balances table, all issued at once over a pool of ${POOL} connections (the daemon's pool size), median of ${BASELINE_BURSTS} bursts per run; it must grant exactly ${REQUESTS - 100}.`,
-        'What limits it: CPU, and the hot merchant\'s lock. A withdrawal does far more than an UPDATE: the HMAC check, the merchants\' rows locked in id order, one read under the locks (cap sums, balances, whitelists, references), one insert of the rows and their outbox events, the holds in one statement, COMMIT; then an actor pays out (status polled every 5 s, PAYOUT_POLL_INTERVAL_MS=5000, the live default; one payout step at a time while creations are in flight) and 900 withdrawal.processing events are set aside in bulk as unaddressed, for want of a webhook URL. The hot merchant\'s requests wait behind its lock for a whole transaction, where the baseline holds a row for one statement.',
+        "What limits it: CPU, and the hot merchant's lock. A withdrawal does far more than an UPDATE: the HMAC check, the merchants' rows locked in id order, one read under the locks (cap sums, balances, whitelists, references), one insert of the rows and their outbox events, the holds in one statement, COMMIT; then an actor pays out (status polled every 5 s, PAYOUT_POLL_INTERVAL_MS=5000, the live default; one payout step at a time while creations are in flight) and 900 withdrawal.processing events are set aside in bulk as unaddressed, for want of a webhook URL. The hot merchant's requests wait behind its lock for a whole transaction, where the baseline holds a row for one statement.",
         ...problems.map((p) => `Problem: ${p}`),
       ],
     };
@@ -201,8 +213,10 @@ async function verify(server: Server, res: BurstResult, run: string, hot: Mercha
   const bodies = res.bodies.map((b) => (b ? (JSON.parse(b) as Body) : {}));
   const created = bodies.filter((b) => b.uuid && b.status).length;
   const refused = bodies.map((b, i) => ({ b, i })).filter(({ b }) => b.error !== undefined);
-  if (res.statuses['201'] !== REQUESTS - 100 || created !== REQUESTS - 100) problems.push(`run ${run}: ${res.statuses['201'] ?? 0} answered 201 (expected ${REQUESTS - 100}): ${JSON.stringify(res.statuses)}`);
-  if (res.statuses['422'] !== 100 || refused.some(({ b }) => b.error?.code !== 'insufficient_balance')) problems.push(`run ${run}: refusals ${JSON.stringify(res.statuses)}, codes ${[...new Set(refused.map(({ b }) => b.error?.code))].join(',')}`);
+  if (res.statuses['201'] !== REQUESTS - 100 || created !== REQUESTS - 100)
+    problems.push(`run ${run}: ${res.statuses['201'] ?? 0} answered 201 (expected ${REQUESTS - 100}): ${JSON.stringify(res.statuses)}`);
+  if (res.statuses['422'] !== 100 || refused.some(({ b }) => b.error?.code !== 'insufficient_balance'))
+    problems.push(`run ${run}: refusals ${JSON.stringify(res.statuses)}, codes ${[...new Set(refused.map(({ b }) => b.error?.code))].join(',')}`);
   if (refused.some(({ i }) => owner(i) !== hot)) problems.push(`run ${run}: a merchant other than the hot one was refused`);
   const sql = <T>(text: string, params: unknown[] = []) => server.child.call<T[]>('sql', { text, params });
   const balances = await sql<{ merchant_id: string; available: string }>('select merchant_id, available::text as available from merchant_balances');

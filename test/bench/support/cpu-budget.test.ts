@@ -29,7 +29,7 @@ describe('cpuBudget (what the bench reports as the CPU limit of a scenario)', ()
     expect(cpuBudget([], 2).ceilingPerSecond).toBe(Infinity);
   });
 
-  it('builds a scenario\'s budgets from the medians of its runs', () => {
+  it("builds a scenario's budgets from the medians of its runs", () => {
     const service = serviceBudget({ server: [900, 1300, 1000], postgres: [300, 200, 400], load: [80, 90, 70] });
     expect(service.shares).toEqual([
       { name: 'daemon + gateway', us: 1000 },

@@ -85,10 +85,14 @@ export function matchBench(o: MatchOptions): MatchResult {
   const lower = recipients.map((r) => r.toLowerCase());
   const bare = new Set(watchedList);
   let hits = 0;
-  const baseline = perSecond(o.logs, () => {
-    hits = 0;
-    for (let i = 0; i < lower.length; i++) if (bare.has(lower[i]!)) hits++;
-  }, o.iterations);
+  const baseline = perSecond(
+    o.logs,
+    () => {
+      hits = 0;
+      for (let i = 0; i < lower.length; i++) if (bare.has(lower[i]!)) hits++;
+    },
+    o.iterations,
+  );
   if (hits !== matched) throw new Error(`baseline matched ${hits}, the real path ${matched}`);
   const decode = perSecond(compared.length, () => toTransferObservations(decodeAll(), filter), Math.max(1, Math.floor(o.iterations / 2)));
   return { logsPerSecond: median(ours), baselinePerSecond: median(baseline), decodeAndMatchPerSecond: median(decode), matched, runs: { ours, baseline, decode } };

@@ -23,7 +23,10 @@ export async function pacedWindow(ctx: BenchContext, server: Server, load: Child
   const [daemonLoop, gatewayLoop] = await Promise.all(processes.map((p) => p.call<LoopDelay>('loopDelayStop')));
   const delays = `daemon p99 ${daemonLoop!.p99Ms.toFixed(1)} ms, max ${daemonLoop!.maxMs.toFixed(0)} ms${gatewayLoop ? `; gateway p99 ${gatewayLoop.p99Ms.toFixed(1)} ms, max ${gatewayLoop.maxMs.toFixed(0)} ms` : ''}`;
   const all = paced.slowSlots ?? [];
-  const worst = [...all].sort((a, b) => b.count - a.count).slice(0, BRIEF_SLOTS).sort((a, b) => a.atMs - b.atMs);
+  const worst = [...all]
+    .sort((a, b) => b.count - a.count)
+    .slice(0, BRIEF_SLOTS)
+    .sort((a, b) => a.atMs - b.atMs);
   const list = (slots: typeof all): string => slots.map((s) => `${s.atMs}: ${s.count}, ${s.maxMs}`).join('; ') || 'none';
   const more = all.length > worst.length ? ` (and ${all.length - worst.length} more slots)` : '';
   const head = `event-loop delay ${delays}; load generator max ${paced.ownLoopDelay?.maxMs.toFixed(0)} ms; slow 100 ms slots after the window's start at ~${windowStart} UTC (at ms: requests over 20 ms, slowest): `;

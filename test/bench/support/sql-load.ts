@@ -106,7 +106,17 @@ export async function sqlLoop(o: SqlLoop): Promise<SqlResult> {
   const cpu = process.cpuUsage(cpu0);
   const backendCpuMs = backendsCpuMs(backends) - backend0;
   await Promise.all(clients.map((c) => c.end()));
-  return { completed, errors, noRows, throughput: (completed - errors) / (o.durationMs / 1000), latency: summarize(latencies), firstError, statements: seq, clientCpuMs: (cpu.user + cpu.system) / 1000, backendCpuMs };
+  return {
+    completed,
+    errors,
+    noRows,
+    throughput: (completed - errors) / (o.durationMs / 1000),
+    latency: summarize(latencies),
+    firstError,
+    statements: seq,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    backendCpuMs,
+  };
 }
 
 /** `statements` run at once over a pool of `connections` (autocommit, one statement each). */

@@ -17,7 +17,10 @@ export class WithdrawalSetup {
   private readonly withdrawals: WithdrawalServiceClient;
   private readonly operator = new grpc.Metadata();
 
-  constructor(server: Server, readonly network: string) {
+  constructor(
+    server: Server,
+    readonly network: string,
+  ) {
     const address = `127.0.0.1:${server.started.grpcPort}`;
     const creds = grpc.credentials.createInsecure();
     this.merchants = new MerchantServiceClient(address, creds);

@@ -23,7 +23,13 @@ export class Observed {
   async until(predicate: () => boolean, what = 'condition', ms = 15_000): Promise<void> {
     const end = Date.now() + ms;
     while (!predicate()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last errors: ${this.errors.slice(-3).map((e) => e.message).join(' | ')}`);
+      if (Date.now() > end)
+        throw new Error(
+          `timed out waiting for ${what}; last errors: ${this.errors
+            .slice(-3)
+            .map((e) => e.message)
+            .join(' | ')}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
   }

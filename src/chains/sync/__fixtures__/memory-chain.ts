@@ -95,8 +95,16 @@ export class MemoryChain implements BlockSource {
         .map((t, i) => ({ t, i }))
         .filter(({ t }) => this.watched.has(t.to))
         .map(({ t, i }) => ({
-          kind: 'transfer' as const, network: 'POLYGON' as const, txHash: `0x${b.hash.slice(2, 10)}${i}`, eventIndex: i,
-          blockHeight: b.height, blockHash: b.hash, from: '0xfrom', to: t.to, memo: null, amount: t.amount,
+          kind: 'transfer' as const,
+          network: 'POLYGON' as const,
+          txHash: `0x${b.hash.slice(2, 10)}${i}`,
+          eventIndex: i,
+          blockHeight: b.height,
+          blockHash: b.hash,
+          from: '0xfrom',
+          to: t.to,
+          memo: null,
+          amount: t.amount,
         })),
     );
   }
@@ -104,7 +112,9 @@ export class MemoryChain implements BlockSource {
   private push(transfers: readonly MemoryTransfer[], label = ''): void {
     const height = this.blocks.length;
     const parentHash = height === 0 ? '0x00' : this.blocks[height - 1]!.hash;
-    const hash = `0x${createHash('sha256').update(`${parentHash}:${height}:${this.salt}:${label}:${JSON.stringify(transfers)}`).digest('hex')}`;
+    const hash = `0x${createHash('sha256')
+      .update(`${parentHash}:${height}:${this.salt}:${label}:${JSON.stringify(transfers)}`)
+      .digest('hex')}`;
     this.blocks.push({ height, hash, parentHash, timestamp: new Date(1_700_000_000_000 + height * 1000), transfers });
   }
 
