@@ -564,16 +564,16 @@ describe('creating withdrawals on raw SQL', () => {
       pollMs: 60_000,
     });
     const pending = async () => Number((await q<{ n: string }>(`select count(*) as n from outbox_events where status = 'pending'`))[0]!.n);
-    const attempts = async (uuid: string) =>
-      (await q<{ type: string; attempts: number }>('select type, attempts from outbox_events where aggregate_id = ? order by seq', [uuid])).map((e) => `${e.type}:${e.attempts}`);
+    const states = async (uuid: string) =>
+      (await q<{ type: string; status: string }>('select type, status from outbox_events where aggregate_id = ? order by seq', [uuid])).map((e) => `${e.type}:${e.status}`);
     dispatcher.start();
     try {
       await eventually(async () => ((await pending()) === 0 ? true : undefined), 10_000, 'the outbox to be worked off once'); // the start's own pass
       const { row } = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '3' }, [network]);
-      // No webhook URL: each event is attempted once and fails for good (attempts 1), which shows it was picked up.
-      await eventually(async () => ((await attempts(row.uuid)).join() === 'withdrawal.review:1' ? true : undefined), 5_000, 'the creation event to be picked up');
+      // No webhook URL: the dispatcher keeps each event as unaddressed (no attempt), which shows it was picked up.
+      await eventually(async () => ((await states(row.uuid)).join() === 'withdrawal.review:unaddressed' ? true : undefined), 5_000, 'the creation event to be picked up');
       await actors.send(row.uuid, { type: 'REJECT', reason: 'wake-up test' }); // the actor's raw commit
-      await eventually(async () => ((await attempts(row.uuid)).join() === 'withdrawal.review:1,withdrawal.rejected:1' ? true : undefined), 5_000, 'the rejection event to be picked up');
+      await eventually(async () => ((await states(row.uuid)).join() === 'withdrawal.review:unaddressed,withdrawal.rejected:unaddressed' ? true : undefined), 5_000, 'the rejection event to be picked up');
     } finally {
       await dispatcher.stop();
     }
