@@ -573,7 +573,11 @@ describe('creating withdrawals on raw SQL', () => {
       // No webhook URL: the dispatcher keeps each event as unaddressed (no attempt), which shows it was picked up.
       await eventually(async () => ((await states(row.uuid)).join() === 'withdrawal.review:unaddressed' ? true : undefined), 5_000, 'the creation event to be picked up');
       await actors.send(row.uuid, { type: 'REJECT', reason: 'wake-up test' }); // the actor's raw commit
-      await eventually(async () => ((await states(row.uuid)).join() === 'withdrawal.review:unaddressed,withdrawal.rejected:unaddressed' ? true : undefined), 5_000, 'the rejection event to be picked up');
+      await eventually(
+        async () => ((await states(row.uuid)).join() === 'withdrawal.review:unaddressed,withdrawal.rejected:unaddressed' ? true : undefined),
+        5_000,
+        'the rejection event to be picked up',
+      );
     } finally {
       await dispatcher.stop();
     }
