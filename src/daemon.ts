@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from './config/config';
+import type { Config } from './config/config';
 import { runnableNetworks } from './config/chain-mode';
 import { NETWORK_CODES } from './domain/networks';
 import { createLogger } from './observability/logger';
@@ -20,7 +20,7 @@ import { networkService } from './grpc/services/networks';
 import { merchantService } from './grpc/services/merchants';
 import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
-import { createChainAdapters, hasLiveAdapter } from './chains/registry';
+import { createChainAdapters } from './chains/registry';
 import { evmLiveOptions } from './chains/evm';
 import { PgDevnetStore } from './chains/devnet/pg-store';
 import { RawSql } from './store/raw-sql';
@@ -40,7 +40,6 @@ import { withdrawalService } from './grpc/services/withdrawals';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { PRIVATE_TARGETS_WARNING } from './webhooks/private-targets';
-import type { Resolver } from './webhooks/address-guard';
 import { operatorService } from './grpc/services/operator';
 import { operatorWebhooks } from './grpc/services/operator-webhooks';
 import { invoiceService } from './grpc/services/invoices';
@@ -58,7 +57,11 @@ import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import path from 'node:path';
 import { RequestLoad } from './lib/request-load';
-import { releaseReservations, type DerivedTwice } from './store/repos/address-pool';
+import { releaseReservations } from './store/repos/address-pool';
+import type { DaemonOptions, DeriveRange } from './daemon-options';
+import { refuseUnrunnableLive } from './live-networks';
+
+export type { DaemonOptions } from './daemon-options';
 import { loadDevnetClockOffset, saveDevnetClockOffset } from './store/repos/devnet-clock-offset';
 
 export interface Daemon {
@@ -73,35 +76,6 @@ export interface Daemon {
   /** Graceful: stop taking calls, let in-flight calls finish, stop actors, close the database. */
   stop(): Promise<void>;
 }
-
-export interface DaemonOptions {
-  logger?: Logger;
-  /** Tests only: trusted CAs / resolver for webhook delivery (production: NODE_EXTRA_CA_CERTS, system DNS). */
-  webhooks?: { ca?: string | Buffer; resolver?: Resolver; timeoutMs?: number; pollMs?: number };
-  /** The engine lock's connection broke: another daemon may take over, so this one must stop. Default: stop(). */
-  onEngineLockLost?: (err: Error) => void;
-  /**
-   * Tests only: a clock the test drives (e.g. past an invoice's expiry on a hardhat-backed live
-   * network). Default: real time on live (nothing can move it), the devnet clock on devnet. The
-   * entry points (main.ts, start-all.ts) never pass one.
-   */
-  clock?: DaemonClock;
-  /** Tests only: wraps the derivation thread's ranges (e.g. a wrong derivation, to see a pool refill stop). */
-  wrapDerivation?: (derive: DeriveRange) => DeriveRange;
-}
-
-/** Live mode runs each network with <CODE>_RPC_URL on its real chain: one without a live adapter yet cannot. */
-function refuseUnrunnableLive(config: Config): void {
-  if (config.CHAIN_MODE !== 'live') return;
-  for (const code of NETWORK_CODES) {
-    if (config.networks[code].rpcUrl !== undefined && !hasLiveAdapter(code)) {
-      throw new ConfigError(`${code}_RPC_URL`, `${code} cannot run on a real chain in this version (no live adapter for it yet); unset ${code}_RPC_URL (in live mode ${code} is then disabled)`);
-    }
-  }
-}
-
-/** Both derivations of a range of deposit addresses (DerivationThread#derive). */
-type DeriveRange = (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
 
 export async function startDaemon(config: Config, options: DaemonOptions = {}): Promise<Daemon> {
   // Before anything is set up: no key material written, no database started.
