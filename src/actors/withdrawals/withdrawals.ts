@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { flatUuid } from '../flat-uuid';
 import { formatAmount, toDecimal } from '../../domain/decimal';
-import { ConflictError, DomainError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import { createWithdrawalContext, type WithdrawalMachineContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
@@ -22,6 +22,9 @@ import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
 import { AddressForms, type Whitelist } from './whitelist';
 import { RequestLoad } from '../../lib/request-load';
+import { CHECK_VIOLATION, rolledBack, sqlState, UNIQUE_VIOLATION } from './sql-outcome';
+
+export { rolledBack, sqlState } from './sql-outcome';
 
 export interface WithdrawalsDeps {
   readonly orm: MikroORM;
@@ -49,32 +52,6 @@ export interface ListWithdrawalsFilter {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const REJECTION_REASON_MAX = 500;
 
-/** SQLSTATEs after which PostgreSQL has certainly rolled the transaction back. */
-const ROLLED_BACK_SQLSTATES = new Set([
-  '23505', // unique_violation (a reference created concurrently, by another daemon)
-  '23514', // check_violation (a balance would go negative)
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-]);
-
-/** The SQLSTATE of a database error (node-postgres and MikroORM's wrapper both carry it as `code`). */
-export function sqlState(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/**
- * Errors after which the transaction certainly did not commit: the database refused a statement,
- * or the COMMIT itself, with one of ROLLED_BACK_SQLSTATES (decided by the code, never by the
- * message), or our own refusal was thrown before COMMIT (a DomainError). Anything else (a
- * connection lost, a timeout: no answer from the server) leaves the outcome unknown.
- */
-export function rolledBack(err: unknown): boolean {
-  if (err instanceof DomainError) return true;
-  const code = sqlState(err);
-  return code !== undefined && ROLLED_BACK_SQLSTATES.has(code);
-}
-
 function insufficient(amount: string, available: string): ValidationError {
   return new ValidationError('insufficient_balance', `the available balance (${available}) does not cover ${amount}`, 'amount', { available });
 }
@@ -88,9 +65,6 @@ type LockedOutcome = BatchOutcome<Created | { stored: string }>;
 /** What the creating transaction did: per merchant group, one outcome per input; and the outbox events it wrote. */
 type LockedBatch = { outcomes: LockedOutcome[][]; events: OutboxEvent[] };
 type MerchantGroup = KeyGroup<CreateWithdrawalInput>;
-
-const UNIQUE_VIOLATION = '23505';
-const CHECK_VIOLATION = '23514';
 
 /** Creating withdrawals (hold + row + first state in one transaction), reading them, and the review decisions. */
 export class Withdrawals {
