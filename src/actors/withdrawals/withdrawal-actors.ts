@@ -1,20 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createActor, fromPromise, type Actor, type Snapshot } from 'xstate';
+import { createActor, type Actor, type Snapshot } from 'xstate';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
 import { withdrawalMachine, type WithdrawalMachineEvent } from '../../domain/withdrawal-machine';
-import type { CheckPayoutOutput, PayoutActorInput, SignPayoutInput, WithdrawalMachineContext, WithdrawalSignedPayout } from '../../domain/withdrawal-context';
+import type { WithdrawalMachineContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
-import { Withdrawal, type OutboxEvent, type WithdrawalStatus } from '../../store/entities';
+import type { Withdrawal, OutboxEvent } from '../../store/entities';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { announceOutboxEvents, insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
 import { bookOutcomeSql } from './withdrawal-ledger';
 import type { RequestLoad } from '../../lib/request-load';
 import { ActorActivity } from '../introspection/activity';
+import { PLACEHOLDER, persistedInitialSnapshot, SNAPSHOT_TEMPLATES_MAX, snapshotTemplate } from './initial-snapshot';
+import { LOCK_ROW, type LockedRow, withdrawalOf } from './locked-row';
+
+export { persistedInitialSnapshot } from './initial-snapshot';
 
 type WithdrawalActor = Actor<typeof withdrawalMachine>;
 
@@ -63,109 +66,7 @@ interface Entry {
   watching: boolean;
 }
 
-/** Stand-ins that never settle: starting the machine with them computes a first snapshot and does nothing. */
-const inert = withdrawalMachine.provide({
-  actors: {
-    signPayout: fromPromise<WithdrawalSignedPayout, SignPayoutInput>(() => new Promise(() => undefined)),
-    broadcastPayout: fromPromise<void, PayoutActorInput>(() => new Promise(() => undefined)),
-    checkPayout: fromPromise<CheckPayoutOutput, PayoutActorInput>(() => new Promise(() => undefined)),
-  },
-});
-
 const RESTORE_BATCH = 500;
-
-/**
- * Stand-ins for the three per-withdrawal values of a first snapshot: strings no real value can be
- * (a NUL character and a random tag), so each occurrence in the JSON is theirs.
- */
-const PLACEHOLDER_TAG = randomBytes(8).toString('hex');
-const PLACEHOLDER = {
-  uuid: `\u0000uuid:${PLACEHOLDER_TAG}`,
-  address: `\u0000address:${PLACEHOLDER_TAG}`,
-  netPayout: `\u0000netPayout:${PLACEHOLDER_TAG}`,
-} as const;
-const SNAPSHOT_TEMPLATES_MAX = 1_000;
-
-/** What a new actor persists first (created -> review | processing.signing), as plain JSON data. */
-export function persistedInitialSnapshot(context: WithdrawalMachineContext, clock: Clock): unknown {
-  const actor = createActor(inert, { input: context, clock });
-  actor.start();
-  const snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as unknown;
-  actor.stop();
-  return snapshot;
-}
-
-/**
- * The snapshot's JSON split around the placeholders: [text, field, text, field, ..., text], the
- * fields being keys of PLACEHOLDER. Null (no template: computed every time) when a placeholder
- * shows up anywhere but as a whole JSON string, e.g. inside a longer string or in a key.
- */
-function snapshotTemplate(snapshot: unknown): string[] | null {
-  const json = JSON.stringify(snapshot);
-  const quoted = new Map(Object.entries(PLACEHOLDER).map(([field, value]) => [JSON.stringify(value), field]));
-  const parts: string[] = [];
-  let rest = json;
-  for (;;) {
-    let at = -1;
-    let found = '';
-    for (const q of quoted.keys()) {
-      const i = rest.indexOf(q);
-      if (i >= 0 && (at < 0 || i < at)) [at, found] = [i, q];
-    }
-    if (at < 0) break;
-    // A value, not a key: followed by , } or ] (keys are followed by a colon).
-    const next = rest[at + found.length];
-    if (next !== ',' && next !== '}' && next !== ']') return null;
-    parts.push(rest.slice(0, at), quoted.get(found)!);
-    rest = rest.slice(at + found.length);
-  }
-  parts.push(rest);
-  if (parts.join('').includes(PLACEHOLDER_TAG)) return null;
-  return parts;
-}
-
-/** The columns of a withdrawal row its actor's commits read (all but the signed payout and the snapshot). */
-interface LockedRow {
-  uuid: string;
-  merchant_id: string;
-  reference: string | null;
-  status: WithdrawalStatus;
-  network: string;
-  address: string;
-  amount: string;
-  network_fee: string;
-  net_payout: string;
-  tx_hash: string | null;
-  confirmations: number;
-  rejection_reason: string | null;
-  failure_reason: string | null;
-  completed_ms: number | null;
-  open: boolean;
-  created_ms: number;
-  updated_ms: number;
-  version: number;
-}
-
-const LOCK_ROW = `select uuid::text, merchant_id::text, reference, status, network, address, amount::text, network_fee::text, net_payout::text, tx_hash, confirmations,
-         rejection_reason, failure_reason, (extract(epoch from completed_at) * 1000)::float8 as completed_ms, open,
-         (extract(epoch from created_at) * 1000)::float8 as created_ms, (extract(epoch from updated_at) * 1000)::float8 as updated_ms, version
-    from withdrawals where uuid = $1 for update`;
-
-function withdrawalOf(r: LockedRow): Withdrawal {
-  const row = new Withdrawal(r.uuid, r.merchant_id, r.status, r.network, r.address, r.amount, r.network_fee, r.net_payout, new Date(Number(r.created_ms)));
-  Object.assign(row, {
-    reference: r.reference,
-    txHash: r.tx_hash,
-    confirmations: r.confirmations,
-    rejectionReason: r.rejection_reason,
-    failureReason: r.failure_reason,
-    completedAt: r.completed_ms === null ? null : new Date(Number(r.completed_ms)),
-    open: r.open,
-    updatedAt: new Date(Number(r.updated_ms)),
-    version: r.version,
-  });
-  return row;
-}
 
 /** A poll that found nothing new (waiting → checking → waiting) is not worth a write. */
 function stateKey(actor: WithdrawalActor): string {
