@@ -3,7 +3,7 @@ import { ConfigError } from './errors';
 
 export type ChainMode = 'devnet' | 'live';
 
-/** What decided the mode, for messages: the variable (`CHAIN_MODE`, `POLYGON_RPC_URL`) or the default. */
+/** What decided the mode, for messages: the variable (`CHAIN_MODE`, or a live network's LiveSettings.from) or the default. */
 export interface ChainModeChoice {
   readonly mode: ChainMode;
   /** The variable that decided it; null when nothing was set (devnet by default). */
@@ -25,7 +25,10 @@ export function chooseChainMode(stated: string | undefined, liveFrom: readonly s
     );
   }
   if (stated === 'live' && liveFrom.length === 0) {
-    throw new ConfigError('CHAIN_MODE', 'CHAIN_MODE=live needs at least one network on a real chain: set <CODE>_RPC_URL (e.g. POLYGON_RPC_URL); networks without one are disabled in live mode');
+    throw new ConfigError(
+      'CHAIN_MODE',
+      "CHAIN_MODE=live needs at least one network on a real chain: set its family's live settings (docs/chains.md, Chain families); networks without them are disabled in live mode",
+    );
   }
   if (stated === 'devnet' || stated === 'live') return { mode: stated, from: 'CHAIN_MODE' };
   return liveFrom.length > 0 ? { mode: 'live', from: liveFrom[0]! } : { mode: 'devnet', from: null };

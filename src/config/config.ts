@@ -73,7 +73,7 @@ export type NetworkSettingName = keyof NetworkDefaults | 'enabled';
 export type Config = Omit<z.infer<typeof baseSchema>, 'CHAIN_MODE'> & {
   /** Resolved: devnet unless a network's RPC is configured (DESIGN.md, Embedded defaults). */
   readonly CHAIN_MODE: ChainMode;
-  /** The variable that decided CHAIN_MODE (`CHAIN_MODE`, `POLYGON_RPC_URL`, ...); null for the default. */
+  /** The variable that decided CHAIN_MODE (`CHAIN_MODE`, or the LiveSettings.from of the first live network); null for the default. */
   readonly chainModeFrom: string | null;
   readonly dataDir: string;
   readonly publicUrl: string;
