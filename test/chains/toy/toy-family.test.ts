@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../../src/config/config';
 import { refuseUnrunnableLive } from '../../../src/live-networks';
 import { expectLedgerExact } from '../../withdrawals/support';
 import { createInvoice, getInvoice, mine, pay, type Json } from '../../invoices/helpers';
-import { query } from '../../operator/support';
+import { caughtUp, query } from '../../operator/support';
 import { createMerchant, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../../support/stack';
 import type { ListNetworksResponse } from '../../../src/grpc/generated/chainpay/v1/networks';
 import { TEST_FAMILIES } from '../families';
@@ -89,6 +89,7 @@ describe('a family registered only in the test tree', () => {
       const inv: Json = await createInvoice(stack, m, { amount: '5', network: 'POLYGON' });
       await pay(stack, 'POLYGON', new ToyCodec({}).sampleAddress('a stranger'), inv.pay_amount);
       await mine(stack, 'POLYGON', 2);
+      await caughtUp(stack, 'POLYGON'); // the watcher has seen the transfer's block and those after it
       const res = await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}`);
       expect(res.body).toMatchObject({ status: 'pending', received_amount: '0' });
     });
