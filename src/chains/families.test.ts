@@ -1,5 +1,6 @@
 import { NETWORK_CODES, NETWORK_FACTS } from '../domain/networks';
 import { EvmCodec } from './evm/codec';
+import { FamilyConfigError } from './errors';
 import { BUILT_IN_FAMILIES, FamilyRegistrationError, FamilyRegistry } from './families';
 import type { ChainFamilyDefinition } from './family';
 import { hasLiveAdapter } from './registry';
@@ -39,5 +40,28 @@ describe('the family registry', () => {
   it('refuses two families claiming one network, and one family registered twice', () => {
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('b', ['TON']))).toThrow(FamilyRegistrationError);
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('a', ['SOLANA']))).toThrow(/registered twice/);
+  });
+
+  it.each(['TRC20', 'TON', 'SOLANA'] as const)('%s: its family reads <CODE>_RPC_URL (validated, named), which makes it live, and has no live adapter yet', (code) => {
+    const family = FamilyRegistry.builtIn().of(code);
+    const network = { network: code, requiredConfirmations: 3 };
+    expect(family.readLive({}, network)).toBeNull();
+    expect(family.readLive({ [`${code}_RPC_URL`]: 'http://127.0.0.1:9' }, network)).toEqual({ from: `${code}_RPC_URL`, options: { rpcUrl: 'http://127.0.0.1:9' } });
+    expect(() => family.readLive({ [`${code}_RPC_URL`]: 'nope' }, network)).toThrow(FamilyConfigError);
+    expect(() => family.readLive({ [`${code}_RPC_URL`]: 'nope' }, network)).toThrow(new RegExp(`^invalid configuration: ${code}_RPC_URL: `));
+    expect(hasLiveAdapter(code)).toBe(false);
+  });
+
+  it('the EVM family reads its own variables: the xpub, and a network live only with its RPC URL', () => {
+    const evm = FamilyRegistry.builtIn().of('BEP20');
+    expect(evm.readKeys?.({})).toEqual({ xpub: undefined });
+    expect(() => evm.readKeys?.({ EVM_DEPOSIT_XPUB: 'xprv' })).toThrow(/^invalid configuration: EVM_DEPOSIT_XPUB: must be an account xpub/);
+    expect(evm.readLive({ BEP20_RPC_URL: 'http://127.0.0.1:8545' }, { network: 'BEP20', requiredConfirmations: 15 })).toEqual({
+      from: 'BEP20_RPC_URL',
+      options: { rpcUrl: 'http://127.0.0.1:8545', confirmations: 15, expectedChainId: 56 },
+    });
+    expect(() => evm.readLive({ BEP20_TOKEN_ADDRESS: '0x1' }, { network: 'BEP20', requiredConfirmations: 15 })).toThrow(
+      /^invalid configuration: BEP20_TOKEN_ADDRESS: is a live chain setting and needs BEP20_RPC_URL/,
+    );
   });
 });
