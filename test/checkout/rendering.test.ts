@@ -29,6 +29,9 @@ function view(invoice: Partial<Invoice>, networks: Partial<Network>[] = []): Che
       ...invoice,
     }),
     networks: networks.map((n) => Network.fromPartial({ active: true, token_decimals: 6, buyer_network_fee: '0', min_invoice: '1', ...n })),
+    wallet_link: '',
+    wallet_qr_svg: '',
+    payments: [],
   };
 }
 
