@@ -11,7 +11,7 @@ const MAX_EMAIL = 254;
 // One @, no spaces, angle brackets or quotes, a dot in the domain: enough to be a mailto: target.
 const EMAIL = /^[^\s@<>"'()[\]\\,;:]+@[^\s@<>"'()[\]\\,;:]+\.[^\s@<>"'()[\]\\,;:.]+$/;
 // Control characters (C0, DEL, C1) and bidirectional overrides could disguise the name on the page.
-const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_TEXT = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 export function displayNameSetting(value: string | undefined): string | null | undefined {
   if (value === undefined) return undefined;
