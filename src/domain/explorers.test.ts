@@ -16,9 +16,10 @@ describe('block-explorer templates', () => {
     expect(explorerTemplateProblem('{tx}')).toBe('is not a URL');
   });
 
-  it('devnet: never a link; live: the stored template, the default when none is stored, nothing when switched off', () => {
+  it('the stored template; when none is stored the mainnet default live and nothing on devnet; nothing when switched off', () => {
     expect(explorerTemplate('TON', null, false)).toBeNull();
-    expect(explorerTemplate('TON', 'https://testnet.tonviewer.com/transaction/{tx}', false)).toBeNull();
+    expect(explorerTemplate('TON', '', false)).toBeNull();
+    expect(explorerTemplate('TON', 'https://testnet.tonviewer.com/transaction/{tx}', false)).toBe('https://testnet.tonviewer.com/transaction/{tx}');
     expect(explorerTemplate('TON', null, true)).toBe('https://tonviewer.com/transaction/{tx}');
     expect(explorerTemplate('TON', '', true)).toBeNull();
     expect(explorerTemplate('BEP20', 'https://testnet.bscscan.com/tx/{tx}', true)).toBe('https://testnet.bscscan.com/tx/{tx}');

@@ -4,7 +4,8 @@ import type { NetworkCode } from './networks';
  * Block-explorer links of the checkout page (issue 39). A template is an https URL with `{tx}`
  * exactly once, where the transaction hash goes (percent-encoded). Each network has a mainnet
  * default, which an operator may replace (a testnet explorer, another site) or switch off
- * (`chainpay networks set-explorer`). A devnet transaction is on no explorer: there is never a link.
+ * (`chainpay networks set-explorer`). A devnet transaction is on no public explorer, so devnet has
+ * no default: only a template the operator set explicitly (a local explorer, a demo) gives a link there.
  */
 export const DEFAULT_EXPLORER_TX_URLS: Readonly<Record<NetworkCode, string>> = {
   TRC20: 'https://tronscan.org/#/transaction/{tx}',
@@ -33,11 +34,12 @@ export function explorerTemplateProblem(template: string): string | null {
 }
 
 /**
- * The template in force: on devnet none; else the stored one ('' = none; null = the default).
- * A stored template that is no longer valid (edited by hand) gives none rather than a bad link.
+ * The template in force: the stored one ('' = none); when none is stored, the mainnet default on a
+ * live daemon and nothing on devnet. A stored template that is no longer valid (edited by hand)
+ * gives none rather than a bad link.
  */
 export function explorerTemplate(code: NetworkCode, stored: string | null, livemode: boolean): string | null {
-  if (!livemode) return null;
+  if (stored === null && !livemode) return null;
   const template = stored ?? DEFAULT_EXPLORER_TX_URLS[code];
   if (template === '' || explorerTemplateProblem(template) !== null) return null;
   return template;

@@ -4,8 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
  * What the hosted checkout shows (issue 39): the merchant's display name and support contact
  * (`chainpay merchant set-checkout`), and each network's block-explorer URL template
  * (`chainpay networks set-explorer`). All nullable: a merchant without a display name shows its
- * name; a network's null template means the built-in mainnet default (src/domain/explorers.ts),
- * '' means no explorer link.
+ * name; a network's null template means the built-in default (src/domain/explorers.ts: the mainnet
+ * explorer live, none on devnet), '' means no explorer link.
  */
 export class Migration20261128080000CheckoutSettings extends Migration {
   override async up(): Promise<void> {

@@ -41,7 +41,7 @@ export interface Network {
   chain_mode: string;
   /**
    * Internal: the block-explorer URL of a transaction, "{tx}" standing for its hash; '' for none
-   * (always on devnet).
+   * (devnet has no default: only an explicitly set template).
    */
   explorer_tx_url: string;
 }
