@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import QRCode from 'qrcode';
+import { ASSET_DIR, CheckoutAssets } from '../../gateway/checkout/assets';
+import { NETWORK_CODES } from '../../src/domain/networks';
 import { Invoice, type CheckoutView } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { Network } from '../../src/grpc/generated/chainpay/v1/networks';
 import { mailtoOf, shortReference, walletLink } from '../../gateway/checkout/links';
@@ -61,6 +65,20 @@ describe('links the page may show', () => {
     expect(shortReference(UUID)).toBe('0B5E-7C1E');
     expect(mailtoOf('help@shop.example')).toBe('mailto:help@shop.example');
     for (const bad of ['a@b.c?cc=x@y.z', 'a@b.c,d@e.f', 'no-at', 'a b@c.d']) expect(mailtoOf(bad)).toBeNull();
+  });
+});
+
+describe('network logos', () => {
+  it('one local SVG per network: small, self-contained (no script, link or external reference)', () => {
+    const logos = new CheckoutAssets().urls().logos;
+    expect(Object.keys(logos).sort()).toEqual([...NETWORK_CODES].sort());
+    for (const url of Object.values(logos)) {
+      expect(url).toMatch(/^\/pay\/assets\/net-[a-z0-9]+\.svg\?v=[0-9a-f]{16}$/);
+      const svg = fs.readFileSync(path.join(ASSET_DIR, url.split('/').pop()!.split('?')[0]!), 'utf8');
+      expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+      expect(svg.replace('http://www.w3.org/2000/svg', '')).not.toMatch(/https?:|<script|href|<image|<foreignObject|url\(|style=/i);
+      expect(svg.length).toBeLessThan(2048);
+    }
   });
 });
 
