@@ -4,6 +4,7 @@ import { amount, amountText, ceilAmount } from './amount';
 import type { SafeHtml } from './html';
 import { httpsUrl, httpUrl, mailtoOf, shortReference, walletLink } from './links';
 import { sanitizeQrSvg } from './qr';
+import { remainingMs } from './time';
 
 /**
  * What the checkout page shows, and nothing more. Built by picking fields one by one from the
@@ -75,6 +76,8 @@ export interface CheckoutModel {
   readonly requiredConfirmations: number;
   readonly txHash: string | null;
   readonly expiresAt: string;
+  /** Until expiry by the daemon's clock (CheckoutView.now; the gateway's when absent). */
+  readonly remainingMs: number;
   readonly paidAt: string | null;
   readonly returnUrl: string | null;
   readonly cancelUrl: string | null;
@@ -128,6 +131,7 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
     requiredConfirmations: inv.required_confirmations,
     txHash: inv.tx_hash || null,
     expiresAt: inv.expires_at,
+    remainingMs: remainingMs(inv.expires_at, daemonNow(view.now)),
     paidAt: inv.paid_at || null,
     returnUrl: httpUrl(inv.return_url),
     cancelUrl: httpUrl(inv.cancel_url),
@@ -154,6 +158,12 @@ function networkOption(n: Network, invoiceAmountText: string, platformFee: strin
     minInvoice: n.min_invoice,
     available: invoiceAmount.gte(amount(n.min_invoice)),
   };
+}
+
+/** The daemon's "now", else the gateway's (an older daemon, a view built by hand). */
+function daemonNow(now: string | undefined): number {
+  const at = now ? Date.parse(now) : Number.NaN;
+  return Number.isFinite(at) ? at : Date.now();
 }
 
 function buyerPayment(p: CheckoutPayment): BuyerPayment {

@@ -2,7 +2,7 @@ import { html, jsonForScript, type SafeHtml } from './html';
 import type { CheckoutModel } from './model';
 import { renderRegions, statusText, type Logos } from './regions';
 import { LANGUAGES, type CheckoutStrings } from './strings';
-import { formatRemaining, remainingMs } from './time';
+import { formatRemaining } from './time';
 import { regionHashes } from './update';
 
 /** Versioned asset URLs (`?v=<content hash>`), so they can be cached for long. */
@@ -41,7 +41,7 @@ export function clientStrings(s: CheckoutStrings): Record<string, string> {
 
 export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets: AssetUrls): SafeHtml {
   const regions = renderRegions(m, s, assets.logos);
-  const remaining = remainingMs(m.expiresAt);
+  const remaining = m.remainingMs;
   const boot: ClientBoot = {
     uuid: m.uuid,
     // The page's language rides along, so pushed regions and refusals are in the same one.

@@ -3,7 +3,6 @@ import type { CheckoutModel } from './model';
 import { toBuyerJson } from './model';
 import { renderRegions, statusText, type CheckoutRegions, type Logos } from './regions';
 import type { CheckoutStrings } from './strings';
-import { remainingMs } from './time';
 
 type RegionName = keyof CheckoutRegions;
 
@@ -34,7 +33,7 @@ export function checkoutUpdate(m: CheckoutModel, s: CheckoutStrings, logos: Logo
     status: m.status ?? 'unknown',
     final: m.final,
     status_text: statusText(m, s),
-    remaining_ms: remainingMs(m.expiresAt),
+    remaining_ms: m.remainingMs,
     regions: { summary: r.summary.value, panel: r.panel.value, actions: r.actions.value },
     hashes: regionHashes(r),
   };

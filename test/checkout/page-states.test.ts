@@ -48,6 +48,7 @@ function view(invoice: Partial<Invoice>, extra: Partial<CheckoutView> = {}): Che
     wallet_link: TON_LINK,
     wallet_qr_svg: QR,
     payments: [],
+    now: '',
     ...extra,
   };
 }
@@ -150,6 +151,12 @@ describe('checkout page states', () => {
     expect(bare).toContain('Reach the merchant where you placed your order.');
     expect(bare).not.toContain('id="quote-order"');
     expect(page(view({ status: 'paid', received_amount: '10.1' }))).not.toContain('id="contact"');
+  });
+
+  it('counts down by the daemon’s clock (devnet may run ahead of the gateway’s)', () => {
+    const model = toCheckoutModel(view({ expires_at: '2030-01-01T00:10:00.000Z' }, { now: '2030-01-01T00:08:30.000Z' }));
+    expect(model.remainingMs).toBe(90_000);
+    expect(page(view({ expires_at: '2030-01-01T00:10:00.000Z' }, { now: '2030-01-01T00:08:30.000Z' }))).toContain('datetime="2030-01-01T00:10:00.000Z">01:30</time>');
   });
 
   it('only https explorer links', () => {

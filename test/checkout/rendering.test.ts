@@ -32,6 +32,7 @@ function view(invoice: Partial<Invoice>, networks: Partial<Network>[] = []): Che
     wallet_link: '',
     wallet_qr_svg: '',
     payments: [],
+    now: '',
   };
 }
 

@@ -97,6 +97,9 @@ describe('checkout settings via the CLI', () => {
     for (const n of list.networks) expect(n.explorer_tx_url).toBe(n.code === 'TON' ? 'https://testnet.tonviewer.com/transaction/{tx}' : ''); // devnet: no default
 
     const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '5', network: 'TON' })).body;
+    // The devnet clock was advanced 5 minutes (above): the countdown still starts at the daemon's hour, not 1:05:00.
+    const fresh = await (await fetch(`${stack.baseUrl}/pay/${inv.uuid}`)).text();
+    expect(/<time id="countdown"[^>]*>([^<]+)<\/time>/.exec(fresh)![1]).toMatch(/^(59:[0-5]\d|1:00:00)$/);
     await rpc((cb) => stack.clients.devnet.pay({ network: 'TON', to: inv.address, amount: inv.pay_amount, memo: inv.memo }, stack.operator, cb));
     await waitForStatus(stack, m, inv.uuid, 'confirming');
     const res = await fetch(`${stack.baseUrl}/pay/${inv.uuid}/network`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"network":"TRC20"}' });

@@ -33,6 +33,7 @@ export async function checkoutView(ctx: ServiceContext, loaded: LoadedInvoice): 
     order_id: row.orderId ?? undefined,
     wallet_link: walletLink,
     wallet_qr_svg: walletLink ? await paymentQrSvg(walletLink) : '',
+    now: ctx.clock.now().toISOString(),
     payments: invoice.payments.map(
       (p): CheckoutPayment => ({ tx_hash: p.tx_hash, amount: p.amount, confirmations: p.confirmations, status: p.status, explorer_url: explorerTxUrl(template, p.tx_hash) }),
     ),

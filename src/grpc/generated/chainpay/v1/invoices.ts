@@ -161,6 +161,11 @@ export interface CheckoutView {
   /** The QR code of wallet_link ('' when wallet_link is ''). */
   wallet_qr_svg: string;
   payments: CheckoutPayment[];
+  /**
+   * The daemon's clock when the view was built (on devnet the advanced clock): the page counts down
+   * expires_at - now, so the countdown follows the clock that expires the invoice.
+   */
+  now: string;
 }
 
 export interface GetCheckoutRequest {
@@ -1980,6 +1985,7 @@ function createBaseCheckoutView(): CheckoutView {
     wallet_link: "",
     wallet_qr_svg: "",
     payments: [],
+    now: "",
   };
 }
 
@@ -2005,6 +2011,9 @@ export const CheckoutView: MessageFns<CheckoutView> = {
     }
     for (const v of message.payments) {
       CheckoutPayment.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.now !== "") {
+      writer.uint32(66).string(message.now);
     }
     return writer;
   },
@@ -2078,6 +2087,14 @@ export const CheckoutView: MessageFns<CheckoutView> = {
             message.payments.push(CheckoutPayment.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.now = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2113,6 +2130,7 @@ export const CheckoutView: MessageFns<CheckoutView> = {
       payments: globalThis.Array.isArray(object?.payments)
         ? object.payments.map((e: any) => CheckoutPayment.fromJSON(e))
         : [],
+      now: isSet(object.now) ? globalThis.String(object.now) : "",
     };
   },
 
@@ -2139,6 +2157,9 @@ export const CheckoutView: MessageFns<CheckoutView> = {
     if (message.payments?.length) {
       obj.payments = message.payments.map((e) => CheckoutPayment.toJSON(e));
     }
+    if (message.now !== "") {
+      obj.now = message.now;
+    }
     return obj;
   },
 
@@ -2158,6 +2179,7 @@ export const CheckoutView: MessageFns<CheckoutView> = {
     message.wallet_link = object.wallet_link ?? "";
     message.wallet_qr_svg = object.wallet_qr_svg ?? "";
     message.payments = object.payments?.map((e) => CheckoutPayment.fromPartial(e)) || [];
+    message.now = object.now ?? "";
     return message;
   },
 };
