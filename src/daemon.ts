@@ -285,6 +285,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     withdrawals,
     withdrawalActors,
     whitelist,
+    adapters: chains.adapters,
   };
 
   // Operator plane: actor introspection, watcher control, deposits, audit; health and metrics.

@@ -4,6 +4,7 @@ import { MerchantServiceService, type Merchant as MerchantMessage, type Merchant
 import { recordAudit } from '../../store/repos/audit';
 import { merchantBalance } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
+import { displayNameSetting, supportEmailSetting, supportUrlSetting } from '../../domain/merchant-checkout';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
@@ -19,6 +20,9 @@ export function toMerchantMessage(m: MerchantRow): MerchantMessage {
     cap_daily: canonicalDecimal(m.capDaily),
     underpayment_tolerance: canonicalDecimal(m.underpaymentTolerance),
     created_at: m.createdAt.toISOString(),
+    display_name: m.displayName ?? '',
+    support_url: m.supportUrl ?? '',
+    support_email: m.supportEmail ?? '',
   };
 }
 
@@ -82,6 +86,9 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         capPerWithdrawal: check(r.cap_per_withdrawal, AMOUNT, 'invalid_amount', 'cap_per_withdrawal'),
         capDaily: check(r.cap_daily, AMOUNT, 'invalid_amount', 'cap_daily'),
         underpaymentTolerance: check(r.underpayment_tolerance, AMOUNT, 'invalid_amount', 'underpayment_tolerance'),
+        displayName: displayNameSetting(r.display_name),
+        supportUrl: supportUrlSetting(r.support_url),
+        supportEmail: supportEmailSetting(r.support_email),
       };
       const em = ctx.orm.em.fork();
       const updated = await em.transactional(async (tx) => {
