@@ -15,9 +15,7 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261128020000PayoutBook extends Migration {
   override async up(): Promise<void> {
-    this.addSql(
-      `alter table "withdrawals" add column "payout_wallet" varchar(128) null, add column "payout_sequence" bigint null, add column "payout_attempt" int not null default 0;`,
-    );
+    this.addSql(`alter table "withdrawals" add column "payout_wallet" varchar(128) null, add column "payout_sequence" bigint null, add column "payout_attempt" int not null default 0;`);
     this.addSql(`update "withdrawals"
       set "payout_wallet" = ("signed_meta" ->> 'chainId') || ':' || lower("signed_meta" ->> 'from'),
           "payout_sequence" = ("signed_meta" ->> 'nonce')::bigint
