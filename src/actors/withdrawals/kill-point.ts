@@ -1,11 +1,15 @@
 import pino, { type Logger } from 'pino';
 
-/** Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process. */
-export type PayoutKillPoint = 'after_sign' | 'after_broadcast';
+/**
+ * Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process.
+ * `after_sign`: after any signing step (a stored transaction reused included); `after_resign`: only
+ * after a new signature made because the stored transaction expired, before it is broadcast.
+ */
+export type PayoutKillPoint = 'after_sign' | 'after_resign' | 'after_broadcast';
 
-/** CHAINPAY_TEST_KILL_AT=after_sign|after_broadcast (crash tests); anything else: no hook. */
+/** CHAINPAY_TEST_KILL_AT=after_sign|after_resign|after_broadcast (crash tests); anything else: no hook. */
 export function killPointFromEnv(value: string | undefined): PayoutKillPoint | undefined {
-  return value === 'after_sign' || value === 'after_broadcast' ? value : undefined;
+  return value === 'after_sign' || value === 'after_resign' || value === 'after_broadcast' ? value : undefined;
 }
 
 /** Never resolves when it fires: nothing after this point may run before the kill. */

@@ -85,11 +85,13 @@ export class PayoutSteps {
     // Never sign for a state that is not committed yet (an approval whose commit may still fail).
     await this.deps.settled(input.id);
     // Raw SQL on one connection (one signing per payout step; the unit of work would cost more than the statements).
+    let resigned = false;
     const signed = await this.sql.transaction(async (q) => {
       const row = await lockPayoutRow(q, input.id);
       if (!row) throw new Error(`withdrawal ${input.id} has no row`);
       const attempt = await this.nextAttempt(input, row);
       if (attempt === null) return row.payout!;
+      resigned = row.payout !== null;
       if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
       let payout: WithdrawalSignedPayout;
       try {
@@ -105,6 +107,7 @@ export class PayoutSteps {
       return payout;
     });
     await this.killPoint('after_sign');
+    if (resigned) await this.killPoint('after_resign');
     return signed;
   }
 

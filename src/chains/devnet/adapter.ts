@@ -218,7 +218,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const chain = this.chain();
     const location = await chain.locate(payout.txHash);
     if (location?.state === 'mined') return { state: 'mined', blockHeight: location.height, confirmations: chain.head().height - location.height + 1 };
-    const { validUntilMs } = decodeDevnetPayout(this.facts.family, this.network, payout);
+    // The validity as signed (meta mirrors the body; the host stores both and hands them back as they were).
+    const validUntilMs = payout.meta.validUntilMs === undefined ? undefined : Number(payout.meta.validUntilMs);
     if (validUntilMs !== undefined && (await this.finalBlockTime()) > validUntilMs) return { state: 'expired' };
     return location ? { state: 'pending' } : { state: 'unknown' };
   }
