@@ -161,11 +161,9 @@ describe('an expired TRC20 payout across SIGKILLs', () => {
       expect(signatures(c.proc.output())).toHaveLength(1); // the second withdrawal's only signature
       expect((await everMined(db, payee)).map((t) => t.txHash)).toEqual([second.latest, sent]);
 
-      const [bal] = await query<{ available: string; held: string }>(
-        db,
-        'select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = $1',
-        [merchantId],
-      );
+      const [bal] = await query<{ available: string; held: string }>(db, 'select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = $1', [
+        merchantId,
+      ]);
       expect(bal).toEqual({ available: '20', held: '0' });
       await expectLedgerExact(orm);
     } finally {
