@@ -139,7 +139,7 @@ export class PayoutSteps {
       if (needsOperator(classified)) {
         this.deps.logger.error(
           { err: error, withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash, attention: errorText(classified) },
-          'payout needs an operator: its nonce was used and the node does not know this transaction; the amount stays held (check the chain, then wait or reject)',
+          'payout needs an operator: its sequence number was used and the node does not know this transaction; the amount stays held (check the chain, then wait or reject)',
         );
       } else if (payoutExpired(classified)) {
         this.deps.logger.warn({ withdrawalUuid: input.id, network: input.network, txHash: input.payout.txHash }, 'payout too late to send: waiting for the chain to show it expired');
