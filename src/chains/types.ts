@@ -106,7 +106,7 @@ export interface ChainWatch {
   syncedUntil?(): Date | null;
 }
 
-// ---- Payouts: the family's contract (docs/chains.md, "Payouts: the family contract") ----
+// ---- Payouts: the family's contract (docs/chains.md, "The family contract") ----
 //
 // The host (src/actors/withdrawals/payout-steps.ts) owns what every family needs: a payout is signed
 // under its withdrawal row's lock and stored on the row (signed_raw, signed_meta, payout_wallet,
@@ -120,7 +120,8 @@ export interface ChainWatch {
 //   while the row still holds that very transaction, signPayout() is called again with attempt + 1;
 //   the new one is stored before it is broadcast. One expiry, at most one new signature.
 // Everything family-specific (nonces, seqnos, chain ids, blockhashes, expirations) lives in the
-// family's SignedPayout.meta, which the host stores and hands back but never reads.
+// family's SignedPayout.meta, which the host stores and hands back but never interprets (it only adds
+// its own keys: signed_at_ms, latest_tx_hash, expired_tx_hashes; store/repos/payout-rows.ts HOST_META).
 
 /**
  * The host's durable book of signed payouts (the withdrawals table), for families whose payouts take a
@@ -254,7 +255,7 @@ export interface ChainAdapter {
   /**
    * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input
    * errors (bad address or amount) and wallet shortfalls are thrown with their codes (see
-   * payout-steps.ts PERMANENT_CODES); anything else is retried.
+   * actors/withdrawals/payout-errors.ts PERMANENT_CODES); anything else is retried.
    */
   signPayout(request: PayoutRequest): Promise<SignedPayout>;
   /**
