@@ -105,6 +105,9 @@ describe('EVM adapter: payouts from the hot wallet', () => {
       expect(b.maxFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxFeePerGas! * 9n);
       expect(b.maxPriorityFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxPriorityFeePerGas! * 9n);
       expect(bump.meta).toMatchObject({ nonce: original.meta.nonce, replaces: original.txHash });
+      // The payout book keeps the same nonce reserved for the replacement; an EVM payout never expires.
+      expect(bump).toMatchObject({ wallet: evmPayoutWallet(31337, hot), sequence: a.nonce });
+      expect(original).toMatchObject({ wallet: bump.wallet, sequence: a.nonce });
       await adapter.broadcastPayout(bump); // accepted as a replacement in the pool
       await chain.mine(1);
 
