@@ -29,4 +29,6 @@ export interface ServiceContext {
   readonly withdrawals: Withdrawals;
   readonly withdrawalActors: WithdrawalActors;
   readonly whitelist: Whitelist;
+  /** 422 `invalid_webhook_url` for a submitted URL whose host is (or resolves only to) a private address (webhooks/submission-check.ts). */
+  readonly checkWebhookUrl: (url: string) => Promise<void>;
 }

@@ -7,6 +7,7 @@ import { canonicalDecimal } from '../../store/repos/network-settings';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
+import { assertStorable } from '../../domain/text';
 
 export function toMerchantMessage(m: MerchantRow): MerchantMessage {
   return {
@@ -34,6 +35,7 @@ function checkWebhookUrl(url: string | undefined): string | undefined {
     throw new ValidationError('invalid_webhook_url', 'webhook_url must be a valid HTTPS URL', 'webhook_url');
   }
   if (parsed.protocol !== 'https:') throw new ValidationError('invalid_webhook_url', 'webhook_url must be an HTTPS URL', 'webhook_url');
+  assertStorable(url, 'webhook_url');
   return url;
 }
 
@@ -51,6 +53,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       if (!name) throw new MalformedRequestError('name is required', 'name');
       if (name.length > 200) throw new ValidationError('invalid_name', 'name is at most 200 characters', 'name');
       const webhookUrl = checkWebhookUrl(call.request.webhook_url) ?? null;
+      if (webhookUrl !== null) await ctx.checkWebhookUrl(webhookUrl);
       const fee = check(call.request.platform_fee_percent, PERCENT, 'invalid_platform_fee_percent', 'platform_fee_percent') ?? ctx.defaultPlatformFeePercent;
       const em = ctx.orm.em.fork();
       const created = await em.transactional(async (tx) => {
@@ -75,6 +78,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       const actor = operatorIdentity(ctx, call.metadata);
       const r = call.request;
       const webhookUrl = r.webhook_url === undefined ? undefined : r.webhook_url === '' ? null : checkWebhookUrl(r.webhook_url);
+      if (webhookUrl) await ctx.checkWebhookUrl(webhookUrl);
       const patch = {
         name: r.name?.trim() || undefined,
         webhookUrl,
