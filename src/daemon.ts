@@ -45,6 +45,8 @@ import { operatorActors } from './grpc/services/operator-actors';
 import { operatorWatchers } from './grpc/services/operator-watchers';
 import { operatorDeposits } from './grpc/services/operator-deposits';
 import { operatorAudit } from './grpc/services/operator-audit';
+import { checkSubmittedWebhookUrl } from './webhooks/submission-check';
+import { PoolMetrics } from './observability/pool-metrics';
 import { DaemonMetrics } from './observability/metrics';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
@@ -176,6 +178,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     // Expiry waits until the network's watcher has processed the chain past expires_at.
     chainTime: (network) => watchers.get(network as NetworkCode)?.chainTime() ?? null,
   });
+  const poolMetrics = new PoolMetrics(orm);
   const pools = new PoolKeeper({
     orm,
     logger,
@@ -183,7 +186,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
-    onAdded: (network, added) => watchers.get(network)?.addWatched(added),
+    onAdded: (network, added) => (poolMetrics.refilled(network, added.length), watchers.get(network)?.addWatched(added)),
     deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))(chains.deriveRange),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
@@ -199,6 +202,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     lateWindowMs: config.LATE_PAYMENT_WINDOW_MINUTES * 60_000,
     onAddressAllocated: (network) => pools.schedule(network),
     refillNow: (network) => pools.ensure(network, { urgent: true }),
+    poolObserver: poolMetrics,
   });
 
   const withdrawalActors = new WithdrawalActors({
@@ -286,6 +290,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     withdrawalActors,
     whitelist,
     adapters: chains.adapters,
+    checkWebhookUrl: (url) => checkSubmittedWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, resolver: options.webhooks?.resolver }),
   };
 
   // Operator plane: actor introspection, watcher control, deposits, audit; health and metrics.
@@ -330,6 +335,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   idleGc?.start();
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);
+  poolMetrics.register(metrics.registry);
   let metricsServer: MetricsServer | null = null;
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });

@@ -33,4 +33,6 @@ export interface ServiceContext {
   readonly whitelist: Whitelist;
   /** The running chains: the checkout builds the remainder's wallet link with them. */
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  /** 422 `invalid_webhook_url` for a submitted URL whose host is (or resolves only to) a private address (webhooks/submission-check.ts). */
+  readonly checkWebhookUrl: (url: string) => Promise<void>;
 }

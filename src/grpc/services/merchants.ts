@@ -8,6 +8,7 @@ import { displayNameSetting, supportEmailSetting, supportUrlSetting } from '../.
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
+import { assertStorable } from '../../domain/text';
 
 export function toMerchantMessage(m: MerchantRow): MerchantMessage {
   return {
@@ -38,6 +39,7 @@ function checkWebhookUrl(url: string | undefined): string | undefined {
     throw new ValidationError('invalid_webhook_url', 'webhook_url must be a valid HTTPS URL', 'webhook_url');
   }
   if (parsed.protocol !== 'https:') throw new ValidationError('invalid_webhook_url', 'webhook_url must be an HTTPS URL', 'webhook_url');
+  assertStorable(url, 'webhook_url');
   return url;
 }
 
@@ -55,6 +57,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       if (!name) throw new MalformedRequestError('name is required', 'name');
       if (name.length > 200) throw new ValidationError('invalid_name', 'name is at most 200 characters', 'name');
       const webhookUrl = checkWebhookUrl(call.request.webhook_url) ?? null;
+      if (webhookUrl !== null) await ctx.checkWebhookUrl(webhookUrl);
       const fee = check(call.request.platform_fee_percent, PERCENT, 'invalid_platform_fee_percent', 'platform_fee_percent') ?? ctx.defaultPlatformFeePercent;
       const em = ctx.orm.em.fork();
       const created = await em.transactional(async (tx) => {
@@ -79,6 +82,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       const actor = operatorIdentity(ctx, call.metadata);
       const r = call.request;
       const webhookUrl = r.webhook_url === undefined ? undefined : r.webhook_url === '' ? null : checkWebhookUrl(r.webhook_url);
+      if (webhookUrl) await ctx.checkWebhookUrl(webhookUrl);
       const patch = {
         name: r.name?.trim() || undefined,
         webhookUrl,
