@@ -101,7 +101,14 @@ describe(`the daemon SIGKILLed ${KILLS} times under a devnet workload (seed ${SE
         where to_address = '${payee}' limit 1`,
     );
     const promises = new Set((await checkInvariants(db.url, 'devnet')).map((v) => v.promise));
-    expect(promises).toEqual(new Set(['every transfer recorded exactly once', 'balance = ledger', 'an invoice books exactly its confirmed payments', 'every completed withdrawal paid on chain exactly once, nothing else paid']));
+    expect(promises).toEqual(
+      new Set([
+        'every transfer recorded exactly once',
+        'balance = ledger',
+        'an invoice books exactly its confirmed payments',
+        'every completed withdrawal paid on chain exactly once, nothing else paid',
+      ]),
+    );
   });
 });
 

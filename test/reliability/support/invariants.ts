@@ -17,7 +17,6 @@ export interface Violation {
   readonly detail: unknown;
 }
 
-
 /** Everything a merchant was promised, on a database at rest. */
 export async function checkInvariants(databaseUrl: string, chain?: 'devnet'): Promise<Violation[]> {
   const db = new Client({ connectionString: databaseUrl });
