@@ -12,6 +12,7 @@ import { eventually } from '../support/stack';
 import { addressOf } from '../withdrawals/support';
 import { call, startDaemonProcess, type DaemonProcess } from './support/daemon-process';
 import { runWorkload, settle, type WorkloadState } from './support/devnet-workload';
+import { atRest } from './support/at-rest';
 import { checkInvariants } from './support/invariants';
 import { recordFigures } from './support/figures';
 import { LONG_MODE, runSeed, scaled } from './support/long-mode';
@@ -128,17 +129,6 @@ async function query<T>(url: string, sql: string): Promise<T[]> {
   } finally {
     await c.end();
   }
-}
-
-async function atRest(url: string): Promise<boolean> {
-  const [r] = await query<{ busy: number }>(
-    url,
-    `select (select count(*) from invoice_payments where state = 'confirming')
-          + (select count(*) from invoices where status = 'confirming')
-          + (select count(*) from withdrawals where status = 'processing')
-          + (select count(*) from devnet_mempool) as busy`,
-  );
-  return Number(r!.busy) === 0;
 }
 
 async function pendingEvents(url: string): Promise<number> {

@@ -35,6 +35,11 @@ export interface DaemonProcess {
 export async function startDaemonProcess(env: Record<string, string>, running: Spawned[]): Promise<DaemonProcess> {
   const proc = spawnTs('src/main.ts', { GRPC_PORT: '0', LOG_LEVEL: 'info', ...FIXED_KEYS, ...env });
   running.push(proc);
+  return connectDaemon(proc);
+}
+
+/** Clients of a daemon process once it listens (a standby listens only after it took over). */
+export async function connectDaemon(proc: Spawned): Promise<DaemonProcess> {
   const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/, 90_000))}`;
   const creds = grpc.credentials.createInsecure();
   const clients = {
