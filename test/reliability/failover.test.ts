@@ -94,5 +94,6 @@ describe(`failover under load: the active daemon killed ${TAKEOVERS} times (seed
     expect(violations).toEqual([]);
     expect(Math.max(...takeovers)).toBeLessThan(TAKEOVER_LIMIT_MS);
     expect(state.invoices.length).toBeGreaterThan(0);
+    expect(await active.stop()).toBe(0);
   });
 });
