@@ -11,7 +11,7 @@ import { seededRandom } from '../support/seeded-random';
 import { eventually } from '../support/stack';
 import { addressOf } from '../withdrawals/support';
 import { call, startDaemonProcess, type DaemonProcess } from './support/daemon-process';
-import { runWorkload, settle, type WorkloadState } from './support/devnet-workload';
+import { devnetDriver, runWorkload, settle, type WorkloadState } from './support/workload';
 import { atRest } from './support/at-rest';
 import { checkInvariants } from './support/invariants';
 import { recordFigures } from './support/figures';
@@ -73,12 +73,12 @@ describe(`the daemon SIGKILLed ${KILLS} times under a devnet workload (seed ${SE
     for (let kill = 0; kill < KILLS; kill++) {
       const after = 300 + Math.floor(random() * 1700);
       const killed = new Promise<void>((resolve) => setTimeout(resolve, after)).then(() => d.kill());
-      await runWorkload(d, state, random, killed);
+      await runWorkload(d, devnetDriver(d), state, random, killed);
       await killed;
       d = await startDaemonProcess(env(), running);
     }
 
-    await settle(d, () => atRest(db.url));
+    await settle(devnetDriver(d), () => atRest(db.url));
     await eventually(async () => ((await pendingEvents(db.url)) === 0 ? true : undefined), 30_000, 'the outbox to drain');
     const violations = await checkInvariants(db.url, 'devnet');
     const figures = await countFigures(db.url, receiver);

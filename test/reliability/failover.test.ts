@@ -10,7 +10,7 @@ import { seededRandom } from '../support/seeded-random';
 import { eventually } from '../support/stack';
 import { addressOf } from '../withdrawals/support';
 import { call, connectDaemon, FIXED_KEYS, type DaemonProcess } from './support/daemon-process';
-import { runWorkload, settle, type WorkloadState } from './support/devnet-workload';
+import { devnetDriver, runWorkload, settle, type WorkloadState } from './support/workload';
 import { atRest } from './support/at-rest';
 import { recordFigures } from './support/figures';
 import { checkInvariants } from './support/invariants';
@@ -76,7 +76,7 @@ describe(`failover under load: the active daemon killed ${TAKEOVERS} times (seed
     let activeDir = 0;
     for (let t = 0; t < TAKEOVERS; t++) {
       const killed = new Promise<void>((resolve) => setTimeout(resolve, 800 + Math.floor(random() * 1500))).then(() => active.kill());
-      await runWorkload(active, state, random, killed);
+      await runWorkload(active, devnetDriver(active), state, random, killed);
       await killed;
       const started = Date.now();
       await standby.waitFor(/engine lock acquired/, TAKEOVER_LIMIT_MS);
@@ -88,7 +88,7 @@ describe(`failover under load: the active daemon killed ${TAKEOVERS} times (seed
       await standby.waitFor(/waiting as a standby/, 90_000);
     }
 
-    await settle(active, () => atRest(db.url));
+    await settle(devnetDriver(active), () => atRest(db.url));
     const violations = await checkInvariants(db.url, 'devnet');
     recordFigures('failover', { seed: SEED, takeovers: TAKEOVERS, takeoverMs: takeovers, calls: state.calls, violations: violations.length });
     expect(violations).toEqual([]);

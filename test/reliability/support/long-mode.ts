@@ -16,3 +16,8 @@ export function runSeed(fallback: number): number {
   if (given !== undefined && given !== '') return Number(given);
   return LONG_MODE ? Math.floor(Math.random() * 2 ** 31) : fallback;
 }
+
+/** CHAINPAY_RELIABILITY_TRACE=1: each test says where it is on stderr (long runs, and a test that times out). */
+export function trace(what: string, detail: Record<string, unknown> = {}): void {
+  if (process.env.CHAINPAY_RELIABILITY_TRACE === '1') process.stderr.write(`[reliability ${new Date().toISOString()}] ${what} ${JSON.stringify(detail)}\n`);
+}
