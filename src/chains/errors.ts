@@ -45,3 +45,18 @@ export class ChainModeMixError extends Error {
     super(`${network} has live chain options, but the chains run in devnet mode: devnet and live never mix in one daemon`);
   }
 }
+
+/**
+ * A saved cursor is not of this family's shape (the network changed family, or a row was edited):
+ * the watcher halts rather than guess where to resume.
+ */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+  readonly code = 'invalid_cursor';
+  constructor(
+    readonly network: string,
+    readonly cursor: unknown,
+  ) {
+    super(`${network}: the saved cursor is not a cursor of this chain family`);
+  }
+}

@@ -6,11 +6,19 @@ import type { NetworkCode } from '../domain/networks';
  * cursor; it never decides an invoice's status (listeners record, the invoice actor decides).
  */
 
-/** Where a watcher resumes: the last block it has fully processed. */
-export interface ChainCursor {
-  readonly height: number;
-  readonly hash: string;
-}
+/** A JSON value: what a cursor may hold. */
+export type CursorJson = string | number | boolean | null | readonly CursorJson[] | { readonly [key: string]: CursorJson };
+
+/**
+ * Where a watcher resumes: the last point of the chain it has fully processed. Its shape belongs to
+ * the family (block families: { height, hash }; an account's transactions: a logical time), built
+ * and read only by its adapter; the daemon stores it as JSON (watcher_cursors.cursor) and never
+ * looks inside it.
+ */
+export type ChainCursor = { readonly [key: string]: CursorJson };
+
+/** A block of a block-based chain: its height and hash (reorgs, finality, the block families' cursor). */
+export type BlockRef = { readonly height: number; readonly hash: string };
 
 /** A token transfer to an address the watcher asked about (or to the shared memo address). */
 export interface TransferObservation {
@@ -39,16 +47,30 @@ export interface TransferObservation {
 export type UnstampedTransfer = Omit<TransferObservation, 'blockTime'>;
 
 export type ChainObservation =
-  /** A new head was accepted (blocks up to `height` are scanned). */
-  | { readonly kind: 'block'; readonly network: NetworkCode; readonly height: number; readonly hash: string; readonly parentHash: string; readonly timestamp: Date }
+  /**
+   * A new head was accepted (blocks up to `height` are scanned). `cursor`: where to resume once
+   * this block's observations are recorded (opaque, the family's).
+   */
+  | {
+      readonly kind: 'block';
+      readonly network: NetworkCode;
+      readonly height: number;
+      readonly hash: string;
+      readonly parentHash: string;
+      readonly timestamp: Date;
+      readonly cursor: ChainCursor;
+    }
   | TransferObservation
-  /** Every block at or below `height` is final on this network (cannot be reorged away). */
-  | { readonly kind: 'finalize'; readonly network: NetworkCode; readonly height: number; readonly hash: string }
+  /**
+   * Every block at or below `height` is final on this network (cannot be reorged away). `cursor`:
+   * the final point as the family checks it at start (WatchOptions.finalized).
+   */
+  | { readonly kind: 'finalize'; readonly network: NetworkCode; readonly height: number; readonly hash: string; readonly cursor: ChainCursor }
   /**
    * Blocks above `commonAncestor` were replaced. Transfers seen in them are gone unless they are
-   * observed again on the new branch. The stream continues from commonAncestor + 1.
+   * observed again on the new branch. The stream continues from commonAncestor + 1 (`cursor`).
    */
-  | { readonly kind: 'reorg'; readonly network: NetworkCode; readonly commonAncestor: ChainCursor; readonly depth: number };
+  | { readonly kind: 'reorg'; readonly network: NetworkCode; readonly commonAncestor: BlockRef; readonly depth: number; readonly cursor: ChainCursor };
 
 /** The addresses a watcher cares about, kept in memory and updated as the pool grows. */
 export interface WatchedAddresses {
@@ -176,6 +198,11 @@ export interface ChainAdapter {
    * resumes from it, so the watch sees no fake reorg. Optional: without it rescans are refused.
    */
   blockAt?(height: number): Promise<ChainCursor | null>;
+  /**
+   * The height a cursor of this family stands at (operators' lag and rescan bounds); throws
+   * InvalidCursorError when it is not one of this family's cursors.
+   */
+  cursorHeight(cursor: ChainCursor): number;
 
   /** An empty set of watched addresses with this family's fast matching; pass it to watch(). */
   newWatchedSet(): WatchedSet;

@@ -102,16 +102,17 @@ export class NetworkWatcher {
     }
     this.watched.addAll(await allPoolAddresses(em, network));
     const saved = await loadCursor(em, network);
-    this.progress.cursor = saved ? { height: saved.height, hash: saved.hash } : null;
-    // The last final block: the watch checks the chain still holds it (a reorg while we were down).
-    this.progress.finalized = saved && saved.finalHeight !== null && saved.finalHash !== null ? { height: saved.finalHeight, hash: saved.finalHash } : null;
-    this.progress.head = saved?.height ?? 0;
+    // The family's own cursor JSON: only its adapter reads it (the height, for lag and rescans).
+    this.progress.cursor = saved?.cursor ?? null;
+    // The last final point: the watch checks the chain still holds it (a reorg while we were down).
+    this.progress.finalized = saved?.finalized ?? null;
+    this.progress.head = saved ? adapter.cursorHeight(saved.cursor) : 0;
     if (saved?.paused) this.state = 'paused';
     // Unfinal transfers survive a restart through their payment rows.
     for (const p of await confirmingPayments(em, network)) {
       const required = await this.requiredFor(p.invoiceUuid, p.requiredConfirmations);
       this.tracked.set(p.key, { invoiceUuid: p.invoiceUuid, blockHeight: p.blockHeight, confirmations: p.confirmations, required });
-      if (this.progress.cursor !== null && p.blockHeight > this.progress.cursor.height) this.tracked.markRecheck(p.key);
+      if (this.progress.cursor !== null && p.blockHeight > this.progress.head) this.tracked.markRecheck(p.key);
     }
     if (this.state !== 'paused') this.run();
   }
@@ -157,7 +158,7 @@ export class NetworkWatcher {
     this.state = 'halted';
     const code = (error as { code?: unknown }).code;
     this.deps.logger.error(
-      { err: error, network: this.deps.network, alert: 'watcher_halted', code, cursor: this.progress.cursor?.height },
+      { err: error, network: this.deps.network, alert: 'watcher_halted', code, cursor: this.cursorHeight(undefined) },
       'watcher HALTED on a non-retryable error; an operator must act (chainpay watchers rescan|resume)',
     );
     this.note('halted', { name: error.name, code: typeof code === 'string' ? code : 'non_retryable', message: error.message });
@@ -180,7 +181,7 @@ export class NetworkWatcher {
     return this.serial(async () => {
       if (this.state !== 'running') return;
       this.state = 'paused';
-      this.note('pause', { cursor: this.progress.cursor?.height ?? null });
+      this.note('pause', { cursor: this.cursorHeight(null) });
       await this.watch?.stop();
       this.watch = null;
       await this.savePaused(true);
@@ -194,7 +195,7 @@ export class NetworkWatcher {
       const from = this.state;
       await this.savePaused(false);
       this.run();
-      this.note('resume', { cursor: this.progress.cursor?.height ?? null, from });
+      this.note('resume', { cursor: this.cursorHeight(null), from });
     });
   }
 
@@ -207,10 +208,11 @@ export class NetworkWatcher {
     return this.serial(async () => {
       const blockAt = this.deps.adapter.blockAt?.bind(this.deps.adapter);
       if (!blockAt) throw new ValidationError('rescan_unsupported', `${this.deps.network}: this chain adapter cannot rescan`, 'network');
-      const current = this.progress.cursor?.height ?? -1;
+      const current = this.cursorHeight(-1);
       if (!Number.isSafeInteger(fromHeight) || fromHeight < 1) throw new ValidationError('invalid_height', 'from_height must be a block height >= 1', 'from_height');
       if (fromHeight > current + 1)
         throw new ValidationError('rescan_ahead_of_cursor', `from_height ${fromHeight} is above the cursor ${current} + 1: a rescan never skips blocks`, 'from_height', { cursor: current });
+      // The adapter builds the cursor of the block below (its family's shape); the watcher keeps it opaque.
       const cursor = await blockAt(fromHeight - 1);
       if (!cursor) throw new ValidationError('unknown_height', `block ${fromHeight - 1} is not on the chain`, 'from_height');
       const resume = this.state === 'running' || this.state === 'halted';
@@ -218,12 +220,14 @@ export class NetworkWatcher {
       this.watch = null;
       this.deps.logger.warn({ network: this.deps.network, fromHeight, previousCursor: current }, 'operator rescan');
       this.progress.rescanUntil = Math.max(this.progress.rescanUntil, current);
-      this.tracked.recheckAbove(cursor.height);
+      const height = this.deps.adapter.cursorHeight(cursor);
+      this.tracked.recheckAbove(height);
       this.progress.cursor = cursor;
-      this.progress.head = cursor.height;
+      this.progress.head = height;
       this.progress.cursorBlockTime = null;
       // The operator chose the branch: the old final block (maybe replaced) is no longer checked.
       this.progress.finalized = null;
+      this.progress.finalBlock = null;
       await this.sync.saveCursor(cursor);
       if (resume) {
         await this.savePaused(false);
@@ -282,7 +286,7 @@ export class NetworkWatcher {
   status(): WatcherStatusView {
     const live = this.watch?.head();
     if (live !== null && live !== undefined) this.chainHead = live;
-    const cursor = this.progress.cursor?.height ?? 0;
+    const cursor = this.cursorHeight(0);
     const head = Math.max(this.chainHead, cursor);
     const lagBlocks = this.progress.cursor ? head - cursor : 0;
     const follower = this.watch as Partial<WithFailures> | null;
@@ -320,7 +324,7 @@ export class NetworkWatcher {
     while (Date.now() < deadline) {
       if (this.state !== 'running') return true;
       const head = this.watch?.head();
-      if (head !== null && head !== undefined && (this.progress.cursor?.height ?? -1) >= head) return true;
+      if (head !== null && head !== undefined && this.cursorHeight(-1) >= head) return true;
       await new Promise((r) => setTimeout(r, 25));
     }
     return false;
@@ -343,6 +347,11 @@ export class NetworkWatcher {
   private async requiredFor(invoiceUuid: string, fromRow?: number): Promise<number> {
     const own = this.deps.actors.context(invoiceUuid)?.requiredConfirmations ?? fromRow;
     return own !== undefined && own > 0 ? own : this.deps.requiredConfirmations();
+  }
+
+  /** The processed height, or `none` before the first block. */
+  private cursorHeight<T>(none: T): number | T {
+    return this.progress.cursor !== null ? this.progress.head : none;
   }
 
   private async savePaused(paused: boolean): Promise<void> {

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ChainObservation, TransferObservation } from '../../chains/types';
+import type { BlockRef, ChainCursor, ChainObservation, TransferObservation } from '../../chains/types';
 import { ReorgBeyondFinalityError } from '../../chains/sync/errors';
 import { creditedAbove, revertUnattributedAbove } from '../../store/repos/deposits';
 import { saveCursor, saveFinal } from '../../store/repos/watcher-cursors';
@@ -12,13 +12,17 @@ import type { TrackedTransfers } from './tracked-transfers';
 
 /** What the watcher has processed: shared by its observation handlers and its commands and status. */
 export class WatcherProgress {
-  /** The last block processed (confirmations are counted from it). */
+  /** The height of the last block processed (shown to operators; rescan bounds). */
   head = 0;
+  /** Where the watch resumes: the family's cursor, opaque here (null before the first block). */
   cursor: ChainCursor | null = null;
   cursorBlockTime: Date | null = null;
   lastBlockAt: Date | null = null;
   failures = 0;
+  /** The last final point as the family's cursor (persisted; the watch checks it at start). */
   finalized: ChainCursor | null = null;
+  /** The last final block as this run's stream reported it (null after a restart or rescan). */
+  finalBlock: BlockRef | null = null;
   /** After a rescan, blocks up to here were processed before: confirmations never go down. */
   rescanUntil = -1;
 }
@@ -50,15 +54,15 @@ export class WatcherSync {
     switch (obs.kind) {
       case 'block':
         note('block', { height: obs.height, hash: obs.hash, timestamp: obs.timestamp });
-        return this.onBlock(obs.height, obs.hash, obs.timestamp);
+        return this.onBlock(obs.height, obs.hash, obs.timestamp, obs.cursor);
       case 'transfer':
         note('transfer', { tx_hash: obs.txHash, event_index: obs.eventIndex, block_height: obs.blockHeight, to: obs.to, memo: obs.memo, amount: obs.amount, from: obs.from });
         return this.onTransfer(obs);
       case 'reorg':
         note('reorg', { common_ancestor: obs.commonAncestor.height, depth: obs.depth });
-        return this.onReorg(obs.commonAncestor);
+        return this.onReorg(obs.commonAncestor, obs.cursor);
       case 'finalize':
-        return this.onFinalize({ height: obs.height, hash: obs.hash });
+        return this.onFinalize({ height: obs.height, hash: obs.hash }, obs.cursor);
     }
   }
 
@@ -69,7 +73,7 @@ export class WatcherSync {
     await saveCursor(this.deps.orm.em.fork(), this.deps.network, cursor, progress.finalized, this.deps.clock.now());
   }
 
-  private async onBlock(height: number, hash: string, timestamp: Date): Promise<void> {
+  private async onBlock(height: number, hash: string, timestamp: Date, cursor: ChainCursor): Promise<void> {
     const { progress, tracked, actors } = this.deps;
     const started = Date.now();
     progress.head = height;
@@ -83,7 +87,7 @@ export class WatcherSync {
       }),
     );
     if (height > progress.rescanUntil) progress.rescanUntil = -1;
-    await this.saveCursor({ height, hash });
+    await this.saveCursor(cursor);
     progress.cursorBlockTime = timestamp;
     progress.lastBlockAt = this.deps.clock.now();
     progress.failures = 0;
@@ -138,16 +142,17 @@ export class WatcherSync {
     }
   }
 
-  private async onFinalize(final: ChainCursor): Promise<void> {
+  private async onFinalize(block: BlockRef, final: ChainCursor): Promise<void> {
     this.deps.progress.finalized = final;
+    this.deps.progress.finalBlock = block;
     // Persisted with the cursor (saved by this step's block): checked against the chain at start.
     await saveFinal(this.deps.orm.em.fork(), this.deps.network, final);
   }
 
-  private async onReorg(ancestor: ChainCursor): Promise<void> {
+  private async onReorg(ancestor: BlockRef, resumeAt: ChainCursor): Promise<void> {
     const { progress, tracked, actors, network } = this.deps;
-    const final = progress.finalized;
-    const tipHeight = progress.cursor?.height ?? ancestor.height;
+    const final = progress.finalBlock;
+    const tipHeight = progress.cursor !== null ? progress.head : ancestor.height;
     // Belt and braces: the adapters refuse this already; a final block must never be replaced.
     if (final !== null && ancestor.height < final.height) {
       throw new ReorgBeyondFinalityError(network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight });
@@ -165,6 +170,6 @@ export class WatcherSync {
     this.deps.logger.warn({ network, commonAncestor: ancestor.height }, 'chain reorganisation: unfinal transfers above the common ancestor reverted');
     progress.head = ancestor.height;
     progress.cursorBlockTime = null;
-    await this.saveCursor(ancestor);
+    await this.saveCursor(resumeAt);
   }
 }

@@ -2,6 +2,7 @@ import { ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type ChainFamily, type NetworkCode, type NetworkFacts } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
+import { blockCursor, readBlockCursor } from '../sync/block-cursor';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
 import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
@@ -128,8 +129,8 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const follower = new BlockFollower({
       network: this.network,
       source,
-      from: options.from,
-      finalized: options.finalized ?? null,
+      from: options.from ? readBlockCursor(this.network, options.from) : null,
+      finalized: options.finalized ? readBlockCursor(this.network, options.finalized) : null,
       sink: options.sink,
       onError: options.onError,
       confirmations: this.finalityDepth,
@@ -251,7 +252,12 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   /** ChainAdapter.blockAt: the canonical block as a rescan cursor. */
   async blockAt(height: number): Promise<ChainCursor | null> {
     const block = await this.chain().blockAt(height);
-    return block ? { height: block.height, hash: block.hash } : null;
+    return block ? blockCursor(block) : null;
+  }
+
+  /** ChainAdapter.cursorHeight: the devnet's cursor is the block families' { height, hash }. */
+  cursorHeight(cursor: ChainCursor): number {
+    return readBlockCursor(this.network, cursor).height;
   }
 
   /** A canonical block (CLI inspection, tests). */

@@ -1,5 +1,6 @@
 import { BlockNotFoundError, type Hex, type PublicClient } from 'viem';
 import { NETWORK_FACTS } from '../../domain/networks';
+import { blockCursor, readBlockCursor } from '../sync/block-cursor';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
 import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
@@ -86,8 +87,8 @@ export class EvmAdapter implements ChainAdapter {
     this.current = new BlockFollower({
       network: this.network,
       source,
-      from: options.from,
-      finalized: options.finalized ?? null,
+      from: options.from ? readBlockCursor(this.network, options.from) : null,
+      finalized: options.finalized ? readBlockCursor(this.network, options.finalized) : null,
       sink: options.sink,
       onError: options.onError,
       needsExactBlockTime: options.needsExactBlockTime,
@@ -108,11 +109,16 @@ export class EvmAdapter implements ChainAdapter {
   async blockAt(height: number): Promise<ChainCursor | null> {
     try {
       const b = await this.client.getBlock({ blockNumber: BigInt(height) });
-      return b.hash === null || b.number === null ? null : { height: Number(b.number), hash: b.hash };
+      return b.hash === null || b.number === null ? null : blockCursor({ height: Number(b.number), hash: b.hash });
     } catch (error) {
       if (error instanceof BlockNotFoundError) return null;
       throw classifyRpcError(error, 'eth_getBlockByNumber');
     }
+  }
+
+  /** ChainAdapter.cursorHeight: the EVM cursor is { height, hash } of the last processed block. */
+  cursorHeight(cursor: ChainCursor): number {
+    return readBlockCursor(this.network, cursor).height;
   }
 
   deriveDepositAddress(index: number): string {

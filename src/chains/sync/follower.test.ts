@@ -1,4 +1,4 @@
-import type { ChainCursor, ChainObservation } from '../types';
+import type { BlockRef, ChainObservation } from '../types';
 import { MemoryChain } from './__fixtures__/memory-chain';
 import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTransientError } from './errors';
 import { BlockFollower } from './follower';
@@ -65,7 +65,7 @@ describe('BlockFollower', () => {
   it('catches up from a saved cursor in ranges, every transfer once', async () => {
     const chain = new MemoryChain(new Set([A]));
     chain.mine(10);
-    const from: ChainCursor = { height: 10, hash: chain.hashAt(10) };
+    const from: BlockRef = { height: 10, hash: chain.hashAt(10) };
     for (let i = 0; i < 50; i++) chain.mine(20, [{ to: A, amount: String(i + 1) }]);
     const { follower, seen } = follow(chain, { from, maxRange: 100 });
     await until(() => tip(seen) === chain.headHeight);
@@ -85,7 +85,7 @@ describe('BlockFollower', () => {
     const catchUp = async (needs: (amount: string) => boolean) => {
       const chain = new MemoryChain(new Set([A]));
       chain.mine(10);
-      const from: ChainCursor = { height: 10, hash: chain.hashAt(10) };
+      const from: BlockRef = { height: 10, hash: chain.hashAt(10) };
       for (let i = 0; i < 50; i++) chain.mine(20, [{ to: A, amount: String(i + 1) }]);
       const asked: { amount: string; earliest: Date; latest: Date; height: number }[] = [];
       const { follower, seen } = follow(chain, {
@@ -128,7 +128,7 @@ describe('BlockFollower', () => {
     chain.mine(3);
     await until(() => tip(seen) === 15);
     await follower.stop();
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 10, hash: chain.hashAt(10) }, depth: 3 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 10, hash: chain.hashAt(10) }, depth: 3, cursor: { height: 10, hash: chain.hashAt(10) } }]);
     const transfers = of(seen, 'transfer').map((t) => `${t.to}@${t.blockHeight}`);
     expect(transfers).toEqual([`${A}@11`, `${B}@12`]);
     const reorgAt = seen.findIndex((o) => o.kind === 'reorg');
@@ -175,7 +175,7 @@ describe('BlockFollower', () => {
     const { follower, seen } = follow(chain, { from, confirmations: 5 });
     await until(() => tip(seen) === 22);
     await follower.stop();
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 16, hash: chain.hashAt(16) }, depth: 4 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 16, hash: chain.hashAt(16) }, depth: 4, cursor: { height: 16, hash: chain.hashAt(16) } }]);
     expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
   });
 
@@ -189,7 +189,7 @@ describe('BlockFollower', () => {
     await until(() => tip(seen) === 22);
     await follower.stop();
     // The window held only the anchor (16) and the tip (20): 20 and 19 were replaced, 18 was not.
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: chain.hashAt(18) }, depth: 2 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: chain.hashAt(18) }, depth: 2, cursor: { height: 18, hash: chain.hashAt(18) } }]);
     expect(of(seen, 'transfer').map((t) => [t.blockHeight, t.amount])).toEqual([[19, '7']]);
   });
 
@@ -233,7 +233,7 @@ describe('BlockFollower', () => {
     await until(() => tip(seen) === 22);
     await follower.stop();
     expect(errors).toEqual([]);
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: finalized.hash }, depth: 2 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: finalized.hash }, depth: 2, cursor: { height: 18, hash: finalized.hash } }]);
     expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
   });
 

@@ -1,5 +1,6 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer, WatchOptions } from '../types';
+import type { BlockRef, ChainObservation, TransferObservation, UnstampedTransfer, WatchOptions } from '../types';
+import { blockCursor } from './block-cursor';
 import { InconsistentChainError } from './errors';
 import { assertLinked, fetchHeaders } from './headers';
 import { planRange, plannedHeights, type RangePlan } from './range-plan';
@@ -18,9 +19,9 @@ export interface StepContext {
 
 /** What the follower has delivered: its tip, the known hashes down to the last final block. */
 export interface SyncState {
-  readonly tip: ChainCursor;
+  readonly tip: BlockRef;
   readonly window: BlockWindow;
-  readonly finalized: ChainCursor;
+  readonly finalized: BlockRef;
 }
 
 /** One step's observations, to emit in order, and the state to commit once they are all accepted. */
@@ -57,7 +58,7 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
   // Our tip is still on the chain, yet the next block does not extend it: the node contradicts
   // itself (a lagging backend behind a load balancer). Retry rather than emit an empty reorg.
   if (ancestor.height === state.tip.height) throw new InconsistentChainError(`block ${ancestor.height + 1} does not extend the tip`, { height: ancestor.height });
-  const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height };
+  const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height, cursor: blockCursor(ancestor) };
   const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height).with([ancestor]), finalized: state.finalized };
   return { head, idle: false, observations: [observation], next };
 }
@@ -66,13 +67,13 @@ function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePl
   const last = headers.get(plan.end)!;
   let window = state.window.with([...headers.values()].map(({ height, hash }) => ({ height, hash })));
   const observations: ChainObservation[] = [...transfers];
-  observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp });
+  observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp, cursor: blockCursor(last) });
   let finalized = state.finalized;
   // Final = has the required confirmations counted from our tip; only blocks whose hash we know.
   const candidate = window.highestAtOrBelow(plan.end - ctx.confirmations + 1);
   if (candidate !== null && candidate.height > finalized.height) {
     finalized = candidate;
-    observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash });
+    observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash, cursor: blockCursor(candidate) });
   }
   window = window.slice(finalized.height, plan.end);
   return { head, idle: false, observations, next: { tip: { height: last.height, hash: last.hash }, window, finalized } };

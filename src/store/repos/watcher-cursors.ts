@@ -1,30 +1,31 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WatcherCursor } from '../entities';
+import type { ChainCursor } from '../../chains/types';
 
 export interface SavedCursor {
-  readonly height: number;
-  readonly hash: string;
-  readonly finalHeight: number | null;
-  readonly finalHash: string | null;
+  /** The family's cursor JSON, as its adapter built it. */
+  readonly cursor: ChainCursor;
+  /** The last final point (the family's JSON), null when unknown (e.g. after a rescan). */
+  readonly finalized: ChainCursor | null;
   readonly paused: boolean;
 }
 
 export async function loadCursor(em: EntityManager, network: string): Promise<SavedCursor | null> {
-  const saved = await em.findOne(WatcherCursor, { network });
-  return saved ? { height: saved.height, hash: saved.hash, finalHeight: saved.finalHeight, finalHash: saved.finalHash, paused: saved.paused } : null;
+  const rows = await em.execute<{ cursor: ChainCursor; finalized: ChainCursor | null; paused: boolean }[]>('select cursor, finalized, paused from watcher_cursors where network = ?', [network]);
+  const r = rows[0];
+  return r ? { cursor: r.cursor, finalized: r.finalized, paused: r.paused } : null;
 }
 
-/** The cursor, with the last final block (null when unknown, e.g. after a rescan). */
-export async function saveCursor(em: EntityManager, network: string, cursor: { height: number; hash: string }, final: { height: number; hash: string } | null, now: Date): Promise<void> {
+/** The cursor, with the last final point (null when unknown, e.g. after a rescan). */
+export async function saveCursor(em: EntityManager, network: string, cursor: ChainCursor, finalized: ChainCursor | null, now: Date): Promise<void> {
   await em.execute(
-    `insert into watcher_cursors (network, height, hash, final_height, final_hash, paused, updated_at) values (?, ?, ?, ?, ?, false, ?)
-     on conflict (network) do update set height = excluded.height, hash = excluded.hash, final_height = excluded.final_height, final_hash = excluded.final_hash, updated_at = excluded.updated_at`,
-    [network, cursor.height, cursor.hash, final?.height ?? null, final?.hash ?? null, now],
+    `insert into watcher_cursors (network, cursor, finalized, paused, updated_at) values (?, ?::jsonb, ?::jsonb, false, ?)
+     on conflict (network) do update set cursor = excluded.cursor, finalized = excluded.finalized, updated_at = excluded.updated_at`,
+    [network, JSON.stringify(cursor), finalized === null ? null : JSON.stringify(finalized), now],
   );
 }
 
-export async function saveFinal(em: EntityManager, network: string, final: { height: number; hash: string }): Promise<void> {
-  await em.execute(`update watcher_cursors set final_height = ?, final_hash = ? where network = ?`, [final.height, final.hash, network]);
+export async function saveFinal(em: EntityManager, network: string, finalized: ChainCursor): Promise<void> {
+  await em.execute(`update watcher_cursors set finalized = ?::jsonb where network = ?`, [JSON.stringify(finalized), network]);
 }
 
 export async function savePaused(em: EntityManager, network: string, paused: boolean): Promise<void> {
