@@ -41,10 +41,28 @@ export interface TransferObservation {
    * the transfer is applied), not by when the watcher got to it.
    */
   readonly blockTime: Date;
+  /**
+   * Its confirmations as of the point the stream reaches with this step (the family counts them:
+   * block depth on EVM and TRON), and whether it can no longer be reverted there.
+   */
+  readonly confirmations: number;
+  readonly final: boolean;
 }
 
-/** A transfer as a block source's logs show it: the follower stamps it from its block's header. */
-export type UnstampedTransfer = Omit<TransferObservation, 'blockTime'>;
+/** A transfer as a block source's logs show it: the follower stamps it (block time, depth). */
+export type UnstampedTransfer = Omit<TransferObservation, 'blockTime' | 'confirmations' | 'final'>;
+
+/** Where a transfer sits on its chain, as far as counting its confirmations needs. */
+export interface TransferPlace {
+  readonly blockHeight: number;
+  readonly blockHash: string;
+}
+
+/** A transfer's confirmations at a cursor, and whether it is final there (ChainAdapter.confirmationsAt). */
+export interface Confirmations {
+  readonly confirmations: number;
+  readonly final: boolean;
+}
 
 export type ChainObservation =
   /**
@@ -105,14 +123,6 @@ export interface WatchOptions {
   readonly sink: ObservationSink;
   /** Called for every RPC/scan failure; the adapter retries with backoff on its own. */
   readonly onError?: (error: Error) => void;
-  /**
-   * A source that scans final ranges knows only the first and last block headers of a range, so a
-   * transfer's block time is only known to lie between `earliest` and `latest`. It asks here whether
-   * the exact time matters (the transfer's invoice has a deadline in between) and fetches that
-   * block's header only then, so catching up costs no more RPC calls with more watched addresses;
-   * otherwise the transfer carries `latest`. Absent: every such block's header is fetched.
-   */
-  readonly needsExactBlockTime?: (transfer: UnstampedTransfer, earliest: Date, latest: Date) => Promise<boolean>;
 }
 
 export interface ChainWatch {
@@ -203,6 +213,11 @@ export interface ChainAdapter {
    * InvalidCursorError when it is not one of this family's cursors.
    */
   cursorHeight(cursor: ChainCursor): number;
+  /**
+   * The confirmations of a transfer at `place` once the stream has reached `cursor`, and whether it
+   * is final there (EVM/TRON: block depth against finalityDepth). The watcher never counts them itself.
+   */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations;
 
   /** An empty set of watched addresses with this family's fast matching; pass it to watch(). */
   newWatchedSet(): WatchedSet;

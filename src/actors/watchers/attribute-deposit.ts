@@ -53,7 +53,7 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
   const network = deposit.network as NetworkCode;
   const key = paymentKey(deposit);
   const watcher = deps.watchers.get(network);
-  const confirmations = Math.max(1, deposit.confirmations, (watcher?.processedHeight() ?? 0) - deposit.blockHeight + 1);
+  const confirmations = Math.max(1, deposit.confirmations, watcher?.confirmationsOf(deposit) ?? 0);
   const at = deps.clock.now();
   const amount = canonicalDecimal(deposit.amount);
   await deps.actors.send(
@@ -85,7 +85,7 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
     },
     { key, value: { network, toAddress: deposit.address, memo: deposit.memo, blockHash: deposit.blockHash } },
   );
-  if (confirmations < invoice.requiredConfirmations) await watcher?.track(key, invoice.uuid, deposit.blockHeight, confirmations, invoice.requiredConfirmations);
+  if (confirmations < invoice.requiredConfirmations) await watcher?.track(key, invoice.uuid, deposit, confirmations, invoice.requiredConfirmations);
   deps.logger.info(
     { depositId: deposit.id, invoiceUuid: invoice.uuid, merchantId: invoice.merchantId, network, txHash: deposit.txHash, amount, actor: input.actor },
     'unattributed deposit attributed by an operator',

@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainAdapter, ChainWatch, UnstampedTransfer, WatchedSet } from '../../chains/types';
-import { blockTimeMatters } from '../../domain/invoice-step';
+import type { ChainAdapter, TransferPlace, ChainWatch, UnstampedTransfer, WatchedSet } from '../../chains/types';
 import { isRetryable } from '../../chains/sync/errors';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';
@@ -111,7 +110,7 @@ export class NetworkWatcher {
     // Unfinal transfers survive a restart through their payment rows.
     for (const p of await confirmingPayments(em, network)) {
       const required = await this.requiredFor(p.invoiceUuid, p.requiredConfirmations);
-      this.tracked.set(p.key, { invoiceUuid: p.invoiceUuid, blockHeight: p.blockHeight, confirmations: p.confirmations, required });
+      this.tracked.set(p.key, { invoiceUuid: p.invoiceUuid, blockHeight: p.blockHeight, blockHash: p.blockHash, confirmations: p.confirmations, required });
       if (this.progress.cursor !== null && p.blockHeight > this.progress.head) this.tracked.markRecheck(p.key);
     }
     if (this.state !== 'paused') this.run();
@@ -128,15 +127,7 @@ export class NetworkWatcher {
         if (this.state !== 'stopped' && this.state !== 'halted') await this.sync.observe(obs);
       },
       onError: (error) => this.onError(error),
-      needsExactBlockTime: (t, earliest, latest) => this.needsExactBlockTime(t, earliest, latest),
     });
-  }
-
-  /** Only a transfer whose open invoice has its expires_at inside the interval needs its exact block time. */
-  private async needsExactBlockTime(t: UnstampedTransfer, earliest: Date, latest: Date): Promise<boolean> {
-    const invoiceUuid = (await this.intake.known(t))?.invoiceUuid ?? (await this.intake.resolveInvoice(t));
-    const ctx = invoiceUuid ? this.deps.actors.context(invoiceUuid) : undefined;
-    return ctx !== undefined && blockTimeMatters(ctx, earliest, latest);
   }
 
   private onError(error: Error): void {
@@ -242,10 +233,10 @@ export class NetworkWatcher {
    * `required`. Blocks processed while the attribution was in flight are counted at once: waiting
    * for the next block would leave the invoice short when none comes (an idle chain).
    */
-  async track(key: string, invoiceUuid: string, blockHeight: number, confirmations: number, required: number): Promise<void> {
-    const t: Tracked = { invoiceUuid, blockHeight, confirmations, required };
+  async track(key: string, invoiceUuid: string, place: TransferPlace, confirmations: number, required: number): Promise<void> {
+    const t: Tracked = { invoiceUuid, blockHeight: place.blockHeight, blockHash: place.blockHash, confirmations, required };
     this.tracked.set(key, t);
-    const now = Math.max(0, this.progress.head - blockHeight + 1);
+    const now = this.confirmationsOf(place);
     if (now <= t.confirmations || !this.deps.actors.has(invoiceUuid)) return;
     try {
       await this.deps.actors.send(invoiceUuid, { type: 'CONFIRMATIONS', key, confirmations: now, at: this.deps.clock.now().toISOString() });
@@ -257,9 +248,10 @@ export class NetworkWatcher {
     this.tracked.settle({ key, invoiceUuid, confirmations: now });
   }
 
-  /** The last processed block (confirmations of a new payment are counted from it). */
-  processedHeight(): number {
-    return this.progress.head;
+  /** A transfer's confirmations at the processed cursor, as the family counts them (0 before any block). */
+  confirmationsOf(place: TransferPlace): number {
+    const cursor = this.progress.cursor;
+    return cursor === null ? 0 : this.deps.adapter.confirmationsAt(place, cursor).confirmations;
   }
 
   /**

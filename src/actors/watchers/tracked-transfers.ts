@@ -2,6 +2,7 @@
 export interface Tracked {
   readonly invoiceUuid: string;
   blockHeight: number;
+  blockHash: string;
   confirmations: number;
   /** The invoice's own required confirmations (fixed at its creation): tracked until reached. */
   readonly required: number;

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
-import type { BlockRef, ChainCursor, ChainObservation, TransferObservation } from '../../chains/types';
+import type { BlockRef, ChainAdapter, ChainCursor, ChainObservation, TransferObservation } from '../../chains/types';
 import { ReorgBeyondFinalityError } from '../../chains/sync/errors';
 import { creditedAbove, revertUnattributedAbove } from '../../store/repos/deposits';
 import { saveCursor, saveFinal } from '../../store/repos/watcher-cursors';
@@ -29,6 +29,7 @@ export class WatcherProgress {
 
 export interface WatcherSyncDeps {
   readonly network: NetworkCode;
+  readonly adapter: ChainAdapter;
   readonly orm: MikroORM;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -79,7 +80,8 @@ export class WatcherSync {
     progress.head = height;
     const at = this.deps.clock.now().toISOString();
     await this.revertUnseen(height, at);
-    const changes = tracked.changes((t) => Math.max(0, height - t.blockHeight + 1), height <= progress.rescanUntil);
+    // The family counts each transfer's confirmations at the new cursor (block depth on EVM).
+    const changes = tracked.changes((t) => this.deps.adapter.confirmationsAt(t, cursor).confirmations, height <= progress.rescanUntil);
     await Promise.all(
       changes.map(async (c) => {
         if (actors.has(c.invoiceUuid)) await actors.send(c.invoiceUuid, { type: 'CONFIRMATIONS', key: c.key, confirmations: c.confirmations, at });
@@ -103,7 +105,7 @@ export class WatcherSync {
     const payment = await intake.known(t);
     if (payment?.state === 'confirmed') return; // final and credited: never sent again
     const invoiceUuid = payment?.invoiceUuid ?? (await intake.resolveInvoice(t));
-    const confirmations = Math.max(1, progress.head - t.blockHeight + 1);
+    const { confirmations } = t; // counted by the family, as of this step's block
     if (invoiceUuid && actors.has(invoiceUuid)) {
       // The invoice decides whether it takes the transfer (its target, its late window); what it
       // does not take is recorded as unattributed below, never dropped.
@@ -119,7 +121,7 @@ export class WatcherSync {
       );
       if (refused === null) {
         // Only once committed: a failed send is retried with the step and must not be skipped.
-        tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, confirmations, required: await this.deps.requiredFor(invoiceUuid) });
+        tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, blockHash: t.blockHash, confirmations, required: await this.deps.requiredFor(invoiceUuid) });
         return;
       }
       return intake.recordUnattributed(t, confirmations, refused);

@@ -3,9 +3,23 @@ import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type ChainFamily, type NetworkCode, type NetworkFacts } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
 import { blockCursor, readBlockCursor } from '../sync/block-cursor';
+import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  Confirmations,
+  TransferPlace,
+  ChainWatch,
+  DevnetControls,
+  PaymentLinkInput,
+  PayoutRequest,
+  PayoutStatus,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { PlainWatchedSet } from '../watched-set';
 import { DevnetBlockSource } from './block-source';
 import { DevnetChain } from './chain';
@@ -253,6 +267,11 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   async blockAt(height: number): Promise<ChainCursor | null> {
     const block = await this.chain().blockAt(height);
     return block ? blockCursor(block) : null;
+  }
+
+  /** ChainAdapter.confirmationsAt: block depth under the cursor; final at finalityDepth. */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations {
+    return blockDepth(place.blockHeight, this.cursorHeight(cursor), this.finalityDepth);
   }
 
   /** ChainAdapter.cursorHeight: the devnet's cursor is the block families' { height, hash }. */

@@ -137,7 +137,7 @@ export class BlockFollower implements ChainWatch {
   }
 
   private context(): StepContext {
-    const { network, source, confirmations, headerConcurrency = 8, needsExactBlockTime } = this.options;
-    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency, needsExactBlockTime };
+    const { network, source, confirmations, headerConcurrency = 8 } = this.options;
+    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency };
   }
 }

@@ -68,8 +68,6 @@ export interface FollowerOptions {
   readonly headerConcurrency?: number;
   /** Every failure (retried or fatal) is reported here. */
   readonly onError?: (error: Error) => void;
-  /** WatchOptions.needsExactBlockTime: which transfers of a final range need their block's header. */
-  readonly needsExactBlockTime?: WatchOptions['needsExactBlockTime'];
 }
 
 export type FollowerState = 'starting' | 'running' | 'stopped' | 'failed';
