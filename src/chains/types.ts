@@ -123,6 +123,12 @@ export interface WatchOptions {
   readonly sink: ObservationSink;
   /** Called for every RPC/scan failure; the adapter retries with backoff on its own. */
   readonly onError?: (error: Error) => void;
+  /**
+   * Pushed after each step whose observations were all accepted, by a watch that can vouch for a
+   * chain time beyond its last block's timestamp (ChainWatch.syncedUntil: devnet, idle at its head).
+   * The watcher passes it on to the invoice actors; nothing polls for it.
+   */
+  readonly onSynced?: (until: Date) => void;
 }
 
 export interface ChainWatch {

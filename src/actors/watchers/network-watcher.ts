@@ -127,6 +127,10 @@ export class NetworkWatcher {
         if (this.state !== 'stopped' && this.state !== 'halted') await this.sync.observe(obs);
       },
       onError: (error) => this.onError(error),
+      // Pushed by a watch that vouches for a chain time (devnet idle at its head): passed on to invoices.
+      onSynced: (until) => {
+        if (this.state === 'running') this.deps.actors.chainTimeAdvanced(this.deps.network, until);
+      },
     });
   }
 
@@ -252,19 +256,6 @@ export class NetworkWatcher {
   confirmationsOf(place: TransferPlace): number {
     const cursor = this.progress.cursor;
     return cursor === null ? 0 : this.deps.adapter.confirmationsAt(place, cursor).confirmations;
-  }
-
-  /**
-   * The processed chain time: every block stamped before it has been processed, so a payment made
-   * before it has reached its invoice. The last processed block's timestamp; a running watch that
-   * knows its head exactly (devnet) vouches for more once idle. Null while unknown. Invoices wait
-   * for it to pass expires_at before they expire (paused, halted, lagging: they wait).
-   */
-  chainTime(): Date | null {
-    const processed = this.progress.cursorBlockTime;
-    const vouched = this.state === 'running' ? (this.watch?.syncedUntil?.() ?? null) : null;
-    if (processed === null || vouched === null) return processed ?? vouched;
-    return vouched > processed ? vouched : processed;
   }
 
   /** Reads the chain head (also while paused or halted, when the chain can tell). */

@@ -91,6 +91,8 @@ export class WatcherSync {
     if (height > progress.rescanUntil) progress.rescanUntil = -1;
     await this.saveCursor(cursor);
     progress.cursorBlockTime = timestamp;
+    // Every block stamped before it is processed: invoices waiting for the chain past expires_at learn it.
+    actors.chainTimeAdvanced(this.deps.network, timestamp);
     progress.lastBlockAt = this.deps.clock.now();
     progress.failures = 0;
     this.deps.note('committed', { cursor: height, hash, took_ms: Date.now() - started });

@@ -66,8 +66,11 @@ export interface DevnetLogger {
 }
 
 export const DEFAULT_DEVNET_FINALITY = 20;
-/** The follower's poll while idle: a backstop only, the chain's changes wake it at once. */
-const POLL_INTERVAL_MS = 1000;
+/**
+ * The follower's poll while idle: the chain's changes wake it at once; the poll pushes the chain
+ * time it vouches for as time passes (onSynced), so invoices past expires_at learn it this often.
+ */
+const POLL_INTERVAL_MS = 250;
 /** Families whose chains reorganise; the others' devnet refuses reorg (issue 33: each family's rules). */
 const REORG_FAMILIES: ReadonlySet<ChainFamily> = new Set(['evm', 'tron']);
 
@@ -147,6 +150,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
       finalized: options.finalized ? readBlockCursor(this.network, options.finalized) : null,
       sink: options.sink,
       onError: options.onError,
+      onSynced: options.onSynced,
       confirmations: this.finalityDepth,
       pollIntervalMs: POLL_INTERVAL_MS,
       backoff: { initialMs: this.options.retryDelayMs ?? 250, maxMs: 10_000 },

@@ -71,6 +71,8 @@ export class BlockFollower implements ChainWatch {
       try {
         const idle = await this.step();
         this.failures = 0;
+        const until = this.syncedUntil();
+        if (until !== null) this.options.onSynced?.(until);
         if (idle) await this.waitForChange(pollIntervalMs);
       } catch (error) {
         if (this.abort.signal.aborted) break; // stop() during a step: not a failure

@@ -66,6 +66,8 @@ export interface FollowerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Parallel block() calls when fetching the headers of the unfinalized window. Default 8. */
   readonly headerConcurrency?: number;
+  /** WatchOptions.onSynced: the vouched chain time, pushed after each accepted step. */
+  readonly onSynced?: (until: Date) => void;
   /** Every failure (retried or fatal) is reported here. */
   readonly onError?: (error: Error) => void;
 }
