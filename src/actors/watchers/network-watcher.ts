@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainAdapter, TransferPlace, ChainWatch, UnstampedTransfer, WatchedSet } from '../../chains/types';
+import type { ChainAdapter, TransferPlace, ChainWatch, WatchedSet } from '../../chains/types';
 import { isRetryable } from '../../chains/sync/errors';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';

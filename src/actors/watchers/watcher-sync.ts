@@ -99,7 +99,7 @@ export class WatcherSync {
   }
 
   private async onTransfer(t: TransferObservation): Promise<void> {
-    const { progress, tracked, intake, actors } = this.deps;
+    const { tracked, intake, actors } = this.deps;
     const key = `${t.txHash}:${t.eventIndex}`;
     const known = tracked.get(key);
     tracked.seen(key); // seen again (on this branch)

@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { BlockRef, ChainObservation, TransferObservation, UnstampedTransfer, WatchOptions } from '../types';
+import type { BlockRef, ChainObservation, TransferObservation, UnstampedTransfer } from '../types';
 import { blockCursor } from './block-cursor';
 import { blockDepth } from './depth';
 import { InconsistentChainError } from './errors';

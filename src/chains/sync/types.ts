@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { BlockRef, ObservationSink, UnstampedTransfer, WatchOptions } from '../types';
+import type { BlockRef, ObservationSink, UnstampedTransfer } from '../types';
 
 /** The header facts the follower needs to detect reorgs. */
 export interface BlockHeader {
