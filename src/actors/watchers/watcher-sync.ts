@@ -107,7 +107,11 @@ export class WatcherSync {
     const payment = await intake.known(t);
     if (payment?.state === 'confirmed') return; // final and credited: never sent again
     const invoiceUuid = payment?.invoiceUuid ?? (await intake.resolveInvoice(t));
-    const { confirmations } = t; // counted by the family, as of this step's block
+    // Counted by the family at the cursor processed so far (at least its own block): the block
+    // observation that follows moves it to the step's count (t.confirmations), so an invoice sees
+    // `confirming` before `paid` also when a catch-up range finds the payment already deep.
+    const seenAt = this.deps.progress.cursor;
+    const confirmations = Math.max(1, seenAt === null ? 0 : this.deps.adapter.confirmationsAt(t, seenAt).confirmations);
     if (invoiceUuid && actors.has(invoiceUuid)) {
       // The invoice decides whether it takes the transfer (its target, its late window); what it
       // does not take is recorded as unattributed below, never dropped.

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, QueryResult } from '@mikro-orm/postgresql';
 import type { NetworkCode } from '../../domain/networks';
 import { Invoice, UnattributedDeposit } from '../entities';
 import { addressOwner } from './address-pool';
@@ -107,4 +107,14 @@ export async function confirmingPayments(em: EntityManager, network: string): Pr
     confirmations: r.confirmations,
     requiredConfirmations: r.required_confirmations,
   }));
+}
+
+/** An operator attributes an open unattributed deposit; false when it is no longer open (lost a race). */
+export async function markAttributed(em: EntityManager, id: string, invoiceUuid: string, actor: string, at: Date): Promise<boolean> {
+  const marked = await em.execute<QueryResult>(
+    `update unattributed_deposits set state = 'attributed', invoice_uuid = ?, resolved_by = ?, resolved_at = ? where id = ? and state = 'open'`,
+    [invoiceUuid, actor, at, id],
+    'run',
+  );
+  return marked.affectedRows === 1;
 }
