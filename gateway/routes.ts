@@ -18,6 +18,7 @@ export const V1_ROUTES: readonly Route[] = [
   { path: '/v1/invoices', methods: { POST: { signed: true, handle: v1.createInvoice } } },
   { path: '/v1/invoices/:uuid', methods: { GET: { signed: true, handle: v1.getInvoice } } },
   { path: '/v1/invoices/:uuid/network', methods: { POST: { signed: true, handle: v1.setInvoiceNetwork } } },
+  { path: '/v1/invoices/:uuid/cancel', methods: { POST: { signed: true, handle: v1.cancelInvoice } } },
   { path: '/v1/withdrawals', methods: { POST: { signed: true, handle: v1.createWithdrawal } } },
   // Beyond the spec.
   { path: '/v1/withdrawals/:uuid', methods: { GET: { signed: true, handle: v1.getWithdrawal } } },

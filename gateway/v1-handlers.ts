@@ -63,6 +63,11 @@ export const setInvoiceNetwork: Handler = async (ctx) => {
   return { status: 200, body: encodeInvoice(invoice) };
 };
 
+export const cancelInvoice: Handler = async (ctx) => {
+  const invoice = await ctx.daemon.call(InvoiceServiceService.cancelInvoice, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: 200, body: encodeInvoice(invoice) };
+};
+
 export const createWithdrawal: Handler = async ({ daemon, metadata, cancellation }) => {
   const res = await daemon.call(WithdrawalServiceService.createWithdrawal, CreateWithdrawalRequest.create(), metadata, cancellation);
   return { status: res.created ? 201 : 200, body: encodeWithdrawal(present(res.withdrawal, 'withdrawal')) };

@@ -195,6 +195,19 @@ export function canChangeNetwork(ctx: InvoiceMachineContext): boolean {
 }
 
 /**
+ * REST rule: an invoice may be canceled only while pending, unexpired, with nothing received (the
+ * same window as a network change: no money is on its way that the cancel could strand).
+ */
+export function canCancel(ctx: InvoiceMachineContext): boolean {
+  return canChangeNetwork(ctx);
+}
+
+/** The cancel is judged on the event's time: a cancel at or after expires_at is refused (the invoice expires instead). */
+export function cancelAllowed(ctx: InvoiceMachineContext, event: { readonly at: string }): boolean {
+  return canCancel(advanceInvoiceTime(ctx, event.at));
+}
+
+/**
  * Whether the exact time of a transfer's block changes how this invoice judges it, when the block is
  * only known to lie between `earliest` and `latest`: only if expires_at falls in between ("in time"
  * is block time < expires_at; on either side of the interval every time in it gives the same answer).

@@ -10,6 +10,10 @@ import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { serializeOnce } from '../serialize-once';
 import { stopIfCancelled } from '../call-cancelled';
+import { BodyFields } from '../../domain/request-fields';
+
+/** POST /v1/invoices/{uuid}/cancel takes an empty JSON object. */
+const CANCEL_INVOICE_FIELDS = new BodyFields([]);
 
 type LoadedRows = { readonly row: Invoice; readonly payments: InvoicePayment[] };
 
@@ -79,6 +83,12 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const network = parseNetwork(requested, await activeNetworks());
       stopIfCancelled(call, 'SetInvoiceNetwork');
       return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network, log.requestId));
+    }),
+    cancelInvoice: unary(ctx.logger, 'CancelInvoice', async (call, log) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      CANCEL_INVOICE_FIELDS.assertKnown(requestBody(caller, () => ({})));
+      stopIfCancelled(call, 'CancelInvoice');
+      return message(await ctx.invoices.cancel(call.request.uuid, caller.merchantId, log.requestId));
     }),
     watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);

@@ -110,6 +110,10 @@ export interface SetInvoiceNetworkRequest {
   network: string;
 }
 
+export interface CancelInvoiceRequest {
+  uuid: string;
+}
+
 export interface WatchInvoiceRequest {
   uuid: string;
 }
@@ -1528,6 +1532,73 @@ export const SetInvoiceNetworkRequest: MessageFns<SetInvoiceNetworkRequest> = {
   },
 };
 
+function createBaseCancelInvoiceRequest(): CancelInvoiceRequest {
+  return { uuid: "" };
+}
+
+export const CancelInvoiceRequest: MessageFns<CancelInvoiceRequest> = {
+  encode(message: CancelInvoiceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.uuid !== "") {
+      writer.uint32(10).string(message.uuid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelInvoiceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelInvoiceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.uuid = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelInvoiceRequest {
+    return { uuid: isSet(object.uuid) ? globalThis.String(object.uuid) : "" };
+  },
+
+  toJSON(message: CancelInvoiceRequest): unknown {
+    const obj: any = {};
+    if (message.uuid !== "") {
+      obj.uuid = message.uuid;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelInvoiceRequest>): CancelInvoiceRequest {
+    return CancelInvoiceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelInvoiceRequest>): CancelInvoiceRequest {
+    const message = createBaseCancelInvoiceRequest();
+    message.uuid = object.uuid ?? "";
+    return message;
+  },
+};
+
 function createBaseWatchInvoiceRequest(): WatchInvoiceRequest {
   return { uuid: "" };
 }
@@ -2127,6 +2198,16 @@ export const InvoiceServiceService = {
     responseSerialize: (value: Invoice): Buffer => Buffer.from(Invoice.encode(value).finish()),
     responseDeserialize: (value: Buffer): Invoice => Invoice.decode(value),
   },
+  /** Pending with nothing received -> canceled (FAILED_PRECONDITION / 409 cancel_not_allowed otherwise). */
+  cancelInvoice: {
+    path: "/chainpay.v1.InvoiceService/CancelInvoice" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelInvoiceRequest): Buffer => Buffer.from(CancelInvoiceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelInvoiceRequest => CancelInvoiceRequest.decode(value),
+    responseSerialize: (value: Invoice): Buffer => Buffer.from(Invoice.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Invoice => Invoice.decode(value),
+  },
   /** Emits the current invoice, then every change until it is final (or the client cancels). */
   watchInvoice: {
     path: "/chainpay.v1.InvoiceService/WatchInvoice" as const,
@@ -2153,6 +2234,8 @@ export interface InvoiceServiceServer extends UntypedServiceImplementation {
   createInvoice: handleUnaryCall<CreateInvoiceRequest, CreateInvoiceResponse>;
   getInvoice: handleUnaryCall<GetInvoiceRequest, Invoice>;
   setInvoiceNetwork: handleUnaryCall<SetInvoiceNetworkRequest, Invoice>;
+  /** Pending with nothing received -> canceled (FAILED_PRECONDITION / 409 cancel_not_allowed otherwise). */
+  cancelInvoice: handleUnaryCall<CancelInvoiceRequest, Invoice>;
   /** Emits the current invoice, then every change until it is final (or the client cancels). */
   watchInvoice: handleServerStreamingCall<WatchInvoiceRequest, InvoiceUpdate>;
   listInvoices: handleUnaryCall<ListInvoicesRequest, ListInvoicesResponse>;
@@ -2200,6 +2283,22 @@ export interface InvoiceServiceClient extends Client {
   ): ClientUnaryCall;
   setInvoiceNetwork(
     request: SetInvoiceNetworkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Invoice) => void,
+  ): ClientUnaryCall;
+  /** Pending with nothing received -> canceled (FAILED_PRECONDITION / 409 cancel_not_allowed otherwise). */
+  cancelInvoice(
+    request: CancelInvoiceRequest,
+    callback: (error: ServiceError | null, response: Invoice) => void,
+  ): ClientUnaryCall;
+  cancelInvoice(
+    request: CancelInvoiceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Invoice) => void,
+  ): ClientUnaryCall;
+  cancelInvoice(
+    request: CancelInvoiceRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Invoice) => void,
