@@ -18,6 +18,8 @@ export interface HandlerContext {
   readonly daemon: DaemonClient;
   /** x-request-id, plus the signed headers and body on signed routes. */
   readonly metadata: Metadata;
+  /** The request's query string without "?" ("" when none): passed through, the daemon validates it. */
+  readonly query: string;
   /** Fires when the HTTP client goes away before its answer: the daemon call is cancelled. */
   readonly cancellation: CallCancellation;
 }
@@ -66,6 +68,18 @@ export const setInvoiceNetwork: Handler = async (ctx) => {
 export const cancelInvoice: Handler = async (ctx) => {
   const invoice = await ctx.daemon.call(InvoiceServiceService.cancelInvoice, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
   return { status: 200, body: encodeInvoice(invoice) };
+};
+
+/** GET /v1/invoices: one page, newest first (the daemon parses and validates the query). */
+export const listInvoices: Handler = async ({ daemon, metadata, cancellation, query }) => {
+  const page = await daemon.call(InvoiceServiceService.pageInvoices, { query }, metadata, cancellation);
+  return { status: 200, body: { invoices: page.invoices.map(encodeInvoice), next_cursor: page.next_cursor ?? null } };
+};
+
+/** GET /v1/withdrawals: one page, newest first. */
+export const listWithdrawals: Handler = async ({ daemon, metadata, cancellation, query }) => {
+  const page = await daemon.call(WithdrawalServiceService.pageWithdrawals, { query }, metadata, cancellation);
+  return { status: 200, body: { withdrawals: page.withdrawals.map(encodeWithdrawal), next_cursor: page.next_cursor ?? null } };
 };
 
 export const createWithdrawal: Handler = async ({ daemon, metadata, cancellation }) => {

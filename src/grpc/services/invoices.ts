@@ -11,6 +11,9 @@ import type { ServiceContext } from '../context';
 import { serializeOnce } from '../serialize-once';
 import { stopIfCancelled } from '../call-cancelled';
 import { BodyFields } from '../../domain/request-fields';
+import { INVOICE_STATUSES } from '../../domain/invoice-statuses';
+import { parseListQuery } from '../../domain/list-query';
+import { keysetPage } from '../../store/repos/keyset-page';
 
 /** POST /v1/invoices/{uuid}/cancel takes an empty JSON object. */
 const CANCEL_INVOICE_FIELDS = new BodyFields([]);
@@ -98,6 +101,23 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
         const invoice = await message(loaded);
         return { message: { invoice, reason }, open: loaded.row.open, key: JSON.stringify(invoice) };
       });
+    }),
+    pageInvoices: unary(ctx.logger, 'PageInvoices', async (call) => {
+      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const query = parseListQuery(call.request.query, { statuses: INVOICE_STATUSES, keyParam: 'order_id' });
+      const em = ctx.orm.em.fork();
+      const page = await keysetPage(em, Invoice, caller.merchantId, query, 'orderId');
+      const payments = page.rows.length ? await em.find(InvoicePayment, { invoiceUuid: { $in: page.rows.map((r) => r.uuid) } }) : [];
+      const invoices = await Promise.all(
+        page.rows.map((row) =>
+          toInvoiceMessage(
+            row,
+            payments.filter((p) => p.invoiceUuid === row.uuid),
+            ctx,
+          ),
+        ),
+      );
+      return { invoices, next_cursor: page.nextCursor ?? undefined };
     }),
     listInvoices: unary(ctx.logger, 'ListInvoices', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);

@@ -151,6 +151,21 @@ export interface ListInvoicesResponse {
   invoices: Invoice[];
 }
 
+/** One page of the caller's invoices (GET /v1/invoices): newest first, keyset cursor. */
+export interface PageInvoicesRequest {
+  /**
+   * The REST query string (without "?"): status, network, order_id, created_from, created_to,
+   * limit (1..100, default 20), cursor. The daemon validates it (422 on anything else).
+   */
+  query: string;
+}
+
+export interface InvoicePage {
+  invoices: Invoice[];
+  /** Absent on the last page. */
+  next_cursor?: string | undefined;
+}
+
 function createBasePayment(): Payment {
   return {
     tx_hash: "",
@@ -2166,6 +2181,162 @@ export const ListInvoicesResponse: MessageFns<ListInvoicesResponse> = {
   },
 };
 
+function createBasePageInvoicesRequest(): PageInvoicesRequest {
+  return { query: "" };
+}
+
+export const PageInvoicesRequest: MessageFns<PageInvoicesRequest> = {
+  encode(message: PageInvoicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PageInvoicesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePageInvoicesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PageInvoicesRequest {
+    return { query: isSet(object.query) ? globalThis.String(object.query) : "" };
+  },
+
+  toJSON(message: PageInvoicesRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PageInvoicesRequest>): PageInvoicesRequest {
+    return PageInvoicesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PageInvoicesRequest>): PageInvoicesRequest {
+    const message = createBasePageInvoicesRequest();
+    message.query = object.query ?? "";
+    return message;
+  },
+};
+
+function createBaseInvoicePage(): InvoicePage {
+  return { invoices: [], next_cursor: undefined };
+}
+
+export const InvoicePage: MessageFns<InvoicePage> = {
+  encode(message: InvoicePage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.invoices) {
+      Invoice.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.next_cursor !== undefined) {
+      writer.uint32(18).string(message.next_cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvoicePage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvoicePage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invoices.push(Invoice.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next_cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InvoicePage {
+    return {
+      invoices: globalThis.Array.isArray(object?.invoices) ? object.invoices.map((e: any) => Invoice.fromJSON(e)) : [],
+      next_cursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: InvoicePage): unknown {
+    const obj: any = {};
+    if (message.invoices?.length) {
+      obj.invoices = message.invoices.map((e) => Invoice.toJSON(e));
+    }
+    if (message.next_cursor !== undefined) {
+      obj.nextCursor = message.next_cursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<InvoicePage>): InvoicePage {
+    return InvoicePage.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InvoicePage>): InvoicePage {
+    const message = createBaseInvoicePage();
+    message.invoices = object.invoices?.map((e) => Invoice.fromPartial(e)) || [];
+    message.next_cursor = object.next_cursor ?? undefined;
+    return message;
+  },
+};
+
 /** Merchant-facing invoice calls (signed or service token) and the buyer's public checkout calls. */
 export type InvoiceServiceService = typeof InvoiceServiceService;
 export const InvoiceServiceService = {
@@ -2228,6 +2399,15 @@ export const InvoiceServiceService = {
       Buffer.from(ListInvoicesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListInvoicesResponse => ListInvoicesResponse.decode(value),
   },
+  pageInvoices: {
+    path: "/chainpay.v1.InvoiceService/PageInvoices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PageInvoicesRequest): Buffer => Buffer.from(PageInvoicesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PageInvoicesRequest => PageInvoicesRequest.decode(value),
+    responseSerialize: (value: InvoicePage): Buffer => Buffer.from(InvoicePage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): InvoicePage => InvoicePage.decode(value),
+  },
 } as const;
 
 export interface InvoiceServiceServer extends UntypedServiceImplementation {
@@ -2239,6 +2419,7 @@ export interface InvoiceServiceServer extends UntypedServiceImplementation {
   /** Emits the current invoice, then every change until it is final (or the client cancels). */
   watchInvoice: handleServerStreamingCall<WatchInvoiceRequest, InvoiceUpdate>;
   listInvoices: handleUnaryCall<ListInvoicesRequest, ListInvoicesResponse>;
+  pageInvoices: handleUnaryCall<PageInvoicesRequest, InvoicePage>;
 }
 
 export interface InvoiceServiceClient extends Client {
@@ -2324,6 +2505,21 @@ export interface InvoiceServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListInvoicesResponse) => void,
+  ): ClientUnaryCall;
+  pageInvoices(
+    request: PageInvoicesRequest,
+    callback: (error: ServiceError | null, response: InvoicePage) => void,
+  ): ClientUnaryCall;
+  pageInvoices(
+    request: PageInvoicesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: InvoicePage) => void,
+  ): ClientUnaryCall;
+  pageInvoices(
+    request: PageInvoicesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: InvoicePage) => void,
   ): ClientUnaryCall;
 }
 
