@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { encodeCursor, type ListQuery } from '../../domain/list-query';
-import { Invoice, Withdrawal } from '../entities';
+import type { Invoice, Withdrawal } from '../entities';
 
 /** One page of a merchant's list, newest first; `nextCursor` null on the last page. */
 export interface Page<T> {
