@@ -135,7 +135,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       body = await readBody(req);
       assertJsonObject(body);
     }
-    return signedMetadata(headers, body, requestId);
+    return signedMetadata(headers, body, requestId, { method, path: req.url ?? '' });
   }
 
   async function readiness(requestId: string): Promise<[number, unknown]> {

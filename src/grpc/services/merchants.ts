@@ -19,6 +19,7 @@ export function toMerchantMessage(m: MerchantRow): MerchantMessage {
     cap_daily: canonicalDecimal(m.capDaily),
     underpayment_tolerance: canonicalDecimal(m.underpaymentTolerance),
     created_at: m.createdAt.toISOString(),
+    require_signed_timestamp: m.requireSignedTimestamp,
   };
 }
 
@@ -82,6 +83,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         capPerWithdrawal: check(r.cap_per_withdrawal, AMOUNT, 'invalid_amount', 'cap_per_withdrawal'),
         capDaily: check(r.cap_daily, AMOUNT, 'invalid_amount', 'cap_daily'),
         underpaymentTolerance: check(r.underpayment_tolerance, AMOUNT, 'invalid_amount', 'underpayment_tolerance'),
+        requireSignedTimestamp: r.require_signed_timestamp,
       };
       const em = ctx.orm.em.fork();
       const updated = await em.transactional(async (tx) => {
@@ -94,6 +96,8 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         recordAudit(tx, { actor, action: 'merchant.update', target: `merchant:${m.id}`, before, after, at: ctx.clock.now() });
         return after;
       });
+      // The signing rule is cached with the secret: this daemon applies a change at once.
+      if (r.require_signed_timestamp !== undefined) ctx.onMerchantCredentialsChanged(updated.api_key);
       return updated;
     }),
     rotateSecret: unary(ctx.logger, 'RotateSecret', async (call) => {

@@ -10,6 +10,8 @@ export class Merchant {
   capPerWithdrawal = '1000';
   capDaily = '5000';
   underpaymentTolerance = '0';
+  /** Signed calls must carry X-Service-Timestamp (the replay-safe scheme). */
+  requireSignedTimestamp = false;
   createdAt: Date;
   updatedAt: Date;
   version = 1;
@@ -43,6 +45,7 @@ export const MerchantSchema = new EntitySchema<Merchant>({
     capPerWithdrawal: { type: 'decimal', precision: 38, scale: 18 },
     capDaily: { type: 'decimal', precision: 38, scale: 18 },
     underpaymentTolerance: { type: 'decimal', precision: 38, scale: 18 },
+    requireSignedTimestamp: { type: 'boolean', default: false },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     version: { type: 'integer', version: true },

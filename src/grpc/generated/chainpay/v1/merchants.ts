@@ -33,6 +33,8 @@ export interface Merchant {
   cap_daily: string;
   underpayment_tolerance: string;
   created_at: string;
+  /** Signed calls must carry X-Service-Timestamp (docs/api.md, Signing requests). */
+  require_signed_timestamp: boolean;
 }
 
 export interface CreateMerchantRequest {
@@ -76,6 +78,7 @@ export interface UpdateMerchantRequest {
   cap_daily?: string | undefined;
   underpayment_tolerance?: string | undefined;
   name?: string | undefined;
+  require_signed_timestamp?: boolean | undefined;
 }
 
 export interface ListMerchantsRequest {
@@ -108,6 +111,7 @@ function createBaseMerchant(): Merchant {
     cap_daily: "",
     underpayment_tolerance: "",
     created_at: "",
+    require_signed_timestamp: false,
   };
 }
 
@@ -139,6 +143,9 @@ export const Merchant: MessageFns<Merchant> = {
     }
     if (message.created_at !== "") {
       writer.uint32(74).string(message.created_at);
+    }
+    if (message.require_signed_timestamp !== false) {
+      writer.uint32(80).bool(message.require_signed_timestamp);
     }
     return writer;
   },
@@ -228,6 +235,14 @@ export const Merchant: MessageFns<Merchant> = {
             message.created_at = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.require_signed_timestamp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -283,6 +298,11 @@ export const Merchant: MessageFns<Merchant> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : "",
+      require_signed_timestamp: isSet(object.requireSignedTimestamp)
+        ? globalThis.Boolean(object.requireSignedTimestamp)
+        : isSet(object.require_signed_timestamp)
+        ? globalThis.Boolean(object.require_signed_timestamp)
+        : false,
     };
   },
 
@@ -315,6 +335,9 @@ export const Merchant: MessageFns<Merchant> = {
     if (message.created_at !== "") {
       obj.createdAt = message.created_at;
     }
+    if (message.require_signed_timestamp !== false) {
+      obj.requireSignedTimestamp = message.require_signed_timestamp;
+    }
     return obj;
   },
 
@@ -332,6 +355,7 @@ export const Merchant: MessageFns<Merchant> = {
     message.cap_daily = object.cap_daily ?? "";
     message.underpayment_tolerance = object.underpayment_tolerance ?? "";
     message.created_at = object.created_at ?? "";
+    message.require_signed_timestamp = object.require_signed_timestamp ?? false;
     return message;
   },
 };
@@ -877,6 +901,7 @@ function createBaseUpdateMerchantRequest(): UpdateMerchantRequest {
     cap_daily: undefined,
     underpayment_tolerance: undefined,
     name: undefined,
+    require_signed_timestamp: undefined,
   };
 }
 
@@ -902,6 +927,9 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     }
     if (message.name !== undefined) {
       writer.uint32(58).string(message.name);
+    }
+    if (message.require_signed_timestamp !== undefined) {
+      writer.uint32(64).bool(message.require_signed_timestamp);
     }
     return writer;
   },
@@ -975,6 +1003,14 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
             message.name = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.require_signed_timestamp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1020,6 +1056,11 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
         ? globalThis.String(object.underpayment_tolerance)
         : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      require_signed_timestamp: isSet(object.requireSignedTimestamp)
+        ? globalThis.Boolean(object.requireSignedTimestamp)
+        : isSet(object.require_signed_timestamp)
+        ? globalThis.Boolean(object.require_signed_timestamp)
+        : undefined,
     };
   },
 
@@ -1046,6 +1087,9 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     if (message.name !== undefined) {
       obj.name = message.name;
     }
+    if (message.require_signed_timestamp !== undefined) {
+      obj.requireSignedTimestamp = message.require_signed_timestamp;
+    }
     return obj;
   },
 
@@ -1061,6 +1105,7 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     message.cap_daily = object.cap_daily ?? undefined;
     message.underpayment_tolerance = object.underpayment_tolerance ?? undefined;
     message.name = object.name ?? undefined;
+    message.require_signed_timestamp = object.require_signed_timestamp ?? undefined;
     return message;
   },
 };
