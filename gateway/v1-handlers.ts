@@ -6,6 +6,7 @@ import { CreateWithdrawalRequest, WithdrawalServiceService } from '../src/grpc/g
 import type { CallCancellation } from './call-cancellation';
 import type { DaemonClient, UnaryMethod } from './daemon-client';
 import { InvoiceBodies } from './invoice-bodies';
+import { OPENAPI_DOCUMENT } from './openapi/document';
 import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
 
 /**
@@ -91,6 +92,9 @@ export const getWithdrawal: Handler = async (ctx) => {
   const withdrawal = await ctx.daemon.call(WithdrawalServiceService.getWithdrawal, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
   return { status: 200, body: encodeWithdrawal(withdrawal) };
 };
+
+/** The OpenAPI 3.1 document of this surface (unsigned; no daemon call). */
+export const getOpenApi: Handler = async () => ({ status: 200, body: OPENAPI_DOCUMENT });
 
 export const getBalance: Handler = async ({ daemon, metadata, cancellation }) => {
   const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata, cancellation);
