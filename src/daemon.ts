@@ -149,8 +149,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       blockIntervalMs: config.DEVNET_BLOCK_MS,
       finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
     },
-    live: livemode ? evmLiveOptions(config.networks) : undefined,
+    live: livemode ? { ...evmLiveOptions(config.networks), ...pick(config.familyLive, enabled) } : undefined,
     onRpc: (o) => rpcSink(o),
+    logger: logger.child({ component: 'chains' }),
   });
   for (const adapter of chains.adapters.values()) await adapter.init();
   const networks = new NetworkSettingsRepo(
@@ -393,4 +394,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   };
   stopDaemon = daemon.stop;
   return daemon;
+}
+
+/** The family options of the networks that run (a disabled network's are dropped). */
+function pick(options: Readonly<Partial<Record<NetworkCode, unknown>>>, networks: readonly NetworkCode[]): Partial<Record<NetworkCode, unknown>> {
+  return Object.fromEntries(networks.filter((n) => options[n] !== undefined).map((n) => [n, options[n]]));
 }

@@ -6,11 +6,14 @@ import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
 import type { DevnetChainStore } from './devnet/store';
 import { AdapterUnavailableError, ChainModeMixError } from './errors';
 import { evmLiveFactory } from './evm/live-factory';
+import { solanaLiveFactory } from './solana/live-factory';
 import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
 
 export interface ChainAdaptersOptions {
   /** Latency/outcome of every live RPC round trip (metrics). */
   readonly onRpc?: RpcObserver;
+  /** The live families' structured logs. */
+  readonly logger?: LiveLogger;
   readonly networks: readonly NetworkCode[];
   readonly mode: 'devnet' | 'live';
   readonly keys: KeyMaterial;
@@ -34,7 +37,7 @@ export interface ChainAdapters {
   readonly devnet: Map<NetworkCode, DevnetControls>;
 }
 
-import type { LiveAdapterFactory } from './live-adapter';
+import type { LiveAdapterFactory, LiveLogger } from './live-adapter';
 export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
 
 /**
@@ -43,7 +46,7 @@ export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
  * A family without a factory cannot run live: asking for it throws rather than silently
  * falling back to the simulated chain (devnet payments must never look real).
  */
-const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory };
+const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory, solana: solanaLiveFactory };
 
 /** Whether `network` can run on its real chain in this version (its family has a live adapter). */
 export function hasLiveAdapter(network: NetworkCode): boolean {
@@ -64,7 +67,7 @@ export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
     if (opts.mode === 'live') {
       const factory = LIVE_FACTORIES[NETWORK_FACTS[network].family];
       if (!factory) throw new AdapterUnavailableError(network, 'live');
-      adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc }));
+      adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc, logger: opts.logger }));
       continue;
     }
     const adapter = new DevnetAdapter({

@@ -6,6 +6,7 @@ import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
 
 import { ConfigError } from './errors';
 import { chooseChainMode, type ChainMode } from './chain-mode';
+import { familyLiveOptions } from '../chains/live-env';
 
 export { ConfigError };
 
@@ -87,6 +88,8 @@ export type Config = Omit<z.infer<typeof baseSchema>, 'CHAIN_MODE'> & {
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly networks: Readonly<Record<NetworkCode, NetworkConfig>>;
+  /** Live options of the families that parse their own environment (src/chains/live-env.ts; SOLANA today). */
+  readonly familyLive: Readonly<Partial<Record<NetworkCode, unknown>>>;
 };
 
 function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig {
@@ -128,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const base = parsed.data;
   const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
   const chainMode = chooseChainMode(cleaned);
+  const familyLive = familyLiveOptions(cleaned);
   // Lifting the webhook address guard lets anyone who can set a webhook URL reach internal hosts:
   // local testing only, never on a live daemon.
   if (base.WEBHOOK_ALLOW_PRIVATE_TARGETS && chainMode.mode === 'live') {
@@ -140,5 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(base.DATA_DIR),
     publicUrl: (base.PUBLIC_URL ?? `http://127.0.0.1:${base.HTTP_PORT}`).replace(/\/+$/, ''),
     networks,
+    familyLive,
   };
 }
