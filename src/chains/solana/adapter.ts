@@ -54,11 +54,16 @@ export class SolanaAdapter implements ChainAdapter {
     const info = await this.rpc.call('getAccountInfo', (c) => c.getAccountInfo(mint));
     if (info === null) throw new ConfigError('SOLANA_TOKEN_MINT', `no account at ${this.tokenContract} on ${this.config.options.SOLANA_RPC_URL}`);
     if (!info.owner.equals(TOKEN_PROGRAM_ID)) {
-      throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} belongs to ${info.owner.toBase58()}, not the classic Token program ${TOKEN_PROGRAM_ID.toBase58()} (Token-2022 mints are refused)`);
+      throw new ConfigError(
+        'SOLANA_TOKEN_MINT',
+        `${this.tokenContract} belongs to ${info.owner.toBase58()}, not the classic Token program ${TOKEN_PROGRAM_ID.toBase58()} (Token-2022 mints are refused)`,
+      );
     }
-    const state = await this.rpc.call('getAccountInfo', (c) => getMint(c, mint, 'finalized', TOKEN_PROGRAM_ID)).catch((error: unknown) => {
-      throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} is not a mint: ${error instanceof Error ? error.name : String(error)}`);
-    });
+    const state = await this.rpc
+      .call('getAccountInfo', (c) => getMint(c, mint, 'finalized', TOKEN_PROGRAM_ID))
+      .catch((error: unknown) => {
+        throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} is not a mint: ${error instanceof Error ? error.name : String(error)}`);
+      });
     if (state.decimals !== SOLANA_TOKEN_DECIMALS) throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} has ${state.decimals} decimals; USDT has ${SOLANA_TOKEN_DECIMALS}`);
     const hot = this.config.codec.hotWallet();
     this.payouts = new SolanaPayouts({

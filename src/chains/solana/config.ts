@@ -50,6 +50,7 @@ export function parseSolanaEnv(env: Readonly<Record<string, string | undefined>>
 /** The registry's `live` options are opaque: this checks they are SOLANA's (a programming fault otherwise). */
 export function solanaOptions(options: unknown): SolanaLiveOptions {
   const parsed = schema.safeParse(options);
-  if (!parsed.success) throw new ConfigError(String(parsed.error.issues[0]?.path[0] ?? 'SOLANA_RPC_URL'), options === undefined ? 'required for SOLANA on a real chain' : (parsed.error.issues[0]?.message ?? 'invalid'));
+  if (!parsed.success)
+    throw new ConfigError(String(parsed.error.issues[0]?.path[0] ?? 'SOLANA_RPC_URL'), options === undefined ? 'required for SOLANA on a real chain' : (parsed.error.issues[0]?.message ?? 'invalid'));
   return parsed.data;
 }

@@ -44,7 +44,11 @@ export class SlotSource {
       if (code === RPC_SLOT_SKIPPED) return { kind: 'skipped' };
       if (code === RPC_BLOCK_NOT_AVAILABLE) throw new BlockNotAvailableError(`getBlock ${slot}: block not available yet`, { slot, code }, { cause: error });
       if (code === RPC_LONG_TERM_STORAGE_SLOT_SKIPPED) {
-        throw new SlotMissingFromStorageError(`getBlock ${slot}: missing in the provider's long-term storage; it is not passed over (use an RPC with full block history)`, { slot, code }, { cause: error });
+        throw new SlotMissingFromStorageError(
+          `getBlock ${slot}: missing in the provider's long-term storage; it is not passed over (use an RPC with full block history)`,
+          { slot, code },
+          { cause: error },
+        );
       }
       throw new SolanaRpcError(`getBlock ${slot} failed`, { slot, code }, { cause: error });
     }

@@ -62,6 +62,12 @@ export class Payer {
     return this.send(from, ixs);
   }
 
+  /** Creates `owner`'s ATA, empty (a wallet that held the token before). */
+  createAta(payerKey: Keypair, owner: PublicKey, token: TokenRef = USDT): Promise<string> {
+    const ata = getAssociatedTokenAddressSync(token.mint, owner, true, token.program);
+    return this.send(payerKey, [createAssociatedTokenAccountIdempotentInstruction(payerKey.publicKey, ata, owner, token.mint, token.program)]);
+  }
+
   /** Hands the ownership of `owner`'s ATA to `newOwner` (an authority change, no payment). */
   setOwner(owner: Keypair, newOwner: PublicKey, token: TokenRef = USDT): Promise<string> {
     const ata = getAssociatedTokenAddressSync(token.mint, owner.publicKey, false, token.program);

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { address } from '@solana/kit';
+import { VersionedTransaction } from '@solana/web3.js';
+import { base58 } from '@scure/base';
 import { RpcFault, type Commitment, type SvmChain } from './svm-chain';
 
 type Params = unknown[];
@@ -28,6 +30,8 @@ export class SolanaRpcServer {
     { slot: 2, prioritizationFee: 1000 },
     { slot: 3, prioritizationFee: 5000 },
   ];
+  /** When set, sendTransaction answers the signature and drops the transaction (a leader that never got it). */
+  dropSends = false;
   private server: http.Server | null = null;
   private readonly handlers: Record<string, Handler>;
 
@@ -43,7 +47,8 @@ export class SolanaRpcServer {
       },
       sendTransaction: (p) => {
         const cfg = (p[1] ?? {}) as { encoding?: string; skipPreflight?: boolean };
-        const wire = Buffer.from(String(p[0]), cfg.encoding === 'base64' ? 'base64' : 'base64');
+        const wire = Buffer.from(String(p[0]), 'base64');
+        if (this.dropSends) return base58.encode(VersionedTransaction.deserialize(wire).signatures[0]!); // accepted, never forwarded
         return chain.submit(wire, cfg.skipPreflight === true);
       },
       getSignatureStatuses: (p) => this.withContext((p[0] as string[]).map((s) => this.signatureStatus(s))),

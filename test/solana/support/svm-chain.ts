@@ -83,7 +83,15 @@ export class SvmChain {
 
   constructor() {
     this.svm = new LiteSVM().withBlockhashCheck(false).withTransactionHistory(0n);
-    const genesis: Block = { slot: 0, blockhash: this.svm.latestBlockhash(), previousBlockhash: '11111111111111111111111111111111', parentSlot: 0, blockHeight: 0, blockTime: nowSeconds(), transactions: [] };
+    const genesis: Block = {
+      slot: 0,
+      blockhash: this.svm.latestBlockhash(),
+      previousBlockhash: '11111111111111111111111111111111',
+      parentSlot: 0,
+      blockHeight: 0,
+      blockTime: nowSeconds(),
+      transactions: [],
+    };
     this.record(genesis);
     this.plantMint(USDT_MINT, TOKEN_PROGRAM_ID);
     this.airdrop(this.mintAuthority.publicKey, 1000);
