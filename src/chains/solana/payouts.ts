@@ -1,5 +1,5 @@
 import { ACCOUNT_SIZE, createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync, unpackAccount } from '@solana/spl-token';
-import { ComputeBudgetProgram, Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
+import { ComputeBudgetProgram, type Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
 import { base58 } from '@scure/base';
 import { ValidationError } from '../../domain/errors';
 import { fromBaseUnits, toBaseUnits } from '../amount';
