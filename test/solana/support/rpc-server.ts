@@ -32,6 +32,8 @@ export class SolanaRpcServer {
   ];
   /** When set, sendTransaction answers the signature and drops the transaction (a leader that never got it). */
   dropSends = false;
+  /** The signature of every transaction sendTransaction was asked to send, in order (repeats included). */
+  readonly sent: string[] = [];
   private server: http.Server | null = null;
   private readonly handlers: Record<string, Handler>;
 
@@ -48,6 +50,7 @@ export class SolanaRpcServer {
       sendTransaction: (p) => {
         const cfg = (p[1] ?? {}) as { encoding?: string; skipPreflight?: boolean };
         const wire = Buffer.from(String(p[0]), 'base64');
+        this.sent.push(base58.encode(VersionedTransaction.deserialize(wire).signatures[0]!));
         if (this.dropSends) return base58.encode(VersionedTransaction.deserialize(wire).signatures[0]!); // accepted, never forwarded
         return chain.submit(wire, cfg.skipPreflight === true);
       },
