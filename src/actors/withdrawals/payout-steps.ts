@@ -149,7 +149,9 @@ export class PayoutSteps {
         const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonce(q, wallet);
         payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, storedNonces }), this.deps.clock.now());
       } catch (error) {
-        throw classify(error);
+        const classified = classify(error);
+        if (!(classified instanceof DomainError)) this.signRetried(input, error);
+        throw classified;
       }
       // tx_hash stays null until the broadcast (the actor's commit sets it); the signed hash is in signed_meta.
       await q(
@@ -162,6 +164,19 @@ export class PayoutSteps {
     });
     await this.killPoint('after_sign');
     return signed;
+  }
+
+  /**
+   * Signing failed in a way that is retried (the withdrawal keeps waiting, its amount held). A hot
+   * wallet that cannot pay the fees (`payout_hot_wallet_underfunded`, SOLANA) is the operator's to
+   * fix: an error line with an alert; anything else (RPC trouble) a warning.
+   */
+  private signRetried(input: SignPayoutInput, error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    const line = { err: error, withdrawalUuid: input.id, network: input.network, code: typeof code === 'string' ? code : undefined };
+    if (code === 'payout_hot_wallet_underfunded')
+      this.deps.logger.error({ ...line, alert: 'hot_wallet_underfunded' }, 'payout waiting: the hot wallet cannot pay the fees; fund it (the signing is retried)');
+    else this.deps.logger.warn(line, 'payout signing failed; retried');
   }
 
   private async broadcast(input: PayoutActorInput): Promise<void> {
