@@ -66,6 +66,8 @@ export class SolanaAdapter implements ChainAdapter {
       });
     if (state.decimals !== SOLANA_TOKEN_DECIMALS) throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} has ${state.decimals} decimals; USDT has ${SOLANA_TOKEN_DECIMALS}`);
     const hot = this.config.codec.hotWallet();
+    // The operator funds this address (SOL for fees and rent, USDT to pay out): say it at every start.
+    this.config.logger?.info({ network: this.network, mint: this.tokenContract, hotWallet: hot.address }, 'SOLANA live: mint checked');
     this.payouts = new SolanaPayouts({
       rpc: this.rpc,
       mint,
