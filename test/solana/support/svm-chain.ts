@@ -202,10 +202,14 @@ export class SvmChain {
     return AccountLayout.decode(Buffer.from(acc.data)).amount;
   }
 
+  /** When (performance.now()) each produced slot became finalized (the detection bench's t0). */
+  readonly finalizedAt = new Map<number, number>();
+
   private record(block: Block): void {
     this.blocks.set(block.slot, block);
     this.produced.push(block.slot);
     this.blockhashes.set(block.blockhash, block.blockHeight + BLOCKHASH_VALIDITY);
+    this.finalizedAt.set(this.at('finalized').slot, performance.now());
   }
 
   /** One transaction in a block: litesvm runs it; failed ones land with their error, as on mainnet. */
