@@ -114,6 +114,25 @@ describe('SOLANA deposits from finalized blocks', () => {
     expect(chain.tokenAmount(getAssociatedTokenAddressSync(lookAlike.mint, new PublicKey(owner), false, TOKEN_2022_PROGRAM_ID))).toBe(10_000_000n);
   });
 
+  it('blockAt (rescans): a skipped slot resolves to the produced slot below it; a scan from there finds the payment again; above the finalized slot: null', async () => {
+    const a = await adapter();
+    const owner = codec.deriveDepositAddress(6);
+    const buyer = await payer.wallet(5_000_000n);
+    chain.advance(3);
+    const sig = await payer.pay(buyer, owner, 2_000_000n);
+    chain.advance(8 + chain.finalityLag);
+    const slot = chain.statuses.get(sig)!.slot;
+    const below = chain.produced.filter((s) => s < slot).at(-1)!;
+    const skipped = chain.produced.find((s, i) => i > 0 && s - chain.produced[i - 1]! > 1)! - 1; // a slot with no block
+    expect(chain.blocks.has(skipped)).toBe(false);
+    expect(await a.blockAt(skipped)).toEqual({ height: skipped - 1, hash: chain.blocks.get(skipped - 1)!.blockhash });
+    expect(await a.blockAt(chain.at('finalized').slot + 10)).toBeNull();
+    const cursor = (await a.blockAt(slot - 1))!;
+    expect(cursor.height).toBe(below);
+    const seen = await scan(a, cursor, [owner]);
+    expect(seen.of('transfer').map((t) => t.txHash)).toEqual([sig]);
+  });
+
   it('1 and 1,000 watched owners: the same RPC calls per slot (one getBlock per produced slot)', async () => {
     const a = await adapter({ SOLANA_MAX_SLOT_RANGE: 20 });
     // Owner keys (random: deriving 1,000 ed25519 paths would only slow the test).
