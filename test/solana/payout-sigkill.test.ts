@@ -46,7 +46,8 @@ describe('a SOLANA payout interrupted by SIGKILL between store and send', () => 
     });
     running.push(proc);
     const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));
-    const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
+    // The daemon listens once its watcher caught up with the chain (up to 30 s on a loaded machine).
+    const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/, 90_000))}`;
     return { proc, ended, ...processRpcs(address, dataDir) };
   }
 
