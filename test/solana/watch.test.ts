@@ -139,14 +139,14 @@ describe('SOLANA deposits from finalized blocks', () => {
   });
 
   it('1 and 1,000 watched owners: the same RPC calls per slot (one getBlock per produced slot)', async () => {
-    const a = await adapter({ SOLANA_MAX_SLOT_RANGE: 20 });
+    const a = await adapter({ SOLANA_MAX_SLOT_RANGE: 10 });
     // Owner keys as the set holds them (base58 of 32 random bytes: generating 1,000 key pairs would only slow the test).
     const owners = Array.from({ length: 1000 }, () => base58.encode(randomBytes(32)));
     const buyer = await payer.wallet(100_000_000n);
     chain.advance(1);
     const from = cursorNow();
     for (const i of [0, 500, 999]) await payer.pay(buyer, owners[i]!, 1_000_000n);
-    chain.advance(60);
+    chain.advance(30);
     const counts: Record<string, number>[] = [];
     for (const set of [[owners[0]!], owners]) {
       rpc.resetCounts();
