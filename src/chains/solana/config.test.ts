@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../../config/config';
+import { FamilyConfigError } from '../errors';
 import { hasLiveAdapter } from '../registry';
 import { parseSolanaEnv, SOLANA_USDT_MINT } from './config';
 
@@ -7,7 +8,7 @@ const refused = (env: Record<string, string>): string | null => {
     parseSolanaEnv(env);
     return null;
   } catch (e) {
-    return e instanceof ConfigError ? e.variable : 'not a ConfigError';
+    return e instanceof FamilyConfigError ? e.variable : 'not a FamilyConfigError';
   }
 };
 
@@ -28,6 +29,11 @@ describe('SOLANA environment', () => {
   it('loadConfig carries the family options; SOLANA_RPC_URL makes the daemon live', () => {
     const config = loadConfig({ SOLANA_RPC_URL: 'https://rpc.example' });
     expect(config.CHAIN_MODE).toBe('live');
-    expect(config.familyLive.SOLANA).toMatchObject({ SOLANA_TOKEN_MINT: SOLANA_USDT_MINT });
+    expect(config.networks.SOLANA.live).toMatchObject({ from: 'SOLANA_RPC_URL', options: { SOLANA_TOKEN_MINT: SOLANA_USDT_MINT } });
+  });
+
+  it('loadConfig refuses a bad SOLANA value as a ConfigError naming it (exit 78)', () => {
+    expect(() => loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', SOLANA_POLL_INTERVAL_MS: 'soon' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SOLANA_POLL_INTERVAL_MS: '500' })).toThrow(/SOLANA_POLL_INTERVAL_MS/);
   });
 });

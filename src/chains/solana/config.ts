@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../../config/errors';
+import { FamilyConfigError } from '../errors';
 
 /** The real USDT mint on Solana mainnet (DESIGN.md, token ids). */
 export const SOLANA_USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p';
@@ -9,8 +9,7 @@ export const SOLANA_TOKEN_DECIMALS = 6;
 const base58Key = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
 
 /**
- * The SOLANA family's own environment (issue 33: each family parses its variables; registered in
- * src/chains/live-env.ts). Present only with SOLANA_RPC_URL; the other SOLANA_* live settings
+ * The SOLANA family's own environment (solanaFamily.readLive, src/chains/solana/family.ts). Present only with SOLANA_RPC_URL; the other SOLANA_* live settings
  * without it are refused (they would be silently ignored on devnet).
  */
 const schema = z.object({
@@ -29,20 +28,20 @@ export type SolanaLiveOptions = z.infer<typeof schema>;
 
 const VARIABLES = Object.keys(schema.shape) as (keyof SolanaLiveOptions)[];
 
-/** SOLANA's live options from the environment, or undefined when SOLANA_RPC_URL is unset. Throws ConfigError naming the variable. */
+/** SOLANA's live options from the environment, or undefined when SOLANA_RPC_URL is unset. Throws FamilyConfigError naming the variable. */
 export function parseSolanaEnv(env: Readonly<Record<string, string | undefined>>): SolanaLiveOptions | undefined {
   const set = Object.fromEntries(VARIABLES.filter((v) => env[v] !== undefined && env[v] !== '').map((v) => [v, env[v]]));
   if (set.SOLANA_RPC_URL === undefined) {
     const stray = Object.keys(set)[0];
-    if (stray) throw new ConfigError(stray, 'is a live chain setting and needs SOLANA_RPC_URL (on devnet it would be ignored); set SOLANA_RPC_URL or unset it');
-    if (env.SOLANA_TOKEN_ADDRESS) throw new ConfigError('SOLANA_TOKEN_ADDRESS', 'SOLANA names its token SOLANA_TOKEN_MINT');
+    if (stray) throw new FamilyConfigError(stray, 'is a live chain setting and needs SOLANA_RPC_URL (on devnet it would be ignored); set SOLANA_RPC_URL or unset it');
+    if (env.SOLANA_TOKEN_ADDRESS) throw new FamilyConfigError('SOLANA_TOKEN_ADDRESS', 'SOLANA names its token SOLANA_TOKEN_MINT');
     return undefined;
   }
-  if (env.SOLANA_TOKEN_ADDRESS) throw new ConfigError('SOLANA_TOKEN_ADDRESS', 'SOLANA names its token SOLANA_TOKEN_MINT: set that instead');
+  if (env.SOLANA_TOKEN_ADDRESS) throw new FamilyConfigError('SOLANA_TOKEN_ADDRESS', 'SOLANA names its token SOLANA_TOKEN_MINT: set that instead');
   const parsed = schema.safeParse(set);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(String(issue?.path[0] ?? 'SOLANA_RPC_URL'), issue?.message ?? 'invalid');
+    throw new FamilyConfigError(String(issue?.path[0] ?? 'SOLANA_RPC_URL'), issue?.message ?? 'invalid');
   }
   return parsed.data;
 }
@@ -51,6 +50,9 @@ export function parseSolanaEnv(env: Readonly<Record<string, string | undefined>>
 export function solanaOptions(options: unknown): SolanaLiveOptions {
   const parsed = schema.safeParse(options);
   if (!parsed.success)
-    throw new ConfigError(String(parsed.error.issues[0]?.path[0] ?? 'SOLANA_RPC_URL'), options === undefined ? 'required for SOLANA on a real chain' : (parsed.error.issues[0]?.message ?? 'invalid'));
+    throw new FamilyConfigError(
+      String(parsed.error.issues[0]?.path[0] ?? 'SOLANA_RPC_URL'),
+      options === undefined ? 'required for SOLANA on a real chain' : (parsed.error.issues[0]?.message ?? 'invalid'),
+    );
   return parsed.data;
 }

@@ -19,7 +19,7 @@ const SLOT_MS = 40;
 const POLL_MS = 20;
 
 /**
- * 7. SOLANA on the litesvm harness (the real SPL Token program behind a JSON-RPC server in agave's
+ * 8. SOLANA on the litesvm harness (the real SPL Token program behind a JSON-RPC server in agave's
  * shapes): (a) RPC calls per produced slot while following the finalized tip with 1, 1,000 and
  * 100,000 watched owners; (b) detection latency, from the moment the block holding a payment is
  * finalized to the invoice's `confirming` on its WatchInvoice stream, on a live daemon process.
@@ -34,7 +34,7 @@ export async function solanaScenario(ctx: BenchContext): Promise<ScenarioReport>
     const latency = await detection(ctx, chain, rpc);
     const pooled = summarize(latency.all);
     return {
-      id: 7,
+      id: 8,
       title: 'SOLANA: RPC calls per slot and detection latency (litesvm harness)',
       figures: [
         ...cost.map((c) => ({
