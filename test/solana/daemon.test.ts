@@ -36,7 +36,7 @@ beforeAll(async () => {
   db = await createTestDatabase('cp_solana_daemon');
   stack = await startStack({
     database: db,
-    env: { SOLANA_RPC_URL: server.url, HD_MNEMONIC: TEST_MNEMONIC, SOLANA_POLL_INTERVAL_MS: '20', PAYOUT_POLL_INTERVAL_MS: '100', PAYOUT_BUMP_AFTER_MS: '1000' },
+    env: { SOLANA_RPC_URL: server.url, HD_MNEMONIC: TEST_MNEMONIC, SOLANA_POLL_INTERVAL_MS: '20', PAYOUT_POLL_INTERVAL_MS: '100' },
   });
   m = await createMerchant(stack);
   merchantId = m.merchantId;
@@ -129,10 +129,11 @@ describe('SOLANA live daemon on the litesvm harness', () => {
     const tx = chain.blocks.get(landed.slot)!.transactions.find((t) => t.signatures[0] === done.tx_hash)!;
     const programs = tx.accountKeys.map((k) => k.pubkey);
     expect(programs).toEqual(expect.arrayContaining(['ComputeBudget111111111111111111111111111111', 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL']));
-    expect((await withdrawalRow(uuid)).signed_meta).toMatchObject({ replaces: '', from: hot.toBase58() });
+    expect((await withdrawalRow(uuid)).signed_meta).toMatchObject({ attempt: 0, from: hot.toBase58() });
+    expect((await withdrawalRow(uuid)).signed_meta).not.toHaveProperty('expired_tx_hashes');
   });
 
-  it('a payout never delivered (dropped) is resent until its blockhash expires, then signed anew exactly once', async () => {
+  it('a payout never delivered (dropped) is resent until its blockhash expires, then (reported expired) signed anew exactly once, without waiting for PAYOUT_BUMP_AFTER_MS', async () => {
     const payee = Keypair.generate().publicKey.toBase58();
     await whitelisted(payee);
     server.dropSends = true;
@@ -155,7 +156,7 @@ describe('SOLANA live daemon on the litesvm harness', () => {
       'payout re-signed and completed',
     );
     const row = await withdrawalRow(uuid);
-    expect(row.signed_meta!.replaces).toBe(String(first.latest_tx_hash));
+    expect(row.signed_meta).toMatchObject({ attempt: 1, expired_tx_hashes: String(first.latest_tx_hash) });
     expect(done.tx_hash).toBe(row.signed_meta!.latest_tx_hash);
     expect(done.tx_hash).not.toBe(first.latest_tx_hash);
     expect(chain.statuses.has(String(first.latest_tx_hash))).toBe(false);

@@ -39,7 +39,6 @@ describe('a SOLANA payout interrupted by SIGKILL between store and send', () => 
       GRPC_PORT: '0',
       CHAINPAY_TEST_KILL_AT: killAt,
       PAYOUT_POLL_INTERVAL_MS: '100',
-      PAYOUT_BUMP_AFTER_MS: '1000',
       HD_MNEMONIC: TEST_MNEMONIC,
       SOLANA_RPC_URL: server.url,
       SOLANA_POLL_INTERVAL_MS: '20',
@@ -156,12 +155,12 @@ describe('a SOLANA payout interrupted by SIGKILL between store and send', () => 
     try {
       const done = await completed(c, merchantId, row.uuid);
       const after = await signedRow('sol-kill-2');
-      expect(after.signed_meta.replaces).toBe(row.signed_meta.latest_tx_hash);
+      expect(after.signed_meta).toMatchObject({ attempt: 1, expired_tx_hashes: row.signed_meta.latest_tx_hash });
       expect(done.tx_hash).toBe(after.signed_meta.latest_tx_hash);
       expect(done.tx_hash).not.toBe(row.signed_meta.latest_tx_hash);
       expect(chain.statuses.has(String(row.signed_meta.latest_tx_hash))).toBe(false);
       expect(chain.tokenAmount(ata(payee))).toBe(toBaseUnits(done.net_payout, 6));
-      expect(c.proc.output().match(/replacement with a higher fee signed and persisted/g)).toHaveLength(1);
+      expect(c.proc.output().match(/"expiredTxHash"/g)).toHaveLength(1);
     } finally {
       c.close();
       c.proc.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { SolanaAdapter } from '../../src/chains/solana/adapter';
+import type { ChainAdapter } from '../../src/chains/types';
 import { SolanaCodec } from '../../src/chains/solana/codec';
 import { SOLANA_USDT_MINT } from '../../src/chains/solana/config';
 import { ValidationError } from '../../src/domain/errors';
@@ -70,7 +71,7 @@ describe('SOLANA payouts (adapter)', () => {
     const { adapter, hot } = await withHotWallet(1, 50_000_000n, { SOLANA_MAX_PRIORITY_FEE: 4000 });
     const payee = Keypair.generate().publicKey.toBase58();
     const payout = await adapter.signPayout({ id: 'w-1', to: payee, amount: '2.5' });
-    expect(payout.meta).toMatchObject({ payoutId: 'w-1', to: payee, amount: '2.5', from: hot.toBase58(), computeUnitPrice: '4000', replaces: '' });
+    expect(payout.meta).toMatchObject({ payoutId: 'w-1', to: payee, amount: '2.5', from: hot.toBase58(), computeUnitPrice: '4000', attempt: 0 });
     const tx = Transaction.from(Buffer.from(payout.raw, 'base64'));
     expect(tx.instructions.map((i) => i.programId.toBase58())).toEqual([
       'ComputeBudget111111111111111111111111111111',
@@ -87,26 +88,40 @@ describe('SOLANA payouts (adapter)', () => {
     expect(landed.err).toBeNull();
     expect(await adapter.payoutStatus(payout)).toMatchObject({ state: 'mined', blockHeight: landed.slot });
     expect(chain.tokenAmount(getAssociatedTokenAddressSync(USDT.mint, new PublicKey(payee)))).toBe(2_500_000n);
-    expect(await adapter.bumpPayout(payout)).toBe(payout); // landed: nothing to replace
+    chain.advance(160); // past its lastValidBlockHeight: a landed payout stays mined, never expired
+    expect(await adapter.payoutStatus(payout)).toMatchObject({ state: 'mined', blockHeight: landed.slot });
   });
 
-  it('an unsent payout: unknown while its blockhash is valid (resign gives it back), pending once expired; resigned once with the old one listed', async () => {
+  it('an unsent payout: unknown up to its lastValidBlockHeight (finalized), expired one block after; attempt 1 is a new transaction that lands alone', async () => {
     const { adapter } = await withHotWallet(1, 50_000_000n);
     const payee = Keypair.generate().publicKey.toBase58();
     const payout = await adapter.signPayout({ id: 'w-2', to: payee, amount: '1' });
-    expect(await adapter.bumpPayout(payout)).toBe(payout);
-    chain.advance(160);
-    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'pending' });
-    const next = await adapter.bumpPayout(payout);
+    const lastValid = Number(payout.meta.lastValidBlockHeight);
+    while (chain.at('finalized').blockHeight < lastValid) chain.produce();
+    expect(chain.at('finalized').blockHeight).toBe(lastValid);
+    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'unknown' }); // it can still land in the next block
+    chain.produce();
+    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'expired' });
+    const next = await adapter.signPayout({ id: 'w-2', to: payee, amount: '1', attempt: 1 });
     expect(next.txHash).not.toBe(payout.txHash);
-    expect(next.meta).toMatchObject({ replaces: payout.txHash, payoutId: 'w-2', to: payee, amount: '1' });
+    expect(next.meta).toMatchObject({ attempt: 1, payoutId: 'w-2', to: payee, amount: '1' });
     expect(Number(next.meta.lastValidBlockHeight)).toBeGreaterThan(chain.at('finalized').blockHeight);
     expect(await adapter.payoutStatus(next)).toEqual({ state: 'unknown' });
-    await adapter.broadcastPayout(payout); // the expired one, sent anyway: dropped
+    await adapter.broadcastPayout(payout); // the expired one, sent anyway: accepted and dropped
     await adapter.broadcastPayout(next);
     chain.finalize(next.txHash);
     expect(await adapter.payoutStatus(next)).toMatchObject({ state: 'mined' });
+    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'expired' });
     expect(chain.statuses.has(payout.txHash)).toBe(false);
     expect(chain.tokenAmount(getAssociatedTokenAddressSync(USDT.mint, new PublicKey(payee)))).toBe(1_000_000n);
+  });
+
+  it('a payout sent but not finalized stays pending, even once the finalized height passed nothing yet', async () => {
+    const { adapter } = await withHotWallet(1, 50_000_000n);
+    const payout = await adapter.signPayout({ id: 'w-3', to: Keypair.generate().publicKey.toBase58(), amount: '1' });
+    await adapter.broadcastPayout(payout);
+    chain.produce(); // landed in the tip; finalized lags
+    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'pending' });
+    expect((adapter as ChainAdapter).bumpPayout).toBeUndefined(); // SOLANA payouts expire; they are never bumped in place
   });
 });

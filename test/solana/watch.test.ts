@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
-import { ConfigError } from '../../src/config/errors';
+import { FamilyConfigError } from '../../src/chains/errors';
 import type { SolanaAdapter } from '../../src/chains/solana/adapter';
 import { SlotMissingFromStorageError } from '../../src/chains/solana/errors';
 import { Observed } from '../evm/support/observations';
@@ -66,8 +66,8 @@ describe('SOLANA init: the configured mint', () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(err).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).variable).toBe('SOLANA_TOKEN_MINT');
+      expect(err).toBeInstanceOf(FamilyConfigError);
+      expect((err as FamilyConfigError).variable).toBe('SOLANA_TOKEN_MINT');
     }
     await expect((await adapter()).init()).resolves.toBeUndefined();
   });

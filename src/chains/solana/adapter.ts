@@ -1,6 +1,6 @@
 import { getMint, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { ConfigError } from '../../config/errors';
+import { FamilyConfigError } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
 import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
@@ -52,9 +52,9 @@ export class SolanaAdapter implements ChainAdapter {
   async init(): Promise<void> {
     const mint = new PublicKey(this.tokenContract);
     const info = await this.rpc.call('getAccountInfo', (c) => c.getAccountInfo(mint));
-    if (info === null) throw new ConfigError('SOLANA_TOKEN_MINT', `no account at ${this.tokenContract} on ${this.config.options.SOLANA_RPC_URL}`);
+    if (info === null) throw new FamilyConfigError('SOLANA_TOKEN_MINT', `no account at ${this.tokenContract} on ${this.config.options.SOLANA_RPC_URL}`);
     if (!info.owner.equals(TOKEN_PROGRAM_ID)) {
-      throw new ConfigError(
+      throw new FamilyConfigError(
         'SOLANA_TOKEN_MINT',
         `${this.tokenContract} belongs to ${info.owner.toBase58()}, not the classic Token program ${TOKEN_PROGRAM_ID.toBase58()} (Token-2022 mints are refused)`,
       );
@@ -62,9 +62,9 @@ export class SolanaAdapter implements ChainAdapter {
     const state = await this.rpc
       .call('getAccountInfo', (c) => getMint(c, mint, 'finalized', TOKEN_PROGRAM_ID))
       .catch((error: unknown) => {
-        throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} is not a mint: ${error instanceof Error ? error.name : String(error)}`);
+        throw new FamilyConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} is not a mint: ${error instanceof Error ? error.name : String(error)}`);
       });
-    if (state.decimals !== SOLANA_TOKEN_DECIMALS) throw new ConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} has ${state.decimals} decimals; USDT has ${SOLANA_TOKEN_DECIMALS}`);
+    if (state.decimals !== SOLANA_TOKEN_DECIMALS) throw new FamilyConfigError('SOLANA_TOKEN_MINT', `${this.tokenContract} has ${state.decimals} decimals; USDT has ${SOLANA_TOKEN_DECIMALS}`);
     const hot = this.config.codec.hotWallet();
     // The operator funds this address (SOL for fees and rent, USDT to pay out): say it at every start.
     this.config.logger?.info({ network: this.network, mint: this.tokenContract, hotWallet: hot.address }, 'SOLANA live: mint checked');
@@ -149,15 +149,6 @@ export class SolanaAdapter implements ChainAdapter {
 
   payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
     return this.payout().status(payout);
-  }
-
-  /**
-   * On the current contract the host calls this for a payout `pending` past PAYOUT_BUMP_AFTER_MS:
-   * SOLANA re-signs only an expired, unlanded payout (see SolanaPayouts.resign); otherwise the same
-   * payout comes back (and is resent). Issue 33's `expired` status replaces this.
-   */
-  bumpPayout(payout: SignedPayout): Promise<SignedPayout> {
-    return this.payout().resign(payout);
   }
 
   async close(): Promise<void> {

@@ -26,18 +26,28 @@ export interface SolanaPayoutDeps {
  * SPL payouts from the hot wallet: compute budget (unit limit, price from recent prioritization
  * fees), createAssociatedTokenAccountIdempotent for the payee (the hot wallet pays its rent when it
  * is missing), transferChecked (mint, decimals). A payout's transaction lives until its blockhash
- * expires: meta.lastValidBlockHeight. meta: { payoutId, to, amount, from, blockhash,
- * lastValidBlockHeight, computeUnitPrice, replaces } where `replaces` lists (comma-separated) the
- * signatures of earlier, expired versions of the same payout.
+ * expires: meta.lastValidBlockHeight; after that status() says `expired` and the host signs the
+ * next attempt (docs/chains.md, The family contract). meta: { payoutId, to, amount, from,
+ * blockhash, lastValidBlockHeight, computeUnitPrice, attempt }; the host adds the hashes of the
+ * expired versions (expired_tx_hashes).
  */
 export class SolanaPayouts {
   constructor(private readonly deps: SolanaPayoutDeps) {}
 
+  /**
+   * Signs one version of the payout with a fresh `finalized` blockhash. The host asks for a new
+   * attempt only after status() said `expired` for the stored one (and checked it again under the
+   * withdrawal's lock), so at most one version can ever execute; the attempt is in `meta` only for
+   * the operator (a new blockhash already makes a new transaction).
+   */
   sign(request: PayoutRequest): Promise<SignedPayout> {
-    return this.signVersion(request.id, request.to, request.amount, []);
+    return this.signVersion(request.id, request.to, request.amount, request.attempt ?? 0);
   }
 
-  /** Sends the stored transaction as it is: skipPreflight, maxRetries 0 (we resend ourselves until it lands or expires). */
+  /**
+   * Sends the stored transaction as it is: skipPreflight, maxRetries 0 (we resend ourselves until it
+   * lands or expires). An expired one is sent too (the RPC accepts and drops it): status() decides.
+   */
   async broadcast(payout: SignedPayout): Promise<void> {
     try {
       await this.deps.rpc.call('sendTransaction', (c) => c.sendRawTransaction(Buffer.from(payout.raw, 'base64'), { skipPreflight: true, maxRetries: 0 }));
@@ -47,46 +57,30 @@ export class SolanaPayouts {
   }
 
   /**
-   * Finalized only: `mined` once a version's block is finalized (confirmations counted in
-   * finalized slots since its slot), `reverted` when that finalized transaction failed. Not landed:
-   * `unknown` (send it again) while its blockhash can still land, `pending` once expired (the
-   * finalized block height is above lastValidBlockHeight: it never will; bumpPayout re-signs).
-   * The block height is read before the statuses, so "expired and not found" is never a race.
+   * Finalized only: `mined` once its block is finalized (confirmations counted in finalized slots
+   * since its slot), `reverted` when that finalized transaction failed, `pending` while it is known
+   * but not finalized. Unknown to the chain: `unknown` (send it again) while its blockhash can still
+   * land, `expired` once the finalized block height is above lastValidBlockHeight: a block holding
+   * it would have a height at most lastValidBlockHeight, so it is either in the finalized history
+   * (and getSignatureStatuses with history finds it) or on a fork that can never be finalized.
+   * The block height is read before the status, so "expired and not found" is never a race.
    */
   async status(payout: SignedPayout): Promise<PayoutStatus> {
     const height = await this.finalizedHeight();
-    const versions = versionsOf(payout);
-    const statuses = await this.deps.rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses(versions, { searchTransactionHistory: true }));
-    for (const [i, s] of statuses.value.entries()) {
-      if (s === null) continue;
-      if (s.confirmationStatus !== 'finalized') return { state: 'pending' };
-      const txHash = versions[i] === payout.txHash ? {} : { txHash: versions[i]! };
-      if (s.err !== null) return { state: 'reverted', blockHeight: s.slot, ...txHash };
-      const finalSlot = await this.deps.rpc.call('getSlot', (c) => c.getSlot('finalized'));
-      return { state: 'mined', blockHeight: s.slot, confirmations: Math.max(1, finalSlot - s.slot + 1), ...txHash };
-    }
-    return height > Number(payout.meta.lastValidBlockHeight) ? { state: 'pending' } : { state: 'unknown' };
-  }
-
-  /**
-   * Signs the payout anew, with a fresh blockhash, only when no version landed and the newest one
-   * has expired (finalized block height above its lastValidBlockHeight): then none of them can ever
-   * execute, and exactly one new version is signed. Otherwise the payout is returned unchanged.
-   */
-  async resign(payout: SignedPayout): Promise<SignedPayout> {
-    const height = await this.finalizedHeight();
-    const versions = versionsOf(payout);
-    const statuses = await this.deps.rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses(versions, { searchTransactionHistory: true }));
-    if (statuses.value.some((s) => s !== null)) return payout;
-    if (height <= Number(payout.meta.lastValidBlockHeight)) return payout;
-    return this.signVersion(String(payout.meta.payoutId), String(payout.meta.to), String(payout.meta.amount), versions);
+    const statuses = await this.deps.rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses([payout.txHash], { searchTransactionHistory: true }));
+    const s = statuses.value[0] ?? null;
+    if (s === null) return height > Number(payout.meta.lastValidBlockHeight) ? { state: 'expired' } : { state: 'unknown' };
+    if (s.confirmationStatus !== 'finalized') return { state: 'pending' };
+    if (s.err !== null) return { state: 'reverted', blockHeight: s.slot };
+    const finalSlot = await this.deps.rpc.call('getSlot', (c) => c.getSlot('finalized'));
+    return { state: 'mined', blockHeight: s.slot, confirmations: Math.max(1, finalSlot - s.slot + 1) };
   }
 
   private finalizedHeight(): Promise<number> {
     return this.deps.rpc.call('getBlockHeight', (c) => c.getBlockHeight('finalized'));
   }
 
-  private async signVersion(payoutId: string, to: string, amount: string, replaces: readonly string[]): Promise<SignedPayout> {
+  private async signVersion(payoutId: string, to: string, amount: string, attempt: number): Promise<SignedPayout> {
     const { rpc, mint, decimals, hot } = this.deps;
     const refusal = offCurveRefusal(to);
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'to');
@@ -118,17 +112,9 @@ export class SolanaPayouts {
     return {
       txHash: signature,
       raw: tx.serialize().toString('base64'),
-      meta: { payoutId, to, amount, from: wallet, blockhash, lastValidBlockHeight, computeUnitPrice: price.toString(), replaces: replaces.join(',') },
+      meta: { payoutId, to, amount, from: wallet, blockhash, lastValidBlockHeight, computeUnitPrice: price.toString(), attempt },
     };
   }
-}
-
-/** This payout's signature and those of the earlier versions it replaced. */
-function versionsOf(payout: SignedPayout): string[] {
-  const earlier = String(payout.meta.replaces ?? '')
-    .split(',')
-    .filter((s) => s.length > 0);
-  return [payout.txHash, ...earlier];
 }
 
 function sol(lamports: bigint): string {
