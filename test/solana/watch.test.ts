@@ -4,6 +4,8 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
 import { FamilyConfigError } from '../../src/chains/errors';
 import type { SolanaAdapter } from '../../src/chains/solana/adapter';
+import type { ChainCursor } from '../../src/chains/types';
+import { InvalidCursorError } from '../../src/chains/errors';
 import { SlotMissingFromStorageError } from '../../src/chains/solana/errors';
 import { Observed } from '../evm/support/observations';
 import { testAdapter, testCodec, watched } from './support/adapter';
@@ -39,13 +41,13 @@ async function adapter(options: Parameters<typeof testAdapter>[1] = {}): Promise
 }
 
 /** The cursor of the newest finalized block (a watch from it scans what comes after). */
-function cursorNow(): { height: number; hash: string } {
+function cursorNow(): { slot: number; blockhash: string } {
   const b = chain.at('finalized');
-  return { height: b.slot, hash: b.blockhash };
+  return { slot: b.slot, blockhash: b.blockhash };
 }
 
 /** Watches from `from` until the finalized tip is processed. */
-async function scan(a: SolanaAdapter, from: { height: number; hash: string }, owners: Iterable<string>): Promise<Observed> {
+async function scan(a: SolanaAdapter, from: ChainCursor, owners: Iterable<string>): Promise<Observed> {
   const seen = new Observed();
   const watch = a.watch({ from, watched: watched(owners), sink: seen.sink, onError: seen.onError });
   const target = chain.at('finalized').slot;
@@ -96,6 +98,19 @@ describe('SOLANA deposits from finalized blocks', () => {
     expect(tx.accountKeys[transfers[0]!.eventIndex]!.pubkey).toBe(getAssociatedTokenAddressSync(USDT.mint, new PublicKey(fresh)).toBase58());
     expect(transfers[0]!.blockHash).toBe(block.blockhash);
     expect(seen.of('finalize').at(-1)!.height).toBe(seen.tip());
+    // Final when seen (finalized slots only); the adapter counts finalized slots up to a cursor.
+    expect(transfers.map((t) => [t.confirmations, t.final])).toEqual([
+      [1, true],
+      [1, true],
+    ]);
+    const place = { blockHeight: transfers[0]!.blockHeight, blockHash: transfers[0]!.blockHash };
+    const at = (slot: number): ChainCursor => ({ slot, blockhash: block.blockhash });
+    expect(a.confirmationsAt(place, at(place.blockHeight))).toEqual({ confirmations: 1, final: true });
+    expect(a.confirmationsAt(place, at(place.blockHeight + 31))).toEqual({ confirmations: 32, final: true });
+    expect(a.confirmationsAt(place, at(place.blockHeight - 1))).toEqual({ confirmations: 0, final: false });
+    // Another family's cursor shape (a devnet { height, hash }) is refused, never misread.
+    expect(() => a.cursorHeight({ height: 5, hash: block.blockhash })).toThrow(InvalidCursorError);
+    expect(() => a.watch({ from: { height: 5, hash: block.blockhash }, watched: watched([]), sink: seen.sink })).toThrow(InvalidCursorError);
   });
 
   it('a Token-2022 look-alike, another mint, a failed transaction and a transfer to an unwatched owner change nothing', async () => {
@@ -130,10 +145,10 @@ describe('SOLANA deposits from finalized blocks', () => {
     const below = chain.produced.filter((s) => s < slot).at(-1)!;
     const skipped = chain.produced.find((s, i) => i > 0 && s - chain.produced[i - 1]! > 1)! - 1; // a slot with no block
     expect(chain.blocks.has(skipped)).toBe(false);
-    expect(await a.blockAt(skipped)).toEqual({ height: skipped - 1, hash: chain.blocks.get(skipped - 1)!.blockhash });
+    expect(await a.blockAt(skipped)).toEqual({ slot: skipped - 1, blockhash: chain.blocks.get(skipped - 1)!.blockhash });
     expect(await a.blockAt(chain.at('finalized').slot + 10)).toBeNull();
     const cursor = (await a.blockAt(slot - 1))!;
-    expect(cursor.height).toBe(below);
+    expect(a.cursorHeight(cursor)).toBe(below);
     const seen = await scan(a, cursor, [owner]);
     expect(seen.of('transfer').map((t) => t.txHash)).toEqual([sig]);
   });
@@ -154,7 +169,7 @@ describe('SOLANA deposits from finalized blocks', () => {
       expect(seen.of('transfer')).toHaveLength(set.length === 1 ? 1 : 3);
       counts.push({ getBlock: rpc.count('getBlock'), getBlocks: rpc.count('getBlocks') });
     }
-    const produced = chain.produced.filter((s) => s > from.height && s <= chain.at('finalized').slot).length;
+    const produced = chain.produced.filter((s) => s > from.slot && s <= chain.at('finalized').slot).length;
     expect(counts[0]).toEqual({ getBlock: produced, getBlocks: counts[0]!.getBlocks });
     expect(counts[1]).toEqual(counts[0]);
   });
@@ -195,6 +210,7 @@ describe('SOLANA deposits from finalized blocks', () => {
     // Cursor commits only move forward, and each names a produced slot with its blockhash.
     const blocks = seen.of('block');
     for (const b of blocks) expect(chain.blocks.get(b.height)?.blockhash).toBe(b.hash);
+    for (const b of blocks) expect(b.cursor).toEqual({ slot: b.height, blockhash: b.hash });
     expect(blocks.map((b) => b.height)).toEqual([...blocks.map((b) => b.height)].sort((x, y) => x - y));
   });
 });

@@ -3,12 +3,13 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { FamilyConfigError } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
 import { PlainWatchedSet } from '../watched-set';
 import { SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
 import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
+import { finalizedSlotDepth, readSolanaCursor, solanaCursor } from './cursor';
 import { SolanaRpc } from './rpc';
 import { SlotSource } from './slot-source';
 import { SlotWatch, type SolanaLogger } from './slot-watch';
@@ -83,7 +84,7 @@ export class SolanaAdapter implements ChainAdapter {
       network: this.network,
       source: this.source,
       filter: { network: this.network, mint: this.tokenContract, decimals: SOLANA_TOKEN_DECIMALS, watched: options.watched },
-      from: options.from,
+      from: options.from ? readSolanaCursor(this.network, options.from) : null,
       sink: options.sink,
       onError: options.onError,
       logger: this.config.logger,
@@ -100,9 +101,19 @@ export class SolanaAdapter implements ChainAdapter {
     const slots = await this.source.producedSlots(Math.max(0, height - 1000), height);
     for (const slot of slots.reverse()) {
       const read = await this.source.block(slot);
-      if (read.kind === 'block') return { height: slot, hash: read.block.blockhash };
+      if (read.kind === 'block') return solanaCursor(slot, read.block.blockhash);
     }
     return null;
+  }
+
+  /** ChainAdapter.cursorHeight: the slot of a SOLANA cursor ({ slot, blockhash }). */
+  cursorHeight(cursor: ChainCursor): number {
+    return readSolanaCursor(this.network, cursor).slot;
+  }
+
+  /** ChainAdapter.confirmationsAt: final once reached (finalized slots only); counted in finalized slots. */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations {
+    return finalizedSlotDepth(place, readSolanaCursor(this.network, cursor));
   }
 
   newWatchedSet(): WatchedSet {

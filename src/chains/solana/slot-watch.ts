@@ -1,7 +1,8 @@
 import type { NetworkCode } from '../../domain/networks';
 import { backoffDelay, sleep } from '../sync/backoff';
 import { InconsistentChainError, isRetryable } from '../sync/errors';
-import type { ChainCursor, ChainWatch, ObservationSink } from '../types';
+import type { ChainWatch, ObservationSink } from '../types';
+import { solanaCursor, type SolanaCursor } from './cursor';
 import { depositsInBlock, type DepositFilter } from './deposits';
 import type { SlotSource } from './slot-source';
 
@@ -16,8 +17,8 @@ export interface SlotWatchOptions {
   readonly network: NetworkCode;
   readonly source: SlotSource;
   readonly filter: DepositFilter;
-  /** Cursor: height = the last fully processed slot, hash = its blockhash. null: start at the finalized slot. */
-  readonly from: ChainCursor | null;
+  /** The last fully processed slot and its blockhash. null: start at the finalized slot. */
+  readonly from: SolanaCursor | null;
   readonly sink: ObservationSink;
   readonly onError?: (error: Error) => void;
   readonly logger?: SolanaLogger;
@@ -43,7 +44,7 @@ export class SlotWatch implements ChainWatch {
   private readonly loop: Promise<void>;
   private finalSlot: number | null = null;
   private failures = 0;
-  private cursor: ChainCursor | null;
+  private cursor: SolanaCursor | null;
   private lastTime: Date | null = null;
 
   constructor(private readonly options: SlotWatchOptions) {
@@ -96,17 +97,17 @@ export class SlotWatch implements ChainWatch {
     if (slot === undefined) throw new InconsistentChainError(`no produced slot at or below the finalized slot ${final}`, { slot: final });
     const read = await source.block(slot);
     if (read.kind === 'skipped') throw new InconsistentChainError(`finalized slot ${slot} listed by getBlocks but skipped`, { slot });
-    await this.commit({ height: slot, hash: read.block.blockhash }, read.block.previousBlockhash, read.block.blockTime);
+    await this.commit({ slot, blockhash: read.block.blockhash }, read.block.previousBlockhash, read.block.blockTime);
     return true;
   }
 
   /** One range of finalized slots above the cursor; false when there is none (idle). */
-  private async step(from: ChainCursor): Promise<boolean> {
+  private async step(from: SolanaCursor): Promise<boolean> {
     const { source, filter, network } = this.options;
     const final = await source.finalizedSlot();
     this.finalSlot = final;
     // Slots up to nextSlot - 1 were read already (a run of skipped slots leaves the cursor behind).
-    const start = Math.max(from.height + 1, this.nextSlot);
+    const start = Math.max(from.slot + 1, this.nextSlot);
     if (final < start) return false;
     const end = Math.min(final, start + this.options.maxSlotRange - 1);
     const slots = await source.producedSlots(start, end);
@@ -120,23 +121,24 @@ export class SlotWatch implements ChainWatch {
       if (read.kind === 'skipped') {
         // getBlocks listed it, getBlock says skipped: passed over only because the next block's
         // parent check proves nothing was lost (it must name the cursor as its parent).
-        this.options.logger?.warn({ network, slot, cursor: cursor.height }, 'SOLANA: getBlock says skipped (-32007) for a slot getBlocks listed; the next block must name the cursor as parent');
+        this.options.logger?.warn({ network, slot, cursor: cursor.slot }, 'SOLANA: getBlock says skipped (-32007) for a slot getBlocks listed; the next block must name the cursor as parent');
         continue;
       }
       const block = read.block;
-      if (block.parentSlot !== cursor.height || block.previousBlockhash !== cursor.hash) {
-        throw new InconsistentChainError(`block ${slot} does not follow the cursor ${cursor.height}`, {
+      if (block.parentSlot !== cursor.slot || block.previousBlockhash !== cursor.blockhash) {
+        throw new InconsistentChainError(`block ${slot} does not follow the cursor ${cursor.slot}`, {
           slot,
           parentSlot: block.parentSlot,
           previousBlockhash: block.previousBlockhash,
-          cursorSlot: cursor.height,
-          cursorHash: cursor.hash,
+          cursorSlot: cursor.slot,
+          cursorHash: cursor.blockhash,
         });
       }
       const time = this.timeOf(block.blockTime);
       const transfers = depositsInBlock(slot, block, filter);
-      for (const t of transfers) await this.options.sink({ ...t, blockTime: time });
-      cursor = { height: slot, hash: block.blockhash };
+      // Final when seen (finalized slots only); 1 confirmation at the cursor this slot becomes.
+      for (const t of transfers) await this.options.sink({ ...t, blockTime: time, confirmations: 1, final: true });
+      cursor = { slot, blockhash: block.blockhash };
       parentHash = block.previousBlockhash;
       blockTime = block.blockTime;
       uncommitted += 1;
@@ -160,10 +162,11 @@ export class SlotWatch implements ChainWatch {
   }
 
   /** The cursor moves: `block` then `finalize` (only finalized blocks are read: final at once). */
-  private async commit(cursor: ChainCursor, parentHash: string, blockTime: number | null): Promise<void> {
+  private async commit(cursor: SolanaCursor, parentHash: string, blockTime: number | null): Promise<void> {
     const { sink, network } = this.options;
-    await sink({ kind: 'block', network, height: cursor.height, hash: cursor.hash, parentHash, timestamp: this.timeOf(blockTime) });
-    await sink({ kind: 'finalize', network, height: cursor.height, hash: cursor.hash });
+    const json = solanaCursor(cursor.slot, cursor.blockhash);
+    await sink({ kind: 'block', network, height: cursor.slot, hash: cursor.blockhash, parentHash, timestamp: this.timeOf(blockTime), cursor: json });
+    await sink({ kind: 'finalize', network, height: cursor.slot, hash: cursor.blockhash, cursor: json });
     this.cursor = cursor;
   }
 }

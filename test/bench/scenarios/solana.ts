@@ -80,7 +80,7 @@ async function rpcCallsPerSlot(ctx: BenchContext, chain: SvmChain, rpc: SolanaRp
     const adapter = await testAdapter(rpc.url, { SOLANA_POLL_INTERVAL_MS: POLL_MS, SOLANA_MAX_SLOT_RANGE: RANGE });
     rpc.resetCounts();
     let tip = -1;
-    const watch = adapter.watch({ from: { height: from.slot, hash: from.blockhash }, watched: set, sink: async (o) => void (o.kind === 'block' && (tip = o.height)) });
+    const watch = adapter.watch({ from: { slot: from.slot, blockhash: from.blockhash }, watched: set, sink: async (o) => void (o.kind === 'block' && (tip = o.height)) });
     while (tip < target) await new Promise((r) => setTimeout(r, 10));
     await watch.stop();
     await adapter.close();
