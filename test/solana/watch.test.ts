@@ -46,12 +46,16 @@ function cursorNow(): { slot: number; blockhash: string } {
   return { slot: b.slot, blockhash: b.blockhash };
 }
 
-/** Watches from `from` until the finalized tip is processed. */
+/**
+ * Watches from `from` until the finalized tip is processed. The wait is only a hang guard: with
+ * every test file running on the shared 2-core machine a 30-slot scan took longer than Observed's
+ * default 15 s (the flaky "1 and 1,000 watched owners"); the tests assert calls, not speed.
+ */
 async function scan(a: SolanaAdapter, from: ChainCursor, owners: Iterable<string>): Promise<Observed> {
   const seen = new Observed();
   const watch = a.watch({ from, watched: watched(owners), sink: seen.sink, onError: seen.onError });
   const target = chain.at('finalized').slot;
-  await seen.until(() => seen.tip() >= target, `slot ${target}`);
+  await seen.until(() => seen.tip() >= target, `slot ${target}`, 60_000);
   await watch.stop();
   return seen;
 }
@@ -163,15 +167,26 @@ describe('SOLANA deposits from finalized blocks', () => {
     for (const i of [0, 500, 999]) await payer.pay(buyer, owners[i]!, 1_000_000n);
     chain.advance(30);
     const counts: Record<string, number>[] = [];
+    const retried: string[][] = [];
     for (const set of [[owners[0]!], owners]) {
       rpc.resetCounts();
       const seen = await scan(a, from, set);
       expect(seen.of('transfer')).toHaveLength(set.length === 1 ? 1 : 3);
       counts.push({ getBlock: rpc.count('getBlock'), getBlocks: rpc.count('getBlocks') });
+      retried.push(seen.errors.map((e) => `${e.name}: ${e.message}`));
     }
     const produced = chain.produced.filter((s) => s > from.slot && s <= chain.at('finalized').slot).length;
-    expect(counts[0]).toEqual({ getBlock: produced, getBlocks: counts[0]!.getBlocks });
-    expect(counts[1]).toEqual(counts[0]);
+    if (retried.every((r) => r.length === 0)) {
+      expect(counts[0]).toEqual({ getBlock: produced, getBlocks: counts[0]!.getBlocks });
+      expect(counts[1]).toEqual(counts[0]);
+    } else {
+      // A call that failed on a starved machine (an RPC timeout) is retried, and may have reached the
+      // server: at most one extra call per reported error, never fewer than one per produced slot.
+      for (const [i, c] of counts.entries()) {
+        const errors = retried[i]!;
+        if (c.getBlock < produced || c.getBlock > produced + errors.length) throw new Error(`scan ${i}: ${c.getBlock} getBlock calls for ${produced} produced slots; errors: ${errors.join(' | ')}`);
+      }
+    }
   });
 
   it('downtime across many slots, some skipped, -32004 once, a slot "skipped" by a lagging node and one missing from storage: all credited once, no slot passed over', async () => {
