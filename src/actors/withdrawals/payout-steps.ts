@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
-import { UnavailableError } from '../../domain/errors';
+import { DomainError, UnavailableError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import { errorText, needsOperator, payoutExpired, type CheckPayoutOutput, type PayoutActorInput, type SignPayoutInput, type WithdrawalSignedPayout } from '../../domain/withdrawal-context';
 import type { ChainAdapter, PayoutBook } from '../../chains/types';
@@ -98,7 +98,9 @@ export class PayoutSteps {
         const book: PayoutBook = { highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id) };
         payout = await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, attempt, book });
       } catch (error) {
-        throw classifyPayoutError(error);
+        const classified = classifyPayoutError(error);
+        if (!(classified instanceof DomainError)) this.signRetried(input, error);
+        throw classified;
       }
       payout = stamped(payout, this.deps.clock.now(), row.payout);
       await storeSignedPayout(q, input.id, payout, attempt, this.deps.clock.now());
@@ -109,6 +111,19 @@ export class PayoutSteps {
     await this.killPoint('after_sign');
     if (resigned) await this.killPoint('after_resign');
     return signed;
+  }
+
+  /**
+   * Signing failed in a way that is retried (the withdrawal keeps waiting, its amount held). A hot
+   * wallet that cannot pay the fees (`payout_hot_wallet_underfunded`, SOLANA) is the operator's to
+   * fix: an error line with an alert; anything else (RPC trouble) a warning.
+   */
+  private signRetried(input: SignPayoutInput, error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    const line = { err: error, withdrawalUuid: input.id, network: input.network, code: typeof code === 'string' ? code : undefined };
+    if (code === 'payout_hot_wallet_underfunded')
+      this.deps.logger.error({ ...line, alert: 'hot_wallet_underfunded' }, 'payout waiting: the hot wallet cannot pay the fees; fund it (the signing is retried)');
+    else this.deps.logger.warn(line, 'payout signing failed; retried');
   }
 
   /**
