@@ -1,7 +1,7 @@
-import { Blockchain, type BlockchainTransaction, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
+import { Blockchain, type BlockchainTransaction, internal, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet';
-import { Address, beginCell, type Cell, internal, toNano } from '@ton/core';
+import { Address, beginCell, type Cell, toNano } from '@ton/core';
 
 /** TEP-74 op codes the harness builds messages with. */
 export const OP = { transfer: 0x0f8a7ea5, internalTransfer: 0x178d4519, transferNotification: 0x7362d09c, encryptedComment: 0x2167da4b } as const;
@@ -106,7 +106,7 @@ export class SandboxChain {
 
   /** Anyone can send the notification op to our wallet: it must never count. */
   async forgeNotification(to: Address, amount: bigint, memo: string): Promise<void> {
-    const body = beginCell().storeUint(OP.transferNotification, 32).storeUint(0, 64).storeCoins(amount).storeAddress(this.payer.address).storeBit(false).storeStringTail('\0\0\0\0' + memo);
+    const body = beginCell().storeUint(OP.transferNotification, 32).storeUint(0, 64).storeCoins(amount).storeAddress(this.payer.address).storeBit(false).storeStringTail(`\0\0\0\0${memo}`);
     await this.payer.send({ to, value: toNano('0.05'), body: body.endCell() });
     this.seqno += 1;
   }
@@ -124,7 +124,10 @@ export class SandboxChain {
    * Only a sandbox can forge the bounced flag; the harness uses it to make such a transaction.
    */
   async bouncedInternalTransfer(jettonWallet: Address, amount: bigint, memo: string): Promise<BlockchainTransaction[]> {
-    const body = beginCell().storeUint(0xffffffff, 32).storeSlice(internalTransferBody(amount, this.payer.address, memo).beginParse()).endCell();
+    const body = beginCell()
+      .storeUint(0xffffffff, 32)
+      .storeSlice(internalTransferBody(amount, this.payer.address, memo).beginParse())
+      .endCell();
     const result = await this.blockchain.sendMessage(internal({ from: this.usdt.address, to: jettonWallet, value: toNano('0.05'), bounce: false, bounced: true, body }));
     this.seqno += 1;
     return result.transactions;
