@@ -5,6 +5,7 @@ import { NETWORK_CODES, type NetworkCode } from '../domain/networks';
 import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
 
 import { ConfigError } from './errors';
+import { liveOptionsFromEnv } from '../chains/live-env';
 import { chooseChainMode, type ChainMode } from './chain-mode';
 
 export { ConfigError };
@@ -87,6 +88,8 @@ export type Config = Omit<z.infer<typeof baseSchema>, 'CHAIN_MODE'> & {
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly networks: Readonly<Record<NetworkCode, NetworkConfig>>;
+  /** The registry's `live` options of the families that parse their own environment (src/chains/live-env.ts). */
+  readonly familyLiveOptions: Partial<Record<NetworkCode, unknown>>;
 };
 
 function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig {
@@ -128,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const base = parsed.data;
   const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
   const chainMode = chooseChainMode(cleaned);
+  const familyLiveOptions = familyOptions(cleaned, chainMode.mode, networks);
   // Lifting the webhook address guard lets anyone who can set a webhook URL reach internal hosts:
   // local testing only, never on a live daemon.
   if (base.WEBHOOK_ALLOW_PRIVATE_TARGETS && chainMode.mode === 'live') {
@@ -140,5 +144,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(base.DATA_DIR),
     publicUrl: (base.PUBLIC_URL ?? `http://127.0.0.1:${base.HTTP_PORT}`).replace(/\/+$/, ''),
     networks,
+    familyLiveOptions,
   };
+}
+
+/**
+ * The self-configuring families' options (errors become ConfigErrors naming the variable). In live
+ * mode a family's own confirmations default (TON: 1) is also the network's required confirmations
+ * unless <CODE>_CONFIRMATIONS is set.
+ */
+function familyOptions(env: NodeJS.ProcessEnv, mode: ChainMode, networks: Record<NetworkCode, NetworkConfig>): Partial<Record<NetworkCode, unknown>> {
+  let options: ReturnType<typeof liveOptionsFromEnv>;
+  try {
+    options = liveOptionsFromEnv(env);
+  } catch (error) {
+    const variable = (error as { variable?: unknown }).variable;
+    if (typeof variable === 'string') throw new ConfigError(variable, (error as Error).message);
+    throw error;
+  }
+  for (const [code, o] of Object.entries(options) as Array<[NetworkCode, { confirmations?: number }]>) {
+    if (mode === 'live' && o.confirmations !== undefined && env[`${code}_CONFIRMATIONS`] === undefined) {
+      networks[code] = { ...networks[code], requiredConfirmations: o.confirmations };
+    }
+  }
+  return options;
 }

@@ -45,7 +45,12 @@ const OPTION_VARIABLE: Record<string, string> = {
 /** The environment -> TON options; undefined without TON_RPC_URL (TON then runs on devnet or is disabled). */
 export function tonConfigFromEnv(env: Readonly<Record<string, string | undefined>>): TonLiveOptions | undefined {
   const own = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TON_') && v !== undefined && v !== ''));
-  if (own.TON_RPC_URL === undefined) return undefined;
+  if (own.TON_RPC_URL === undefined) {
+    // Given without TON_RPC_URL they would be silently ignored (devnet reads none of them).
+    const stray = ['TON_API_KEY', 'TON_JETTON_MASTER'].find((v) => own[v] !== undefined);
+    if (stray) throw new TonConfigError(stray, 'is a live TON setting and needs TON_RPC_URL');
+    return undefined;
+  }
   const parsed = envSchema.safeParse(own);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
