@@ -104,6 +104,10 @@ describe('TON deposits read from our jetton wallet', () => {
     await paged.close();
   });
 
+  it('a service wallet without TON for gas is refused at signing (retried, not failed)', async () => {
+    await expect(adapter.signPayout({ id: 'no-gas', to: chain.payer.address.toString(), amount: '1' })).rejects.toMatchObject({ code: 'payout_gas_short' });
+  });
+
   it('an idle poll costs one state call', async () => {
     const { watch, seen } = watchFrom(adapter, null);
     await caughtUp(seen, chain);

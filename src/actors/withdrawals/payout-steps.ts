@@ -149,7 +149,11 @@ export class PayoutSteps {
         const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonce(q, wallet);
         payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, storedNonces }), this.deps.clock.now());
       } catch (error) {
-        throw classify(error);
+        const classified = classify(error);
+        // An adapter's refusal to sign yet (e.g. TON's service wallet short of gas: payout_gas_short) is retried; the line says what to fix.
+        const code = (error as { code?: unknown } | null)?.code;
+        this.deps.logger.warn({ err: error, withdrawalUuid: input.id, network: input.network, code: typeof code === 'string' ? code : null }, 'payout not signed (retried)');
+        throw classified;
       }
       // tx_hash stays null until the broadcast (the actor's commit sets it); the signed hash is in signed_meta.
       await q(
