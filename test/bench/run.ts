@@ -20,6 +20,7 @@ import { liveActors } from './scenarios/live-actors';
 import { watcherMatching } from './scenarios/watcher-matching';
 import { detectionLatency } from './scenarios/detection';
 import { withdrawalsUnderContention } from './scenarios/withdrawals';
+import { tonScenario } from './scenarios/ton';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
 import { samplingIntervalUs } from './support/profiler';
@@ -36,7 +37,7 @@ interface Options {
 const REPO = path.resolve(__dirname, '..', '..');
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? '';
@@ -152,6 +153,7 @@ async function main(): Promise<void> {
       }
     }
     await run(6, 'Withdrawals under contention', () => withdrawalsUnderContention(ctx, load));
+    await run(7, 'TON: toncenter calls per poll and detection latency (sandbox harness)', () => tonScenario(ctx));
   }
 
   reports.sort((a, b) => a.id - b.id);
