@@ -43,9 +43,14 @@ export class TonRpc {
     };
   }
 
-  /** Up to `limit` transactions of `address`, newest first, starting at (lt, hash) inclusive. */
-  transactions(address: Address, from: { lt: bigint; hash: Buffer }, limit: number): Promise<Transaction[]> {
-    return this.timed('getTransactions', () => this.client.getTransactions(address, { limit, lt: from.lt.toString(), hash: from.hash.toString('base64'), inclusive: true, archival: true }));
+  /**
+   * Up to `limit` transactions of `address`, newest first, starting at (lt, hash) inclusive and
+   * stopping above `toLt` (the node may also return the one at `toLt`: callers stop there themselves).
+   */
+  transactions(address: Address, from: { lt: bigint; hash: Buffer }, limit: number, toLt = 0n): Promise<Transaction[]> {
+    return this.timed('getTransactions', () =>
+      this.client.getTransactions(address, { limit, lt: from.lt.toString(), hash: from.hash.toString('base64'), ...(toLt > 0n ? { to_lt: toLt.toString() } : {}), inclusive: true, archival: true }),
+    );
   }
 
   /** A get method; throws when it exits non-zero. */

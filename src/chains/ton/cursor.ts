@@ -30,3 +30,8 @@ export function sameTx(a: { lt: bigint; hash: Buffer | null } | null, b: { lt: b
   if (a === null || a.hash === null || a.lt === 0n) return b === null;
   return b !== null && a.lt === b.lt && a.hash.equals(b.hash);
 }
+
+/** A transaction hash as @ton/core's Transaction holds its predecessor's (a 256-bit bigint). */
+export function hashOf(hash: bigint): Buffer {
+  return Buffer.from(hash.toString(16).padStart(64, '0'), 'hex');
+}

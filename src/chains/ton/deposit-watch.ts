@@ -4,7 +4,7 @@ import { fromBaseUnits } from '../amount';
 import { backoffDelay, sleep } from '../sync/backoff';
 import type { ChainCursor, ChainWatch, ObservationSink } from '../types';
 import type { AccountState, TonRpc } from './client';
-import { decodeCursor, encodeCursor, sameTx, type TonCursor } from './cursor';
+import { decodeCursor, encodeCursor, hashOf, sameTx, type TonCursor } from './cursor';
 import { TonHistoryGapError } from './errors';
 import { internalTransferOf } from './jetton-messages';
 
@@ -91,7 +91,7 @@ export class TonDepositWatch implements ChainWatch {
     const out: Transaction[] = [];
     let next = last;
     for (;;) {
-      const page = await this.o.rpc.transactions(this.o.jettonWallet, next, this.o.pageSize);
+      const page = await this.o.rpc.transactions(this.o.jettonWallet, next, this.o.pageSize, cursor.lt);
       if (page.length === 0) throw new TonHistoryGapError(cursor.lt.toString(), next.lt.toString());
       for (const tx of page) {
         if (tx.lt <= cursor.lt) {
@@ -101,11 +101,16 @@ export class TonDepositWatch implements ChainWatch {
         out.push(tx);
       }
       const tail = page[page.length - 1]!;
+      // The page ended just above the cursor (the node stopped at to_lt): nothing lies between.
+      if (cursor.hash !== null && tail.prevTransactionLt === cursor.lt) {
+        if (!hashOf(tail.prevTransactionHash).equals(cursor.hash)) throw new TonHistoryGapError(cursor.lt.toString(), tail.prevTransactionLt.toString());
+        return out.reverse();
+      }
       if (tail.prevTransactionLt === 0n) {
         if (cursor.lt !== 0n) throw new TonHistoryGapError(cursor.lt.toString(), '0');
         return out.reverse();
       }
-      next = { lt: tail.prevTransactionLt, hash: Buffer.from(tail.prevTransactionHash.toString(16).padStart(64, '0'), 'hex') };
+      next = { lt: tail.prevTransactionLt, hash: hashOf(tail.prevTransactionHash) };
     }
   }
 

@@ -8,6 +8,7 @@ import { walletNonces } from '../evm/nonces';
 import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import type { TonRpc } from './client';
 import { TonPayoutBroadcastError, TonPayoutGasShortError, TonPayoutNotExpiredError } from './errors';
+import { hashOf } from './cursor';
 import { bouncedTransferQueryId, succeeded, transferQueryId } from './jetton-messages';
 import { PAYOUT_GAS_NEEDED, payoutMessage, payoutQueryId } from './payout-message';
 
@@ -161,7 +162,7 @@ export class TonPayouts {
     let next = jw.last;
     let result: Outcome = null;
     while (next !== null && next.lt > meta.sinceLt) {
-      const page: Transaction[] = await this.o.rpc.transactions(this.o.jettonWallet, next, this.o.pageSize);
+      const page: Transaction[] = await this.o.rpc.transactions(this.o.jettonWallet, next, this.o.pageSize, meta.sinceLt);
       if (page.length === 0) break;
       for (const tx of page) {
         if (tx.lt <= meta.sinceLt) return result;
@@ -169,7 +170,7 @@ export class TonPayouts {
         if (transferQueryId(tx) === meta.queryId) result = succeeded(tx) ? 'sent' : 'refused';
       }
       const tail = page[page.length - 1]!;
-      next = tail.prevTransactionLt === 0n ? null : { lt: tail.prevTransactionLt, hash: Buffer.from(tail.prevTransactionHash.toString(16).padStart(64, '0'), 'hex') };
+      next = tail.prevTransactionLt === 0n ? null : { lt: tail.prevTransactionLt, hash: hashOf(tail.prevTransactionHash) };
     }
     return result;
   }
