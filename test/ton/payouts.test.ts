@@ -111,6 +111,16 @@ describe('TON payouts through the service wallet', () => {
     expect(await chain.jettonBalance(payee)).toBe(before + 2_800_000n);
   });
 
+  it('two payouts at once take consecutive seqnos (one per seqno) and are each paid once', async () => {
+    const before = await chain.jettonBalance(payee);
+    const [a, b] = await Promise.all([withdraw('2'), withdraw('2')]);
+    await waitForWithdrawal(stack, m, a.uuid, 'completed', 30_000);
+    await waitForWithdrawal(stack, m, b.uuid, 'completed', 30_000);
+    const seqnos = [Number((await signedRow(a.uuid)).meta!.nonce), Number((await signedRow(b.uuid)).meta!.nonce)].sort();
+    expect(seqnos[1]).toBe(seqnos[0]! + 1);
+    expect(await chain.jettonBalance(payee)).toBe(before + 2n * 1_800_000n);
+  });
+
   it('a payout larger than our jetton balance bounces: failed, the hold released', async () => {
     // Someone with the seed moved jettons out beside the daemon: the merchant's ledger still shows them.
     const held = await chain.jettonBalance(service);

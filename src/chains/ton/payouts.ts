@@ -40,7 +40,7 @@ type Outcome = 'sent' | 'refused' | 'bounced' | null;
  * Payouts: jetton transfers ordered by the service wallet (wallet v4r2: seqno + valid_until).
  * Invariants: one payout per seqno (assigned under a per-wallet lock above the highest stored open
  * payout's seqno, like EVM nonces); a payout is signed anew only once its valid_until has passed on
- * chain time and the wallet's seqno has not moved since (then the old message can never execute);
+ * chain time and the wallet's seqno has not passed its own (then the old message can never execute);
  * success is our jetton wallet's transaction for the `transfer` with the payout's query_id, with no
  * bounce of its internal_transfer coming back; a refusal or a bounce is a revert (funds released).
  */
@@ -103,8 +103,9 @@ export class TonPayouts {
       return { state: 'mined', blockHeight: first, confirmations: head - first + 1 };
     }
     const { seqno, utime } = await this.walletState();
-    // Spent (in flight to our jetton wallet), or expired and never sent: a re-sign (bump) decides.
-    if (seqno > meta.nonce || (seqno === meta.nonce && utime > meta.validUntil)) return { state: 'pending' };
+    // Spent (in flight to our jetton wallet), or expired before its seqno came (never ran, never
+    // will): pending, and the re-sign (bump) decides. Otherwise not seen yet: send it again.
+    if (seqno > meta.nonce || utime > meta.validUntil) return { state: 'pending' };
     return { state: 'unknown' };
   }
 
@@ -113,8 +114,10 @@ export class TonPayouts {
     const meta = metaOf(payout);
     const before = await this.o.rpc.state(this.wallet.address);
     if (before.utime <= meta.validUntil) throw new TonPayoutNotExpiredError(payout.txHash, `valid_until ${meta.validUntil} not passed (chain time ${before.utime})`);
+    // Read after the time: a seqno not past ours now means the expired message never ran (it needed
+    // seqno == ours before valid_until). Below ours, an earlier payout is still ahead in the queue.
     const { seqno } = await this.walletState();
-    if (seqno !== meta.nonce) throw new TonPayoutNotExpiredError(payout.txHash, `the wallet's seqno moved (${meta.nonce} -> ${seqno})`);
+    if (seqno > meta.nonce) throw new TonPayoutNotExpiredError(payout.txHash, `the wallet's seqno moved past ${meta.nonce} (now ${seqno})`);
     const to = Address.parseRaw(String(payout.meta.to));
     return this.build({ ...meta, validUntil: before.utime + this.o.ttlSeconds }, to, BigInt(String(payout.meta.amount)), !before.active);
   }
