@@ -56,10 +56,19 @@ describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
     ['viem', 'src/chains/evm'],
     ['tronweb', 'src/chains/tron'],
     ['@ton/ton', 'src/chains/ton'],
+    ['@ton/core', 'src/chains/ton'],
     ['@solana/web3.js', 'src/chains/solana'],
   ])('%s is imported only under %s', (pkg, home) => {
     const outside = offenders('src', sdk(pkg)).filter((o) => !o.startsWith(`${home}/`));
     expect(outside).toEqual([]);
+  });
+
+  it('a chain family folder imports no other family folder (shared code lives in src/chains/)', () => {
+    const families = ['evm', 'tron', 'ton', 'solana'];
+    for (const family of families) {
+      const others = families.filter((f) => f !== family).map((f) => `src/chains/${f}/`);
+      expect([family, offenders(`src/chains/${family}`, (t) => others.some((o) => `${t}/`.startsWith(o)))]).toEqual([family, []]);
+    }
   });
 
   it('domain imports nothing of ours but its own modules', () => {
@@ -90,6 +99,17 @@ describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
     for (const spec of ['../src/lib/write-batcher', '../src/grpc/generated/chainpay/v1/relay', './relay-client', '@grpc/grpc-js']) {
       expect([spec, refusedToGateway(target(spec))]).toEqual([spec, false]);
     }
+  });
+
+  it('the REST JSON of Invoice and Withdrawal is defined once (src/lib/rest-json.ts), for the gateway and the webhooks alike', () => {
+    const importers = (dir: string) => offenders(dir, (t) => t === 'src/lib/rest-json').map((o) => o.split(' -> ')[0]);
+    expect(importers('gateway')).toEqual([path.join('gateway', 'rest-encoding.ts')]);
+    expect(importers('src/webhooks')).toEqual([path.join('src', 'webhooks', 'outbox.ts')]);
+    // No second encoder of either object: nothing else spells the REST field lists out.
+    const spelled = [...sources('src'), ...sources('gateway')].filter((f) =>
+      /rejection_reason: orNull|rejection_reason: \w+\.rejection_reason \?\? null|metadata: JSON\.parse/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
+    );
+    expect(spelled).toEqual([path.join('src', 'lib', 'rest-json.ts')]);
   });
 
   it('src/lib is pure: it imports only its own modules and Node built-ins', () => {

@@ -47,8 +47,8 @@ beforeAll(async () => {
       TON_RPC_URL: server.url,
       TON_JETTON_MASTER: chain.usdt.address.toString(),
       TON_POLL_INTERVAL_MS: '50',
+      TON_CONFIRMATIONS: '1',
       PAYOUT_POLL_INTERVAL_MS: '200',
-      PAYOUT_BUMP_AFTER_MS: '1000',
     },
   });
   m = await createMerchant(stack);
@@ -118,6 +118,28 @@ describe('TON payouts through the service wallet', () => {
     await waitForWithdrawal(stack, m, b.uuid, 'completed', 30_000);
     const seqnos = [Number((await signedRow(a.uuid)).meta!.nonce), Number((await signedRow(b.uuid)).meta!.nonce)].sort();
     expect(seqnos[1]).toBe(seqnos[0]! + 1);
+    expect(await chain.jettonBalance(payee)).toBe(before + 2n * 1_800_000n);
+  });
+
+  it('two payouts expired unsent are each signed anew at their own seqno (no gap in the queue) and each paid once', async () => {
+    const before = await chain.jettonBalance(payee);
+    server.failNext('sendBoc', 1_000_000);
+    const [a, b] = await Promise.all([withdraw('2'), withdraw('2')]);
+    const meta = async (uuid: string) => (await signedRow(uuid)).meta ?? undefined;
+    const firstA = await eventually(() => meta(a.uuid), 15_000, 'a signed');
+    const firstB = await eventually(() => meta(b.uuid), 15_000, 'b signed');
+    chain.advance(Math.max(Number(firstA.validUntil), Number(firstB.validUntil)) - chain.now + 10);
+    // Both expire (the wallet waits below or at their seqnos); each new attempt keeps its seqno.
+    const later = async (uuid: string, first: Record<string, string | number>) => {
+      const m2 = await meta(uuid);
+      return m2 && Number(m2.validUntil) > Number(first.validUntil) ? m2 : undefined;
+    };
+    const againA = await eventually(() => later(a.uuid, firstA), 30_000, 'a signed anew');
+    const againB = await eventually(() => later(b.uuid, firstB), 30_000, 'b signed anew');
+    expect([againA.nonce, againB.nonce]).toEqual([firstA.nonce, firstB.nonce]);
+    server.failNext('sendBoc', 0);
+    await waitForWithdrawal(stack, m, a.uuid, 'completed', 30_000);
+    await waitForWithdrawal(stack, m, b.uuid, 'completed', 30_000);
     expect(await chain.jettonBalance(payee)).toBe(before + 2n * 1_800_000n);
   });
 

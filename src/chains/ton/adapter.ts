@@ -145,15 +145,6 @@ export class TonAdapter implements ChainAdapter {
     return this.payout().status(payout);
   }
 
-  /**
-   * The current contract's "bump" slot carries TON's re-sign: called for a payout still pending after
-   * PAYOUT_BUMP_AFTER_MS, it signs the same seqno and query_id anew only when valid_until has passed
-   * and the seqno did not move (TonPayoutNotExpiredError otherwise: the check retries later).
-   */
-  bumpPayout(payout: SignedPayout): Promise<SignedPayout> {
-    return this.payout().resign(payout);
-  }
-
   async close(): Promise<void> {
     await this.current?.stop();
     this.current = null;

@@ -1,21 +1,16 @@
+import { Address } from '@ton/core';
 import { z } from 'zod';
 import { NETWORK_FACTS } from '../../domain/networks';
-import { TonConfigError } from './errors';
+import { FamilyConfigError } from '../errors';
+import type { FamilyEnv, FamilyNetwork, LiveSettings } from '../family';
+import { readVariable } from '../family-env';
 
-/** TON's own settings, as environment variable -> meaning (docs/chains.md, TON). */
-const envSchema = z.object({
-  TON_RPC_URL: z.string().url(),
-  TON_API_KEY: z.string().min(1).optional(),
-  TON_JETTON_MASTER: z.string().min(1).default(NETWORK_FACTS.TON.mainnetToken),
-  TON_CONFIRMATIONS: z.coerce.number().int().min(1).max(10000).default(1),
-  TON_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(2000),
-});
-
-/** What the TON adapter runs on (registry `live` options). */
+/** What the TON adapter runs on (the family's LiveSettings.options). */
 export interface TonLiveOptions {
   readonly rpcUrl: string;
   readonly apiKey?: string;
   readonly jettonMaster: string;
+  /** The network's required confirmations (`TON_CONFIRMATIONS`, read by src/config). */
   readonly confirmations: number;
   readonly pollIntervalMs: number;
   /** getTransactions page size (toncenter serves at most 100). */
@@ -24,10 +19,43 @@ export interface TonLiveOptions {
   readonly payoutTtlSeconds?: number;
 }
 
+/** Settings only the real chain reads: given without TON_RPC_URL they would be silently ignored. */
+const LIVE_ONLY = ['TON_API_KEY', 'TON_JETTON_MASTER', 'TON_POLL_INTERVAL_MS'] as const;
+
+const tonAddress = z.string().refine((s) => Address.isFriendly(s) || Address.isRaw(s), 'must be a TON address');
+
+/**
+ * TON's environment (docs/chains.md, TON live):
+ *   TON_RPC_URL           a toncenter v2 JSON-RPC endpoint; setting it makes TON live
+ *   TON_API_KEY           toncenter API key (X-API-Key)
+ *   TON_JETTON_MASTER     the jetton master whose jettons count (default: the real USDT master)
+ *   TON_POLL_INTERVAL_MS  how often our jetton wallet is read (default 2000 ms)
+ * (`TON_CONFIRMATIONS` is every network's, read by src/config: it becomes `confirmations`.)
+ */
+export function readTonLive(env: FamilyEnv, { network, requiredConfirmations }: FamilyNetwork): LiveSettings | null {
+  const rpcUrl = readVariable(env, 'TON_RPC_URL', z.string().url());
+  const apiKey = readVariable(env, 'TON_API_KEY', z.string().min(1));
+  const jettonMaster = readVariable(env, 'TON_JETTON_MASTER', tonAddress);
+  const pollIntervalMs = readVariable(env, 'TON_POLL_INTERVAL_MS', z.coerce.number().int().min(10).max(600_000));
+  if (rpcUrl === undefined) {
+    const stray = LIVE_ONLY.find((v) => env[v] !== undefined && env[v] !== '');
+    if (stray) throw new FamilyConfigError(stray, 'is a live TON setting and needs TON_RPC_URL (on devnet it would be ignored); set TON_RPC_URL or unset it');
+    return null;
+  }
+  const options: TonLiveOptions = {
+    rpcUrl,
+    ...(apiKey ? { apiKey } : {}),
+    jettonMaster: jettonMaster ?? NETWORK_FACTS[network].mainnetToken,
+    confirmations: requiredConfirmations,
+    pollIntervalMs: pollIntervalMs ?? 2000,
+  };
+  return { from: 'TON_RPC_URL', options };
+}
+
 const optionsSchema = z.object({
   rpcUrl: z.string().url(),
   apiKey: z.string().min(1).optional(),
-  jettonMaster: z.string().min(1),
+  jettonMaster: tonAddress,
   confirmations: z.number().int().min(1),
   pollIntervalMs: z.number().int().min(10),
   pageSize: z.number().int().min(2).max(100).optional(),
@@ -42,38 +70,14 @@ const OPTION_VARIABLE: Record<string, string> = {
   pollIntervalMs: 'TON_POLL_INTERVAL_MS',
 };
 
-/** The environment -> TON options; undefined without TON_RPC_URL (TON then runs on devnet or is disabled). */
-export function tonConfigFromEnv(env: Readonly<Record<string, string | undefined>>): TonLiveOptions | undefined {
-  const own = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TON_') && v !== undefined && v !== ''));
-  if (own.TON_RPC_URL === undefined) {
-    // Given without TON_RPC_URL they would be silently ignored (devnet reads none of them).
-    const stray = ['TON_API_KEY', 'TON_JETTON_MASTER'].find((v) => own[v] !== undefined);
-    if (stray) throw new TonConfigError(stray, 'is a live TON setting and needs TON_RPC_URL');
-    return undefined;
-  }
-  const parsed = envSchema.safeParse(own);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new TonConfigError(String(issue?.path[0] ?? 'TON_RPC_URL'), issue?.message ?? 'invalid');
-  }
-  const e = parsed.data;
-  return {
-    rpcUrl: e.TON_RPC_URL,
-    ...(e.TON_API_KEY ? { apiKey: e.TON_API_KEY } : {}),
-    jettonMaster: e.TON_JETTON_MASTER,
-    confirmations: e.TON_CONFIRMATIONS,
-    pollIntervalMs: e.TON_POLL_INTERVAL_MS,
-  };
-}
-
-/** The registry's opaque options -> TonLiveOptions, naming the variable at fault. */
+/** The factory's opaque options -> TonLiveOptions (validated again: tests call the factory directly), naming the variable at fault. */
 export function parseTonOptions(options: unknown): TonLiveOptions {
-  if (options === undefined) throw new TonConfigError('TON_RPC_URL', 'required for live TON');
+  if (options === undefined) throw new FamilyConfigError('TON_RPC_URL', 'required for live TON');
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = String(issue?.path[0] ?? 'rpcUrl');
-    throw new TonConfigError(OPTION_VARIABLE[field] ?? field, issue?.message ?? 'invalid');
+    throw new FamilyConfigError(OPTION_VARIABLE[field] ?? field, issue?.message ?? 'invalid');
   }
   return parsed.data;
 }

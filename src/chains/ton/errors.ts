@@ -70,11 +70,15 @@ export class TonPayoutGasShortError extends TonAdapterError {
   }
 }
 
-/** A re-sign was asked while the old message may still execute (valid_until not passed, or seqno moved). */
-export class TonPayoutNotExpiredError extends TonAdapterError {
-  override readonly name = 'TonPayoutNotExpiredError';
-  readonly code = 'payout_not_expired';
-  constructor(txHash: string, why: string) {
-    super(`TON payout ${txHash} is not signed anew: ${why}`, { txHash });
+/**
+ * A new attempt of a payout was asked without this process having seen its previous message expire
+ * (payoutStatus answers `expired` under the same row lock just before; the host retries, asking again).
+ * Never guessed: re-signing at another seqno than the expired one's could leave a gap in the queue.
+ */
+export class TonPayoutResignUnprovenError extends TonAdapterError {
+  override readonly name = 'TonPayoutResignUnprovenError';
+  readonly code = 'payout_resign_unproven';
+  constructor(withdrawal: string, attempt: number) {
+    super(`TON payout ${withdrawal} attempt ${attempt}: its previous message was not seen expired; not signed anew (retried)`, { withdrawal, attempt });
   }
 }

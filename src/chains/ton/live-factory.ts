@@ -5,7 +5,7 @@ import { TonAdapter } from './adapter';
 import { TonCodec } from './codec';
 import { parseTonOptions } from './config';
 
-/** The registry's factory for the TON family: validates the opaque options (from tonConfigFromEnv). */
+/** The registry's factory for the TON family: validates the opaque options (from readTonLive). */
 export function tonLiveFactory(input: LiveAdapterInput): ChainAdapter {
   if (NETWORK_FACTS[input.network].family !== 'ton') throw new RangeError(`${input.network} is not a TON network`);
   const options = parseTonOptions(input.options);

@@ -4,16 +4,16 @@ import { WalletContractV4 } from '@ton/ton';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import { toBaseUnits } from '../amount';
-import { walletNonces } from '../evm/nonces';
 import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import type { TonRpc } from './client';
-import { TonPayoutBroadcastError, TonPayoutGasShortError, TonPayoutNotExpiredError } from './errors';
+import { TonPayoutBroadcastError, TonPayoutGasShortError, TonPayoutResignUnprovenError } from './errors';
+import { seqnoBook } from './seqnos';
 import { hashOf } from './cursor';
 import { bouncedTransferQueryId, succeeded, transferQueryId } from './jetton-messages';
 import { PAYOUT_GAS_NEEDED, payoutMessage, payoutQueryId } from './payout-message';
 
-/** signed_meta's chainId for TON wallets (the mainnet global id): the host's nonce book keys on it. */
-export const TON_WALLET_CHAIN_ID = -239;
+/** valid_until of a message at seqno 0: wallet v4 ignores it there (the deploying message never expires). */
+const NEVER = 0xffffffff;
 
 export interface TonPayoutsOptions {
   readonly network: NetworkCode;
@@ -30,31 +30,43 @@ interface PayoutMeta {
   readonly nonce: number;
   readonly validUntil: number;
   readonly queryId: bigint;
-  /** Our jetton wallet's last lt when first signed: its outcome lies above. */
+  /** Our jetton wallet's last lt when signed: its outcome lies above. */
   readonly sinceLt: bigint;
 }
 
 type Outcome = 'sent' | 'refused' | 'bounced' | null;
 
 /**
- * Payouts: jetton transfers ordered by the service wallet (wallet v4r2: seqno + valid_until).
- * Invariants: one payout per seqno (assigned under a per-wallet lock above the highest stored open
- * payout's seqno, like EVM nonces); a payout is signed anew only once its valid_until has passed on
- * chain time and the wallet's seqno has not passed its own (then the old message can never execute);
- * success is our jetton wallet's transaction for the `transfer` with the payout's query_id, with no
+ * Payouts: jetton transfers ordered by the service wallet (wallet v4r2: seqno + valid_until), the
+ * TON side of the payout contract (chains/types.ts). Invariants: one payout per seqno (a first
+ * signature takes the next free seqno above the payout book's open ones, SeqnoBook); `expired` only
+ * once valid_until passed on chain time and the wallet's seqno, read after that time, is not past the
+ * payout's own (the message can then never run); a new attempt after that re-signs the SAME seqno
+ * (and query_id): the wallet still waits for it, and any later payout already sits above it.
+ * Success is our jetton wallet's transaction for the `transfer` with the payout's query_id, with no
  * bounce of its internal_transfer coming back; a refusal or a bounce is a revert (funds released).
  */
 export class TonPayouts {
   private readonly keyPair: KeyPair;
   private readonly wallet: WalletContractV4;
   private readonly walletRaw: string;
+  /** SignedPayout.wallet: the payout book's key for the service wallet. */
+  private readonly walletKey: string;
   /** Masterchain seqno at which a payout's success was first seen (confirmations count from it). */
   private readonly seenAt = new Map<string, number>();
+  /**
+   * query_id -> seqno of a payout payoutStatus just reported `expired`. The host asks for the new
+   * attempt under the same row lock right after (chains/types.ts), so the seqno to reuse is known here;
+   * the book cannot give it (it leaves the payout being signed out, and its highest open seqno may
+   * belong to payouts queued behind this one).
+   */
+  private readonly expiredSeqno = new Map<string, number>();
 
   constructor(private readonly o: TonPayoutsOptions) {
     this.keyPair = keyPairFromSeed(o.serviceSeed);
     this.wallet = WalletContractV4.create({ workchain: 0, publicKey: this.keyPair.publicKey });
     this.walletRaw = this.wallet.address.toRawString();
+    this.walletKey = `ton:${this.walletRaw}`;
   }
 
   async sign(request: PayoutRequest): Promise<SignedPayout> {
@@ -65,25 +77,33 @@ export class TonPayouts {
       throw new ValidationError('invalid_address', `not a TON address: ${request.to}`, 'address');
     }
     const amount = toBaseUnits(request.amount, this.o.decimals);
-    const stored = request.storedNonces;
-    const book = walletNonces(TON_WALLET_CHAIN_ID, this.walletRaw);
-    const jw = await this.o.rpc.state(this.o.jettonWallet);
-    return book.assign(
-      async () => (await this.walletState()).seqno,
-      async (seqno) => {
-        const state = await this.o.rpc.state(this.wallet.address);
-        if (state.balance < PAYOUT_GAS_NEEDED) throw new TonPayoutGasShortError(this.wallet.address.toString(), state.balance.toString(), PAYOUT_GAS_NEEDED.toString());
-        return this.build({ nonce: seqno, validUntil: state.utime + this.o.ttlSeconds, queryId: payoutQueryId(request.id), sinceLt: jw.last?.lt ?? 0n }, to, amount, !state.active);
-      },
-      stored ? () => stored({ chainId: TON_WALLET_CHAIN_ID, from: this.walletRaw }) : undefined,
-    );
+    const queryId = payoutQueryId(request.id);
+    const attempt = request.attempt ?? 0;
+    const seqnos = seqnoBook(this.walletRaw);
+    return seqnos.exclusive(async () => {
+      const jw = await this.o.rpc.state(this.o.jettonWallet);
+      const state = await this.walletState();
+      let seqno: number;
+      if (attempt > 0) {
+        const expired = this.expiredSeqno.get(queryId.toString());
+        if (expired === undefined || state.seqno > expired) throw new TonPayoutResignUnprovenError(request.id, attempt);
+        seqno = expired;
+      } else {
+        seqno = seqnos.next(state.seqno, request.book ? await request.book.highestOpenSequence(this.walletKey) : null);
+      }
+      if (state.balance < PAYOUT_GAS_NEEDED) throw new TonPayoutGasShortError(this.wallet.address.toString(), state.balance.toString(), PAYOUT_GAS_NEEDED.toString());
+      const validUntil = seqno === 0 ? NEVER : state.utime + this.o.ttlSeconds;
+      const signed = this.build({ nonce: seqno, validUntil, queryId, sinceLt: jw.last?.lt ?? 0n }, to, amount, !state.active);
+      seqnos.reserve(seqno);
+      this.expiredSeqno.delete(queryId.toString());
+      return signed;
+    });
   }
 
   /** Sends the stored message. Refused while the seqno moved on or the message expired: harmless, the status check decides. */
   async broadcast(payout: SignedPayout): Promise<void> {
     try {
       await this.o.rpc.sendBoc(Buffer.from(payout.raw, 'base64'));
-      walletNonces(TON_WALLET_CHAIN_ID, this.walletRaw).sent(Number(payout.meta.nonce));
     } catch (error) {
       const meta = metaOf(payout);
       const { seqno, utime } = await this.walletState();
@@ -102,24 +122,15 @@ export class TonPayouts {
       this.seenAt.set(payout.txHash, first);
       return { state: 'mined', blockHeight: first, confirmations: head - first + 1 };
     }
+    // The seqno is read after the chain time: not past ours then means the message did not run
+    // before that time, and past valid_until it never can (TON's masterchain state is final).
     const { seqno, utime } = await this.walletState();
-    // Spent (in flight to our jetton wallet), or expired before its seqno came (never ran, never
-    // will): pending, and the re-sign (bump) decides. Otherwise not seen yet: send it again.
-    if (seqno > meta.nonce || utime > meta.validUntil) return { state: 'pending' };
-    return { state: 'unknown' };
-  }
-
-  /** Signs the same payout anew (same seqno and query_id, later valid_until), only when the old one can never execute. */
-  async resign(payout: SignedPayout): Promise<SignedPayout> {
-    const meta = metaOf(payout);
-    const before = await this.o.rpc.state(this.wallet.address);
-    if (before.utime <= meta.validUntil) throw new TonPayoutNotExpiredError(payout.txHash, `valid_until ${meta.validUntil} not passed (chain time ${before.utime})`);
-    // Read after the time: a seqno not past ours now means the expired message never ran (it needed
-    // seqno == ours before valid_until). Below ours, an earlier payout is still ahead in the queue.
-    const { seqno } = await this.walletState();
-    if (seqno > meta.nonce) throw new TonPayoutNotExpiredError(payout.txHash, `the wallet's seqno moved past ${meta.nonce} (now ${seqno})`);
-    const to = Address.parseRaw(String(payout.meta.to));
-    return this.build({ ...meta, validUntil: before.utime + this.o.ttlSeconds }, to, BigInt(String(payout.meta.amount)), !before.active);
+    if (seqno > meta.nonce) return { state: 'pending' }; // it ran: its transfer is on its way to our jetton wallet
+    if (utime > meta.validUntil) {
+      this.expiredSeqno.set(meta.queryId.toString(), meta.nonce);
+      return { state: 'expired' };
+    }
+    return { state: 'unknown' }; // not run yet and still valid: send it again
   }
 
   private build(meta: PayoutMeta, to: Address, amount: bigint, deploy: boolean): SignedPayout {
@@ -139,7 +150,6 @@ export class TonPayouts {
       txHash: cell.hash().toString('hex'),
       raw: cell.toBoc().toString('base64'),
       meta: {
-        chainId: TON_WALLET_CHAIN_ID,
         from: this.walletRaw,
         nonce: meta.nonce,
         validUntil: meta.validUntil,
@@ -148,15 +158,18 @@ export class TonPayouts {
         to: to.toRawString(),
         amount: amount.toString(),
       },
+      wallet: this.walletKey,
+      sequence: meta.nonce,
     };
   }
 
-  /** The service wallet's seqno (0 while not deployed) and chain time, read in that order after the time. */
-  private async walletState(): Promise<{ seqno: number; utime: number }> {
+  /** The service wallet's chain time, balance, and then its seqno (0 while not deployed), read after the time. */
+  private async walletState(): Promise<{ seqno: number; utime: number; balance: bigint; active: boolean }> {
     const state = await this.o.rpc.state(this.wallet.address);
-    if (!state.active) return { seqno: 0, utime: state.utime };
+    const base = { utime: state.utime, balance: state.balance, active: state.active };
+    if (!state.active) return { seqno: 0, ...base };
     const stack = await this.o.rpc.get(this.wallet.address, 'seqno');
-    return { seqno: stack.readNumber(), utime: state.utime };
+    return { seqno: stack.readNumber(), ...base };
   }
 
   /** Our jetton wallet's history above `sinceLt`, searched for this payout's transfer and a bounce of it. */

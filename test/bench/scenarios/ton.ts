@@ -29,7 +29,12 @@ interface Invoice {
 export async function tonScenario(ctx: BenchContext): Promise<ScenarioReport> {
   const chain = await SandboxChain.create();
   const rpc = await startToncenter(chain);
-  const server = await startServer(ctx, 'ton', { TON_RPC_URL: rpc.url, TON_JETTON_MASTER: chain.usdt.address.toString(), TON_POLL_INTERVAL_MS: String(POLL_MS) }, { layout: ctx.layout });
+  const server = await startServer(
+    ctx,
+    'ton',
+    { TON_RPC_URL: rpc.url, TON_JETTON_MASTER: chain.usdt.address.toString(), TON_POLL_INTERVAL_MS: String(POLL_MS), TON_CONFIRMATIONS: '1' },
+    { layout: ctx.layout },
+  );
   try {
     const merchant = await server.merchant();
     const levels = ctx.quick ? [1, 100, 1_000] : LEVELS;
