@@ -56,7 +56,7 @@ describe('the family registry', () => {
     const family = FamilyRegistry.builtIn().of('TON');
     const network = { network: 'TON', requiredConfirmations: 3 } as const;
     expect(family.readLive({}, network)).toBeNull();
-    expect(family.readLive({ TON_RPC_URL: 'http://127.0.0.1:9' }, network)).toMatchObject({ from: 'TON_RPC_URL', options: { rpcUrl: 'http://127.0.0.1:9', confirmations: 3 } });
+    expect(family.readLive({ TON_RPC_URL: 'http://127.0.0.1:9' }, network)).toMatchObject({ from: 'TON_RPC_URL', options: { rpcUrl: 'http://127.0.0.1:9' } });
     expect(() => family.readLive({ TON_RPC_URL: 'nope' }, network)).toThrow(/^invalid configuration: TON_RPC_URL: /);
     expect(hasLiveAdapter('TON')).toBe(true);
   });

@@ -1,10 +1,11 @@
 import { Address, beginCell } from '@ton/core';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import { PlainWatchedSet } from '../watched-set';
-import type { ChainAdapter, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
 import { TonRpc } from './client';
 import type { TonCodec } from './codec';
 import type { TonLiveOptions } from './config';
+import { decodeCursor, tonConfirmations } from './cursor';
 import { TonDepositWatch } from './deposit-watch';
 import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } from './errors';
 import { TonPayouts } from './payouts';
@@ -46,9 +47,17 @@ export class TonAdapter implements ChainAdapter {
     this.rpc = new TonRpc(input.network, input.rpcUrl, input.apiKey, input.onRpc);
   }
 
-  /** The finality depth is the confirmations asked (TON itself is final after one masterchain block). */
-  get finalityDepth(): number {
-    return this.input.confirmations;
+  /** TON is final once in a masterchain block: nothing is ever reorged away. */
+  readonly finalityDepth = 1;
+
+  /** ChainAdapter.cursorHeight: the masterchain seqno of TON's { seqno, lt, hash } cursor. */
+  cursorHeight(cursor: ChainCursor): number {
+    return decodeCursor(this.network, cursor).seqno;
+  }
+
+  /** ChainAdapter.confirmationsAt: masterchain blocks since the one that showed the transfer; final from the first. */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations {
+    return tonConfirmations(place.blockHeight, this.cursorHeight(cursor));
   }
 
   /** Our jetton wallet = get_wallet_address(service wallet) on the master; refuses to start when the master does not answer. */

@@ -6,15 +6,14 @@ const TON = { network: 'TON', requiredConfirmations: 3 } as const;
 const MASTER = NETWORK_FACTS.TON.mainnetToken;
 
 describe('TON configuration (the family readLive)', () => {
-  it('without TON_RPC_URL: not live; with it: the real USDT master, the network confirmations, 2 s polls by default', () => {
+  it('without TON_RPC_URL: not live; with it: the real USDT master, 2 s polls by default', () => {
     expect(readTonLive({}, TON)).toBeNull();
     expect(readTonLive({ TON_RPC_URL: 'https://toncenter.com/api/v2/jsonRPC' }, TON)).toEqual({
       from: 'TON_RPC_URL',
-      options: { rpcUrl: 'https://toncenter.com/api/v2/jsonRPC', jettonMaster: MASTER, confirmations: 3, pollIntervalMs: 2000 },
+      options: { rpcUrl: 'https://toncenter.com/api/v2/jsonRPC', jettonMaster: MASTER, pollIntervalMs: 2000 },
     });
     expect(readTonLive({ TON_RPC_URL: 'https://x.example/api', TON_API_KEY: 'k', TON_POLL_INTERVAL_MS: '500' }, { network: 'TON', requiredConfirmations: 1 })?.options).toMatchObject({
       apiKey: 'k',
-      confirmations: 1,
       pollIntervalMs: 500,
     });
   });
@@ -31,15 +30,15 @@ describe('TON configuration (the family readLive)', () => {
 
   it('the factory validates its options again, naming the variable', () => {
     expect(() => parseTonOptions(undefined)).toThrow(expect.objectContaining({ variable: 'TON_RPC_URL' }));
-    expect(() => parseTonOptions({ rpcUrl: 'https://x.example', jettonMaster: MASTER, confirmations: 0, pollIntervalMs: 50 })).toThrow(expect.objectContaining({ variable: 'TON_CONFIRMATIONS' }));
+    expect(() => parseTonOptions({ rpcUrl: 'https://x.example', jettonMaster: MASTER, pollIntervalMs: 5 })).toThrow(expect.objectContaining({ variable: 'TON_POLL_INTERVAL_MS' }));
   });
 
   it('loadConfig: TON_RPC_URL makes the daemon live with TON configured; TON_CONFIRMATIONS is the network setting; bad values are ConfigErrors (exit 78)', () => {
     const live = loadConfig({ TON_RPC_URL: 'https://x.example/api' });
     expect(live.CHAIN_MODE).toBe('live');
-    expect(live.networks.TON.live).toEqual({ from: 'TON_RPC_URL', options: expect.objectContaining({ rpcUrl: 'https://x.example/api', confirmations: 3 }) });
+    expect(live.networks.TON.live).toEqual({ from: 'TON_RPC_URL', options: expect.objectContaining({ rpcUrl: 'https://x.example/api' }) });
     const one = loadConfig({ TON_RPC_URL: 'https://x.example/api', TON_CONFIRMATIONS: '1' });
-    expect([one.networks.TON.requiredConfirmations, (one.networks.TON.live as { options: { confirmations: number } }).options.confirmations]).toEqual([1, 1]);
+    expect(one.networks.TON.requiredConfirmations).toBe(1);
     expect(loadConfig({}).networks.TON.live).toBeNull();
     expect(() => loadConfig({ TON_RPC_URL: 'nope' })).toThrow(expect.objectContaining({ name: 'ConfigError', variable: 'TON_RPC_URL' }));
     expect(() => loadConfig({ TON_JETTON_MASTER: MASTER })).toThrow(expect.objectContaining({ name: 'ConfigError', variable: 'TON_JETTON_MASTER' }));

@@ -10,8 +10,6 @@ export interface TonLiveOptions {
   readonly rpcUrl: string;
   readonly apiKey?: string;
   readonly jettonMaster: string;
-  /** The network's required confirmations (`TON_CONFIRMATIONS`, read by src/config). */
-  readonly confirmations: number;
   readonly pollIntervalMs: number;
   /** getTransactions page size (toncenter serves at most 100). */
   readonly pageSize?: number;
@@ -30,9 +28,10 @@ const tonAddress = z.string().refine((s) => Address.isFriendly(s) || Address.isR
  *   TON_API_KEY           toncenter API key (X-API-Key)
  *   TON_JETTON_MASTER     the jetton master whose jettons count (default: the real USDT master)
  *   TON_POLL_INTERVAL_MS  how often our jetton wallet is read (default 2000 ms)
- * (`TON_CONFIRMATIONS` is every network's, read by src/config: it becomes `confirmations`.)
+ * (`TON_CONFIRMATIONS` is every network's, read by src/config: the invoices' required masterchain
+ * blocks; the adapter reports each transfer's count and finality itself, final from the first.)
  */
-export function readTonLive(env: FamilyEnv, { network, requiredConfirmations }: FamilyNetwork): LiveSettings | null {
+export function readTonLive(env: FamilyEnv, { network }: FamilyNetwork): LiveSettings | null {
   const rpcUrl = readVariable(env, 'TON_RPC_URL', z.string().url());
   const apiKey = readVariable(env, 'TON_API_KEY', z.string().min(1));
   const jettonMaster = readVariable(env, 'TON_JETTON_MASTER', tonAddress);
@@ -46,7 +45,6 @@ export function readTonLive(env: FamilyEnv, { network, requiredConfirmations }: 
     rpcUrl,
     ...(apiKey ? { apiKey } : {}),
     jettonMaster: jettonMaster ?? NETWORK_FACTS[network].mainnetToken,
-    confirmations: requiredConfirmations,
     pollIntervalMs: pollIntervalMs ?? 2000,
   };
   return { from: 'TON_RPC_URL', options };
@@ -56,7 +54,6 @@ const optionsSchema = z.object({
   rpcUrl: z.string().url(),
   apiKey: z.string().min(1).optional(),
   jettonMaster: tonAddress,
-  confirmations: z.number().int().min(1),
   pollIntervalMs: z.number().int().min(10),
   pageSize: z.number().int().min(2).max(100).optional(),
   payoutTtlSeconds: z.number().int().min(10).optional(),
@@ -66,7 +63,6 @@ const OPTION_VARIABLE: Record<string, string> = {
   rpcUrl: 'TON_RPC_URL',
   apiKey: 'TON_API_KEY',
   jettonMaster: 'TON_JETTON_MASTER',
-  confirmations: 'TON_CONFIRMATIONS',
   pollIntervalMs: 'TON_POLL_INTERVAL_MS',
 };
 

@@ -1,12 +1,12 @@
-import type { ChainCursor } from '../types';
+import { z } from 'zod';
+import { InvalidCursorError } from '../errors';
+import type { ChainCursor, Confirmations } from '../types';
 
 /**
- * TON's watch position: the masterchain block our jetton wallet's state was read at, and the
- * (lt, hash) of that wallet's last transaction seen then (lt 0, no hash: none yet).
- *
- * The current contract's cursor is {height, hash}: height carries the masterchain seqno (so the
- * watcher's head − height + 1 counts masterchain blocks, TON's confirmations) and hash carries
- * "<lt>:<tx hash hex>". Under a per-family JSON cursor this becomes its own object.
+ * TON's watch position: the masterchain block our jetton wallet's state was read at (`seqno`), and
+ * the (lt, hash) of that wallet's last transaction seen then (lt 0, no hash: none yet). Stored by
+ * the daemon as the JSON `{ seqno, lt, hash }` (lt a decimal string: it does not fit a JS number's
+ * exact range; hash 64 hex digits or ''), read only here.
  */
 export interface TonCursor {
   readonly seqno: number;
@@ -14,16 +14,36 @@ export interface TonCursor {
   readonly hash: Buffer | null;
 }
 
+const CURSOR = z.object({
+  seqno: z.number().int().nonnegative(),
+  lt: z.string().regex(/^\d+$/),
+  hash: z.string().regex(/^([0-9a-f]{64})?$/),
+});
+
 export function encodeCursor(c: TonCursor): ChainCursor {
-  return { height: c.seqno, hash: `${c.lt}:${c.hash?.toString('hex') ?? ''}` };
+  return { seqno: c.seqno, lt: c.lt.toString(), hash: c.hash?.toString('hex') ?? '' };
 }
 
-/** Null for a cursor TON did not write (e.g. a devnet one): the watch then starts at the head. */
-export function decodeCursor(c: ChainCursor | null): TonCursor | null {
-  if (c === null) return null;
-  const m = /^(\d+):([0-9a-f]{64})?$/.exec(c.hash);
-  if (!m) return null;
-  return { seqno: c.height, lt: BigInt(m[1]!), hash: m[2] ? Buffer.from(m[2], 'hex') : null };
+/** A saved cursor -> TonCursor; InvalidCursorError for one TON did not write (e.g. a devnet { height, hash }). */
+export function decodeCursor(network: string, c: ChainCursor): TonCursor {
+  const parsed = CURSOR.safeParse(c);
+  if (!parsed.success) throw new InvalidCursorError(network, c);
+  const { seqno, lt, hash } = parsed.data;
+  return { seqno, lt: BigInt(lt), hash: hash === '' ? null : Buffer.from(hash, 'hex') };
+}
+
+/** A transaction's (or a cursor's) place as one string, `<lt>:<hash hex>`: a transfer's blockHash, a block's hash. */
+export function placeOf(c: { lt: bigint; hash: Buffer | null }): string {
+  return `${c.lt}:${c.hash?.toString('hex') ?? ''}`;
+}
+
+/**
+ * TON's count: masterchain blocks from the one whose state showed the transfer (`height`) to the
+ * cursor's, that one included. Final from the first: a masterchain block is never replaced.
+ */
+export function tonConfirmations(height: number, cursorSeqno: number): Confirmations {
+  const confirmations = Math.max(0, cursorSeqno - height + 1);
+  return { confirmations, final: confirmations >= 1 };
 }
 
 export function sameTx(a: { lt: bigint; hash: Buffer | null } | null, b: { lt: bigint; hash: Buffer } | null): boolean {

@@ -4,7 +4,7 @@ import { fromBaseUnits } from '../amount';
 import { backoffDelay, sleep } from '../sync/backoff';
 import type { ChainCursor, ChainWatch, ObservationSink } from '../types';
 import type { AccountState, TonRpc } from './client';
-import { decodeCursor, encodeCursor, hashOf, sameTx, type TonCursor } from './cursor';
+import { decodeCursor, encodeCursor, hashOf, placeOf, sameTx, type TonCursor } from './cursor';
 import { TonHistoryGapError } from './errors';
 import { internalTransferOf } from './jetton-messages';
 
@@ -39,7 +39,7 @@ export class TonDepositWatch implements ChainWatch {
   private lastHead: number | null = null;
 
   constructor(private readonly o: DepositWatchOptions) {
-    this.cursor = decodeCursor(o.from);
+    this.cursor = o.from === null ? null : decodeCursor(o.network, o.from);
     this.loop = this.run();
   }
 
@@ -125,23 +125,28 @@ export class TonDepositWatch implements ChainWatch {
       txHash: hash.toString('hex'),
       eventIndex: 0,
       blockHeight: seqno,
-      blockHash: encodeCursor({ seqno, lt: tx.lt, hash }).hash,
+      blockHash: placeOf({ lt: tx.lt, hash }),
       from: credit.from?.toRawString() ?? '',
       to: this.o.serviceWallet,
       memo: credit.memo,
       amount: fromBaseUnits(credit.amount, this.o.decimals),
       blockTime: new Date(tx.now * 1000),
+      // Seen in the state of masterchain block `seqno`, the cursor this step commits: one
+      // confirmation, and final (a masterchain block is never replaced).
+      confirmations: 1,
+      final: true,
     });
   }
 
   /** Everything up to `state` was delivered: the cursor moves, and it is final (TON: one masterchain block, no reorgs). */
   private async commit(state: AccountState): Promise<void> {
     const next: TonCursor = { seqno: state.seqno, lt: state.last?.lt ?? 0n, hash: state.last?.hash ?? null };
-    const encoded = encodeCursor(next);
-    const parent = this.cursor ? encodeCursor(this.cursor).hash : encoded.hash;
+    const cursor = encodeCursor(next);
+    const hash = placeOf(next);
+    const parentHash = this.cursor ? placeOf(this.cursor) : hash;
     if (this.abort.signal.aborted) return;
-    await this.o.sink({ kind: 'block', network: this.o.network, height: encoded.height, hash: encoded.hash, parentHash: parent, timestamp: new Date(state.utime * 1000) });
-    await this.o.sink({ kind: 'finalize', network: this.o.network, height: encoded.height, hash: encoded.hash });
+    await this.o.sink({ kind: 'block', network: this.o.network, height: next.seqno, hash, parentHash, timestamp: new Date(state.utime * 1000), cursor });
+    await this.o.sink({ kind: 'finalize', network: this.o.network, height: next.seqno, hash, cursor });
     this.cursor = next;
   }
 }

@@ -20,7 +20,6 @@ export function tonAdapter(chain: SandboxChain, server: ToncenterServer, setup: 
     codec: new TonCodec({ mnemonic: TEST_MNEMONIC }),
     rpcUrl: server.url,
     jettonMaster: setup.jettonMaster ?? chain.usdt.address.toString(),
-    confirmations: 1,
     pollIntervalMs: 50,
     pageSize: setup.pageSize ?? 100,
     payoutTtlSeconds: setup.payoutTtlSeconds ?? 60,
@@ -41,6 +40,5 @@ export function watchFrom(adapter: TonAdapter, from: ChainCursor | null): { watc
 /** Waits until the watch committed a cursor at the harness's current masterchain seqno. */
 export async function caughtUp(seen: Observed, chain: SandboxChain): Promise<ChainCursor> {
   await seen.until(() => seen.tip() >= chain.seqno, `cursor at seqno ${chain.seqno}`);
-  const last = seen.of('block').at(-1)!;
-  return { height: last.height, hash: last.hash };
+  return seen.of('block').at(-1)!.cursor;
 }
