@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Address } from '@ton/core';
+import { Address, toNano } from '@ton/core';
 import { toBaseUnits } from '../../src/chains/amount';
-import { createMerchant, eventually, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
+import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { TEST_MNEMONIC } from './support/adapter';
 import { SandboxChain } from './support/sandbox-chain';
@@ -122,5 +122,22 @@ describe('TON live on the sandbox harness', () => {
       invs.map((i) => i.uuid),
     );
     expect(rows[0]!.n).toBe('3');
+  });
+
+  it('with 3 required confirmations: confirming at the masterchain block that showed the payment, paid two blocks later (the adapter counts them)', async () => {
+    await rpc((cb) => stack!.clients.networks.updateNetworkFees({ code: 'TON', required_confirmations: 3 }, stack!.operator, cb));
+    const inv = await invoice('5');
+    expect(inv.required_confirmations).toBe(3);
+    await chain.pay({ to: Address.parse(inv.address), amount: units(inv.pay_amount), memo: inv.memo });
+    const confirming = (await waitForStatus(stack!, m, inv.uuid, 'confirming', 20_000)) as { confirmations: number };
+    expect(confirming.confirmations).toBe(1);
+    // Nothing moves without the masterchain: still confirming a while later.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(((await signed(stack!, m, 'GET', `/v1/invoices/${inv.uuid}`)).body as { status: string }).status).toBe('confirming');
+    const bystander = (await chain.blockchain.treasury('bystander')).address;
+    await chain.fund(bystander, toNano('1'));
+    await chain.fund(bystander, toNano('1'));
+    const paid = (await waitForStatus(stack!, m, inv.uuid, 'paid', 20_000)) as { confirmations: number };
+    expect(paid.confirmations).toBe(3);
   });
 });

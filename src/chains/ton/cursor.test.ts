@@ -1,3 +1,4 @@
+import type { ChainCursor } from '../types';
 import { decodeCursor, encodeCursor, tonConfirmations } from './cursor';
 
 describe('TON cursor { seqno, lt, hash } as JSON', () => {
@@ -10,12 +11,13 @@ describe('TON cursor { seqno, lt, hash } as JSON', () => {
   });
 
   it('refuses a cursor TON did not write (a devnet { height, hash }, a numeric lt) with InvalidCursorError', () => {
-    for (const other of [
+    const others: ChainCursor[] = [
       { height: 5, hash: '0xab' },
       { seqno: 5, lt: 7, hash: '' },
       { seqno: -1, lt: '1', hash: '' },
       { seqno: 5, lt: '1', hash: 'zz' },
-    ]) {
+    ];
+    for (const other of others) {
       expect(() => decodeCursor('TON', other)).toThrow(expect.objectContaining({ name: 'InvalidCursorError', code: 'invalid_cursor' }));
     }
   });
