@@ -42,7 +42,7 @@ describe('the family registry', () => {
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('a', ['SOLANA']))).toThrow(/registered twice/);
   });
 
-  it.each(['TRC20', 'TON'] as const)('%s: its family reads <CODE>_RPC_URL (validated, named), which makes it live, and has no live adapter yet', (code) => {
+  it.each(['TRC20'] as const)('%s: its family reads <CODE>_RPC_URL (validated, named), which makes it live, and has no live adapter yet', (code) => {
     const family = FamilyRegistry.builtIn().of(code);
     const network = { network: code, requiredConfirmations: 3 };
     expect(family.readLive({}, network)).toBeNull();
@@ -60,6 +60,15 @@ describe('the family registry', () => {
     expect(() => solana.readLive({ SOLANA_RPC_URL: 'nope' }, network)).toThrow(/^invalid configuration: SOLANA_RPC_URL: /);
     expect(() => solana.readLive({ SOLANA_MAX_SLOT_RANGE: '10' }, network)).toThrow(FamilyConfigError);
     expect(hasLiveAdapter('SOLANA')).toBe(true);
+  });
+
+  it('TON has its live adapter; its family reads TON_RPC_URL (validated, named), which makes it live', () => {
+    const family = FamilyRegistry.builtIn().of('TON');
+    const network = { network: 'TON', requiredConfirmations: 3 } as const;
+    expect(family.readLive({}, network)).toBeNull();
+    expect(family.readLive({ TON_RPC_URL: 'http://127.0.0.1:9' }, network)).toMatchObject({ from: 'TON_RPC_URL', options: { rpcUrl: 'http://127.0.0.1:9' } });
+    expect(() => family.readLive({ TON_RPC_URL: 'nope' }, network)).toThrow(/^invalid configuration: TON_RPC_URL: /);
+    expect(hasLiveAdapter('TON')).toBe(true);
   });
 
   it('the EVM family reads its own variables: the xpub, and a network live only with its RPC URL', () => {

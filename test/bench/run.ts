@@ -20,6 +20,7 @@ import { liveActors } from './scenarios/live-actors';
 import { watcherMatching } from './scenarios/watcher-matching';
 import { detectionLatency } from './scenarios/detection';
 import { withdrawalsUnderContention } from './scenarios/withdrawals';
+import { tonScenario } from './scenarios/ton';
 import { solanaScenario } from './scenarios/solana';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
       }
     }
     await run(6, 'Withdrawals under contention', () => withdrawalsUnderContention(ctx, load));
+    await run(7, 'TON: toncenter calls per poll and detection latency (sandbox harness)', () => tonScenario(ctx));
     await run(8, 'SOLANA: RPC calls per slot and detection latency (litesvm harness)', () => solanaScenario(ctx));
   }
 
