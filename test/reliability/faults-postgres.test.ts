@@ -10,6 +10,7 @@ import { MerchantServiceClient } from '../../src/grpc/generated/chainpay/v1/merc
 import * as grpc from '@grpc/grpc-js';
 import { createLogger } from '../../src/observability/logger';
 import type { Spawned } from '../support/processes';
+import { eventually } from '../support/stack';
 import { call, FIXED_KEYS } from './support/daemon-process';
 import { recordFigures } from './support/figures';
 import { checkInvariants } from './support/invariants';
@@ -26,7 +27,7 @@ import { supervise, type Supervisor } from './support/supervisor';
  * half-written (checked against the ledger, the outbox and the address pool).
  */
 const OUTAGES = scaled(1, 20);
-jest.setTimeout(scaled(170_000, 2 * 60 * 60_000));
+jest.setTimeout(scaled(400_000, 2 * 60 * 60_000));
 
 describe('PostgreSQL restarted and the gateway killed under load', () => {
   let pg: PrivatePostgres;
@@ -117,7 +118,15 @@ describe('PostgreSQL restarted and the gateway killed under load', () => {
     expect(last.every((s) => s === 201)).toBe(true);
 
     // Every request that did not get its answer is retried with its order_id: one invoice each.
-    for (const [orderId, s] of statuses) if (!s.includes(201)) expect([200, 201]).toContain(await attempt(orderId));
+    // (A retry may still meet the tail of the outage, a 503: it is retried until answered.)
+    for (const [orderId, s] of statuses) {
+      if (s.includes(201)) continue;
+      const answered = await eventually(async () => {
+        const status = await attempt(orderId);
+        return status === 503 || status === 0 ? undefined : status;
+      }, 60_000, `a retry of ${orderId} to be answered`);
+      expect([200, 201]).toContain(answered);
+    }
     const db = new Client({ connectionString: pg.url });
     await db.connect();
     const dupes = await db.query(`select order_id, count(*) from invoices group by order_id having count(*) > 1`);

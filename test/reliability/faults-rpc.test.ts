@@ -27,7 +27,7 @@ import { scaled } from './support/long-mode';
  */
 const ROUNDS = scaled(1, 10);
 const FAULT_MS = scaled(4_000, 60_000);
-jest.setTimeout(scaled(170_000, 4 * 60 * 60_000));
+jest.setTimeout(scaled(400_000, 4 * 60 * 60_000));
 
 interface Net {
   node: HardhatNode;

@@ -119,6 +119,13 @@ describe('webhook data = REST body, for every status (real daemon + gateway)', (
     expect(back.payments[0].status).toBe('reverted');
   });
 
+  it('canceled by the merchant (invoice.canceled)', async () => {
+    const inv = await createInvoice(stack, m, { amount: '9', network: 'TRC20', ...fields(6) });
+    const res = await signed(stack, m, 'POST', `/v1/invoices/${inv.uuid}/cancel`, {});
+    expect(res.status).toBe(200);
+    await invoiceNow(inv.uuid, 'canceled');
+  });
+
   it('every invoice status was compared', () => {
     expect([...seen.invoice].sort()).toEqual([...INVOICE_STATUSES].sort());
   });
