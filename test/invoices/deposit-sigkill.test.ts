@@ -10,7 +10,7 @@ import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
 import { expectLedgerExact, mine, processRpcs, WD_ENV, type Rpcs } from '../withdrawals/support';
 
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
 
 /** A daemon process on the shared database and DATA_DIR; `ended` resolves with its exit code once its output is complete. */
 function spawnDaemon(db: TestDatabase, dataDir: string, killAt?: string): { proc: Spawned; ended: Promise<number | null> } {
@@ -21,7 +21,7 @@ function spawnDaemon(db: TestDatabase, dataDir: string, killAt?: string): { proc
 
 async function startProcess(db: TestDatabase, dataDir: string, killAt?: string): Promise<{ proc: Spawned; ended: Promise<number | null>; r: Rpcs; merchants: MerchantServiceClient; close(): void }> {
   const { proc, ended } = spawnDaemon(db, dataDir, killAt);
-  const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
+  const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/, 90_000))}`;
   return { proc, ended, ...processRpcs(address, dataDir) };
 }
 

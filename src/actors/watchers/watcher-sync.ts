@@ -111,6 +111,12 @@ export class WatcherSync {
   private async recordWithCursor(step: StepRecord, cursor: ChainCursor): Promise<void> {
     const { progress, network } = this.deps;
     const now = this.deps.clock.now();
+    if (step.empty) {
+      // Most blocks hold nothing of ours: the cursor alone, one statement.
+      await saveCursor(this.deps.orm.em.fork(), network, cursor, progress.finalized, now);
+      progress.cursor = cursor;
+      return;
+    }
     const unattributed = [...step.unattributed.values()];
     const ids = await this.deps.orm.em.fork().transactional(async (em) => {
       await recordSeen(em, [...step.seen.values()], now);
