@@ -30,6 +30,7 @@ import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
+import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
 import { withdrawalService } from './grpc/services/withdrawals';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -232,6 +233,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const restored = await invoiceActors.restoreAll();
   logger.info({ restoredInvoices: restored, ms: Date.now() - restoreStarted }, 'invoice actors rehydrated');
   const watcherActivity = new ActorActivity('watcher', () => clock.now());
+  const depositKillPoint = depositKillPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT);
   const watchersStarted = Date.now();
   for (const [code, adapter] of chains.adapters) {
     const watcher = new NetworkWatcher({
@@ -244,6 +246,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       activity: watcherActivity,
       chainHead: chains.devnet.has(code) ? async () => chains.devnet.get(code)!.head().head : undefined,
       addressPool: () => pools.status(code),
+      killAfterRecorded: depositKillPoint ? () => killAt(logger, depositKillPoint) : undefined,
       requiredConfirmations: async () => (await networks.get(() => orm.em.fork(), code))?.requiredConfirmations ?? config.networks[code].requiredConfirmations,
     });
     watchers.set(code, watcher);

@@ -25,6 +25,7 @@ describe('migrations', () => {
       'Migration20261128000000InvoiceSnapshotChainTime',
       'Migration20261128010000WatcherCursorJson',
       'Migration20261128020000PayoutBook',
+      'Migration20261128030000SeenDeposits',
       'Migration20261128080000CheckoutSettings',
       'Migration20261128100000RequireSignedTimestamp',
     ]);
@@ -32,7 +33,7 @@ describe('migrations', () => {
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(9);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(12);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');

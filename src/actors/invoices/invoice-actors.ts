@@ -4,6 +4,7 @@ import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { invoiceMachine, type TransferRefusedEmitted } from '../../domain/invoice-machine';
+import type { SeenDepositRow } from '../../store/repos/seen-deposits';
 import type { InvoiceMachineContext } from '../../domain/invoice-context';
 import type { InvoiceMachineEvent } from '../../domain/invoice-events';
 import { ActorActivity } from '../introspection/activity';
@@ -12,11 +13,10 @@ import { ChainWait } from './chain-wait';
 import { commitInvoice, type Committed, type OutboxWriter } from './invoice-commit';
 import { onlyTimeMoved, restoreActor, SETTLED, type Entry, type InvoiceActor, type TransferDetails, type UnitOfWork } from './invoice-entry';
 import { readOpenSnapshots, resumeEntries } from './invoice-restore';
+import { refuseClosed, transferDetails, transferSeenEvent, writeDecision } from './transfer-decision';
 
 export type { OutboxWriter } from './invoice-commit';
 export type { TransferDetails, UnitOfWork } from './invoice-entry';
-
-type TransferSeenEvent = Extract<InvoiceMachineEvent, { type: 'TRANSFER_SEEN' }>;
 
 /**
  * An event built inside the commit's transaction, before the machine sees it (a network change
@@ -208,16 +208,32 @@ export class InvoiceActors {
   }
 
   /**
-   * Offer a watcher's transfer to the invoice. Resolves null when the invoice took it, else the
-   * reason the machine announced (its emitted `transfer.refused`): the caller must record it as
-   * unattributed, never drop it.
+   * Decide a transfer the watcher recorded (seen_deposits): the machine takes it (a payment, its
+   * status, booking, outbox events) or refuses it (`transfer.refused`), and its commit records the
+   * decision (a refusal as unattributed) in the same transaction. Resolves true when taken. An
+   * invoice with no open actor any more refuses it as `invoice_closed`.
    */
-  async deliverTransfer(uuid: string, event: TransferSeenEvent, details: { key: string; value: TransferDetails }): Promise<string | null> {
-    let refused: TransferRefusedEmitted | null = null;
-    await this.enqueue(uuid, event, undefined, details, (e) => (refused = e));
-    if (refused === null) return null;
-    this.entries.get(uuid)?.details?.delete(details.key);
-    return (refused as TransferRefusedEmitted).reason;
+  async decideTransfer(seen: SeenDepositRow): Promise<boolean> {
+    const now = this.deps.clock.now();
+    if (!this.entries.has(seen.invoiceUuid)) {
+      const depositId = await refuseClosed(this.deps.orm.em.fork(), seen, now);
+      this.logRefusal(seen, 'invoice_closed', depositId);
+      return false;
+    }
+    // Set while the event is delivered, read by the commit's work (which runs after it).
+    const decision: { refused: string | null; depositId?: string } = { refused: null };
+    const details = transferDetails(seen);
+    const work: UnitOfWork = async (em) => void (decision.depositId = await writeDecision(em, seen, decision.refused, now));
+    await this.enqueue(seen.invoiceUuid, transferSeenEvent(seen, now.toISOString()), work, details, (e) => (decision.refused = e.reason));
+    if (decision.refused === null) return true;
+    this.entries.get(seen.invoiceUuid)?.details?.delete(details.key);
+    this.logRefusal(seen, decision.refused, decision.depositId);
+    return false;
+  }
+
+  private logRefusal(seen: SeenDepositRow, reason: string, depositId: string | undefined): void {
+    const { network, txHash, eventIndex, to, memo, amount, invoiceUuid } = seen;
+    this.deps.logger.warn({ depositId, network, txHash, eventIndex, address: to, memo, amount, invoiceUuid, reason }, 'unattributed deposit recorded');
   }
 
   /** Resolves with the context committed (or unchanged) by this event. */

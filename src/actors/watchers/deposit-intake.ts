@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
 import type { TransferObservation, UnstampedTransfer } from '../../chains/types';
-import { invoiceByAddress, invoiceByMemo, knownPayment, recordUnattributed } from '../../store/repos/deposits';
+import { invoiceByAddress, invoiceByMemo, knownPayment, type SeenTransfer } from '../../store/repos/deposits';
+import type { SeenDepositRow } from '../../store/repos/seen-deposits';
 
 export interface DepositIntakeDeps {
   readonly network: NetworkCode;
@@ -12,9 +13,33 @@ export interface DepositIntakeDeps {
   readonly clock: Clock;
 }
 
+/** A transfer to one of our addresses that names no open invoice, with why. */
+export interface UnattributedSeen {
+  readonly transfer: SeenTransfer;
+  readonly confirmations: number;
+  readonly reason: string;
+}
+
+/** What the watcher records of one block's transfers (in the transaction that moves its cursor). */
+export class StepRecord {
+  /** Keyed by tx hash + event index: a step emitted again (the follower retries) records each once. */
+  readonly seen = new Map<string, SeenDepositRow>();
+  readonly unattributed = new Map<string, UnattributedSeen>();
+
+  get empty(): boolean {
+    return this.seen.size === 0 && this.unattributed.size === 0;
+  }
+
+  /** A reorg replaced the blocks above `height`: what was buffered of them is not recorded. */
+  dropAbove(height: number): void {
+    for (const [key, r] of this.seen) if (r.blockHeight > height) this.seen.delete(key);
+    for (const [key, u] of this.unattributed) if (u.transfer.blockHeight > height) this.unattributed.delete(key);
+  }
+}
+
 /**
- * Which invoice a transfer is for, and the record of those no open invoice takes. Reads only what
- * the chain showed and the address/memo tables; the invoice actor decides whether it takes it.
+ * Which invoice a transfer is for. Reads only what the chain showed and the address/memo tables;
+ * the invoice actor decides whether it takes it.
  */
 export class DepositIntake {
   /** The shared memo address (master_memo networks), normalized; null on address_pool networks. */
@@ -40,8 +65,12 @@ export class DepositIntake {
     return 'free_pool_address';
   }
 
-  async recordUnattributed(t: TransferObservation, confirmations: number, reason: string): Promise<void> {
-    const depositId = await recordUnattributed(this.deps.orm.em.fork(), t, confirmations, reason, this.deps.clock.now());
-    this.deps.logger.warn({ depositId, network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, address: t.to, memo: t.memo, amount: t.amount, reason }, 'unattributed deposit recorded');
+  /** Logged once the record is committed (with the cursor). */
+  logUnattributed(u: UnattributedSeen, depositId: string | undefined): void {
+    const t = u.transfer;
+    this.deps.logger.warn(
+      { depositId, network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, address: t.to, memo: t.memo, amount: t.amount, reason: u.reason },
+      'unattributed deposit recorded',
+    );
   }
 }

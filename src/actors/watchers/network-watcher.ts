@@ -7,6 +7,7 @@ import type { ChainAdapter, TransferPlace, ChainWatch, WatchedSet } from '../../
 import { isRetryable } from '../../chains/sync/errors';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';
+import { undecidedDeposits } from '../../store/repos/seen-deposits';
 import { loadCursor, savePaused } from '../../store/repos/watcher-cursors';
 import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { ActorActivity } from '../introspection/activity';
@@ -39,13 +40,17 @@ export interface NetworkWatcherDeps {
   readonly chainHead?: () => Promise<number | null>;
   /** The network's deposit-address pool (PoolKeeper.status): shown with the watcher, for the operator. */
   readonly addressPool?: () => AddressPoolView;
+  /** Test hook (CHAINPAY_TEST_KILL_AT=after_deposit_recorded): after a block's deposits and cursor were committed, before any invoice decided. */
+  readonly killAfterRecorded?: () => Promise<void>;
 }
 
 /**
  * The watcher of one network. It records what the chain shows and tells invoice actors; it never
  * decides a status. Invariants:
- * - the cursor is saved only after every observation of that block was committed by its invoice,
- *   so a crash replays (and a replay is counted once: payments are keyed by tx hash + event index);
+ * - a block's transfers are recorded in the transaction that saves the cursor past it (watcher-sync.ts);
+ *   one naming an open invoice stays undecided until that invoice's commit took or refused it, and
+ *   at start every undecided one is delivered again before actors resume (counted once: payments
+ *   are keyed by tx hash + event index);
  * - a transfer already final on an invoice is never sent again (rescans, replays), and a known
  *   payment always goes back to the invoice it belongs to, never to the unattributed list;
  * - unfinal transfers are tracked in memory and rebuilt from `invoice_payments` at start;
@@ -113,6 +118,11 @@ export class NetworkWatcher {
       this.tracked.set(p.key, { invoiceUuid: p.invoiceUuid, blockHeight: p.blockHeight, blockHash: p.blockHash, confirmations: p.confirmations, required });
       if (this.progress.cursor !== null && p.blockHeight > this.progress.head) this.tracked.markRecheck(p.key);
     }
+    // Recorded with the cursor but not decided (a crash came between): their invoices decide now,
+    // between restoring and resuming actors. Then the counts at the saved cursor go out (a crash may
+    // also have come before a block's CONFIRMATIONS; a count never goes down here).
+    await this.sync.deliverSeen(await undecidedDeposits(em, network));
+    if (this.progress.cursor !== null) await this.sync.sendConfirmations(this.progress.cursor, true);
     if (this.state !== 'paused') this.run();
   }
 

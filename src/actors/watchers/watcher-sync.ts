@@ -4,10 +4,11 @@ import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
 import type { BlockRef, ChainAdapter, ChainCursor, ChainObservation, TransferObservation } from '../../chains/types';
 import { ReorgBeyondFinalityError } from '../../chains/sync/errors';
-import { creditedAbove, revertUnattributedAbove } from '../../store/repos/deposits';
+import { creditedAbove, recordUnattributed, revertUnattributedAbove } from '../../store/repos/deposits';
+import { recordSeen, type SeenDepositRow } from '../../store/repos/seen-deposits';
 import { saveCursor, saveFinal } from '../../store/repos/watcher-cursors';
 import type { InvoiceActors } from '../invoices/invoice-actors';
-import type { DepositIntake } from './deposit-intake';
+import { StepRecord, type DepositIntake } from './deposit-intake';
 import type { TrackedTransfers } from './tracked-transfers';
 
 /** What the watcher has processed: shared by its observation handlers and its commands and status. */
@@ -40,14 +41,23 @@ export interface WatcherSyncDeps {
   /** The invoice's required confirmations (NetworkWatcher.requiredFor). */
   readonly requiredFor: (invoiceUuid: string) => Promise<number>;
   readonly note: (type: string, payload: unknown) => void;
+  /** Test hook (CHAINPAY_TEST_KILL_AT=after_deposit_recorded): never resolves. */
+  readonly killAfterRecorded?: () => Promise<void>;
 }
 
 /**
- * The watcher's handling of the chain's observations, one at a time in stream order: records what
- * the chain shows, tells invoice actors, and commits the cursor once a block's observations were
- * all committed (so a crash replays; a replay is counted once: payments are keyed by tx hash + event index).
+ * The watcher's handling of the chain's observations, one at a time in stream order. The deposit
+ * path runs one way: a block's transfers are recorded (seen_deposits for those naming an open
+ * invoice, unattributed_deposits for the rest) in the transaction that moves the cursor past it;
+ * then each recorded transfer goes to its invoice actor, which alone decides (status, ledger,
+ * outbox, and a refusal recorded as unattributed) and marks it decided in its own commit. A crash
+ * in between leaves it undecided: NetworkWatcher.start delivers it again (the machine dedupes by
+ * tx hash + event index, so it is counted once).
  */
 export class WatcherSync {
+  /** The transfers of the block being read, recorded at its `block` observation. */
+  private step = new StepRecord();
+
   constructor(private readonly deps: WatcherSyncDeps) {}
 
   observe(obs: ChainObservation): Promise<void> {
@@ -75,27 +85,78 @@ export class WatcherSync {
   }
 
   private async onBlock(height: number, hash: string, timestamp: Date, cursor: ChainCursor): Promise<void> {
-    const { progress, tracked, actors } = this.deps;
+    const { progress, actors } = this.deps;
     const started = Date.now();
     progress.head = height;
     const at = this.deps.clock.now().toISOString();
     await this.revertUnseen(height, at);
-    // The family counts each transfer's confirmations at the new cursor (block depth on EVM).
-    const changes = tracked.changes((t) => this.deps.adapter.confirmationsAt(t, cursor).confirmations, height <= progress.rescanUntil);
-    await Promise.all(
-      changes.map(async (c) => {
-        if (actors.has(c.invoiceUuid)) await actors.send(c.invoiceUuid, { type: 'CONFIRMATIONS', key: c.key, confirmations: c.confirmations, at });
-        tracked.settle(c);
-      }),
-    );
+    // What this block showed is recorded with the cursor, in ONE transaction: from here on a crash
+    // cannot lose it (undecided rows are delivered again at start), and the block is never replayed.
+    const step = this.step;
+    this.step = new StepRecord();
+    await this.recordWithCursor(step, cursor);
+    if (step.seen.size > 0 && this.deps.killAfterRecorded) await this.deps.killAfterRecorded();
+    // Then the invoices decide, in their own commits (invoice-actors.ts decideTransfer).
+    await this.deliverSeen([...step.seen.values()]);
+    await this.sendConfirmations(cursor, height <= progress.rescanUntil);
     if (height > progress.rescanUntil) progress.rescanUntil = -1;
-    await this.saveCursor(cursor);
     progress.cursorBlockTime = timestamp;
     // Every block stamped before it is processed: invoices waiting for the chain past expires_at learn it.
     actors.chainTimeAdvanced(this.deps.network, timestamp);
     progress.lastBlockAt = this.deps.clock.now();
     progress.failures = 0;
     this.deps.note('committed', { cursor: height, hash, took_ms: Date.now() - started });
+  }
+
+  private async recordWithCursor(step: StepRecord, cursor: ChainCursor): Promise<void> {
+    const { progress, network } = this.deps;
+    const now = this.deps.clock.now();
+    if (step.empty) {
+      // Most blocks hold nothing of ours: the cursor alone, one statement.
+      await saveCursor(this.deps.orm.em.fork(), network, cursor, progress.finalized, now);
+      progress.cursor = cursor;
+      return;
+    }
+    const unattributed = [...step.unattributed.values()];
+    const ids = await this.deps.orm.em.fork().transactional(async (em) => {
+      await recordSeen(em, [...step.seen.values()], now);
+      const out: Array<string | undefined> = [];
+      for (const u of unattributed) out.push(await recordUnattributed(em, u.transfer, u.confirmations, u.reason, now));
+      await saveCursor(em, network, cursor, progress.finalized, now);
+      return out;
+    });
+    progress.cursor = cursor;
+    unattributed.forEach((u, i) => this.deps.intake.logUnattributed(u, ids[i]));
+  }
+
+  /**
+   * Each recorded transfer to its invoice actor, which decides (and marks it decided); one it took
+   * is followed until its invoice's required confirmations. Also called at start for the rows a
+   * crash left undecided. Per invoice in recorded order (its queue keeps the order).
+   */
+  async deliverSeen(rows: readonly SeenDepositRow[]): Promise<void> {
+    const { actors, tracked } = this.deps;
+    await Promise.all(
+      rows.map(async (r) => {
+        if (!(await actors.decideTransfer(r))) return;
+        // Only once committed: a failed delivery stays undecided and is retried with the step.
+        const key = `${r.txHash}:${r.eventIndex}`;
+        tracked.set(key, { invoiceUuid: r.invoiceUuid, blockHeight: r.blockHeight, blockHash: r.blockHash, confirmations: r.confirmations, required: await this.deps.requiredFor(r.invoiceUuid) });
+      }),
+    );
+  }
+
+  /** The family's count of each followed transfer at `cursor`, to its invoice where it changed. */
+  async sendConfirmations(cursor: ChainCursor, rescanning: boolean): Promise<void> {
+    const { tracked, actors } = this.deps;
+    const at = this.deps.clock.now().toISOString();
+    const changes = tracked.changes((t) => this.deps.adapter.confirmationsAt(t, cursor).confirmations, rescanning);
+    await Promise.all(
+      changes.map(async (c) => {
+        if (actors.has(c.invoiceUuid)) await actors.send(c.invoiceUuid, { type: 'CONFIRMATIONS', key: c.key, confirmations: c.confirmations, at });
+        tracked.settle(c);
+      }),
+    );
   }
 
   private async onTransfer(t: TransferObservation): Promise<void> {
@@ -112,27 +173,11 @@ export class WatcherSync {
     // `confirming` before `paid` also when a catch-up range finds the payment already deep.
     const seenAt = this.deps.progress.cursor;
     const confirmations = Math.max(1, seenAt === null ? 0 : this.deps.adapter.confirmationsAt(t, seenAt).confirmations);
-    if (invoiceUuid && actors.has(invoiceUuid)) {
-      // The invoice decides whether it takes the transfer (its target, its late window); what it
-      // does not take is recorded as unattributed below, never dropped.
-      const refused = await actors.deliverTransfer(
-        invoiceUuid,
-        {
-          type: 'TRANSFER_SEEN',
-          payment: { txHash: t.txHash, eventIndex: t.eventIndex, from: t.from, amount: t.amount, blockHeight: t.blockHeight, confirmations, blockTime: t.blockTime.toISOString() },
-          to: { network: t.network, address: t.to, memo: t.memo?.trim() || null },
-          at: this.deps.clock.now().toISOString(),
-        },
-        { key, value: { network: t.network, toAddress: t.to, memo: t.memo, blockHash: t.blockHash } },
-      );
-      if (refused === null) {
-        // Only once committed: a failed send is retried with the step and must not be skipped.
-        tracked.set(key, { invoiceUuid, blockHeight: t.blockHeight, blockHash: t.blockHash, confirmations, required: await this.deps.requiredFor(invoiceUuid) });
-        return;
-      }
-      return intake.recordUnattributed(t, confirmations, refused);
-    }
-    await intake.recordUnattributed(t, confirmations, invoiceUuid ? 'invoice_closed' : intake.reasonFor(t));
+    const transfer = { network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, blockHeight: t.blockHeight, blockHash: t.blockHash, from: t.from, to: t.to, memo: t.memo, amount: t.amount };
+    // Recorded at the block, with the cursor. One naming an open invoice is that invoice's to decide
+    // (its target, its late window); what names none is kept as unattributed, never dropped.
+    if (invoiceUuid && actors.has(invoiceUuid)) this.step.seen.set(key, { ...transfer, invoiceUuid, blockTime: t.blockTime, confirmations });
+    else this.step.unattributed.set(key, { transfer, confirmations, reason: invoiceUuid ? 'invoice_closed' : intake.reasonFor(t) });
   }
 
   /**
@@ -171,6 +216,7 @@ export class WatcherSync {
     if (credited !== null) {
       throw new ReorgBeyondFinalityError(network, { finalizedHeight: credited.blockHeight, finalizedHash: credited.blockHash, tipHeight, creditedTx: credited.txHash });
     }
+    this.step.dropAbove(ancestor.height);
     const at = this.deps.clock.now().toISOString();
     const gone = tracked.takeAbove(ancestor.height);
     await Promise.all(gone.filter(({ t }) => actors.has(t.invoiceUuid)).map(({ key, t }) => actors.send(t.invoiceUuid, { type: 'TRANSFER_REVERTED', key, at })));

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 
 /**
- * Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout, once per process.
+ * Test hook (CHAINPAY_TEST_KILL_AT): SIGKILL the daemon at this point of a payout (or of a deposit), once per process.
  * `after_sign`: after any signing step (a stored transaction reused included); `after_resign`: only
  * after a new signature made because the stored transaction expired, before it is broadcast.
  */
@@ -12,8 +12,18 @@ export function killPointFromEnv(value: string | undefined): PayoutKillPoint | u
   return value === 'after_sign' || value === 'after_resign' || value === 'after_broadcast' ? value : undefined;
 }
 
+/**
+ * The deposit path's point: a block's deposits and cursor are committed, no invoice decided yet
+ * (NetworkWatcher's `killAfterRecorded`).
+ */
+export type DepositKillPoint = 'after_deposit_recorded';
+
+export function depositKillPointFromEnv(value: string | undefined): DepositKillPoint | undefined {
+  return value === 'after_deposit_recorded' ? value : undefined;
+}
+
 /** Never resolves when it fires: nothing after this point may run before the kill. */
-export async function killAt(logger: Logger, point: PayoutKillPoint): Promise<void> {
+export async function killAt(logger: Logger, point: PayoutKillPoint | DepositKillPoint): Promise<void> {
   logger.warn({ point }, 'CHAINPAY_TEST_KILL_AT reached: killing the daemon');
   // Buffered log lines would die with the process (tests read them): write them out first.
   // sonic-boom's flushSync writes what is queued but skips (or refuses during) an async write

@@ -4,6 +4,7 @@ export * from './invoice';
 export * from './invoice-payment';
 export * from './deposit-address';
 export * from './unattributed-deposit';
+export * from './seen-deposit';
 export * from './ledger';
 export * from './watcher-cursor';
 export * from './outbox-event';
@@ -19,6 +20,7 @@ import { InvoiceSchema } from './invoice';
 import { InvoicePaymentSchema } from './invoice-payment';
 import { DepositAddressSchema } from './deposit-address';
 import { UnattributedDepositSchema } from './unattributed-deposit';
+import { SeenDepositSchema } from './seen-deposit';
 import { JournalSchema, LedgerEntrySchema, MerchantBalanceSchema } from './ledger';
 import { WatcherCursorSchema } from './watcher-cursor';
 import { OutboxEventSchema, WebhookAttemptSchema } from './outbox-event';
@@ -35,6 +37,7 @@ export const ALL_ENTITIES = [
   InvoicePaymentSchema,
   DepositAddressSchema,
   UnattributedDepositSchema,
+  SeenDepositSchema,
   JournalSchema,
   LedgerEntrySchema,
   MerchantBalanceSchema,

@@ -9,6 +9,7 @@ import { Migration20261127100000OutboxUnaddressed } from './20261127100000-outbo
 import { Migration20261128000000InvoiceSnapshotChainTime } from './20261128000000-invoice-snapshot-chain-time';
 import { Migration20261128010000WatcherCursorJson } from './20261128010000-watcher-cursor-json';
 import { Migration20261128020000PayoutBook } from './20261128020000-payout-book';
+import { Migration20261128030000SeenDeposits } from './20261128030000-seen-deposits';
 import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
 import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-require-signed-timestamp';
 
@@ -24,6 +25,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128000000InvoiceSnapshotChainTime', class: Migration20261128000000InvoiceSnapshotChainTime },
   { name: 'Migration20261128010000WatcherCursorJson', class: Migration20261128010000WatcherCursorJson },
   { name: 'Migration20261128020000PayoutBook', class: Migration20261128020000PayoutBook },
+  { name: 'Migration20261128030000SeenDeposits', class: Migration20261128030000SeenDeposits },
   { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
   { name: 'Migration20261128100000RequireSignedTimestamp', class: Migration20261128100000RequireSignedTimestamp },
 ];
