@@ -33,7 +33,7 @@ describe('migrations', () => {
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(12);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(13);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');
