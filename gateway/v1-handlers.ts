@@ -8,6 +8,7 @@ import type { DaemonClient, UnaryMethod } from './daemon-client';
 import { InvoiceBodies } from './invoice-bodies';
 import { OPENAPI_DOCUMENT } from './openapi/document';
 import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
+import { JsonBytes } from './respond';
 
 /**
  * One handler per `/v1` route, each exactly one gRPC call. Signed calls carry only path parameters
@@ -74,13 +75,13 @@ export const cancelInvoice: Handler = async (ctx) => {
 /** GET /v1/invoices: one page, newest first (the daemon parses and validates the query). */
 export const listInvoices: Handler = async ({ daemon, metadata, cancellation, query }) => {
   const page = await daemon.call(InvoiceServiceService.pageInvoices, { query }, metadata, cancellation);
-  return { status: 200, body: { invoices: page.invoices.map(encodeInvoice), next_cursor: page.next_cursor ?? null } };
+  return { status: 200, body: listBody('invoices', page.invoices.map(encodeInvoice), page.next_cursor) };
 };
 
 /** GET /v1/withdrawals: one page, newest first. */
 export const listWithdrawals: Handler = async ({ daemon, metadata, cancellation, query }) => {
   const page = await daemon.call(WithdrawalServiceService.pageWithdrawals, { query }, metadata, cancellation);
-  return { status: 200, body: { withdrawals: page.withdrawals.map(encodeWithdrawal), next_cursor: page.next_cursor ?? null } };
+  return { status: 200, body: listBody('withdrawals', page.withdrawals.map(encodeWithdrawal), page.next_cursor) };
 };
 
 export const createWithdrawal: Handler = async ({ daemon, metadata, cancellation }) => {
@@ -100,3 +101,13 @@ export const getBalance: Handler = async ({ daemon, metadata, cancellation }) =>
   const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata, cancellation);
   return { status: 200, body: encodeBalance(balance) };
 };
+
+/** A page of a list: its items are JSON text already (the one REST definition), so the page is joined as text. */
+function listBody(key: 'invoices' | 'withdrawals', items: readonly JsonBytes[], nextCursor: string | undefined): JsonBytes {
+  const parts = [
+    Buffer.from(`{"${key}":[`),
+    ...items.flatMap((item, i) => (i === 0 ? [item.bytes] : [Buffer.from(','), item.bytes])),
+    Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor ?? null)}}`),
+  ];
+  return new JsonBytes(Buffer.concat(parts));
+}

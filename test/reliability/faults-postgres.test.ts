@@ -121,10 +121,14 @@ describe('PostgreSQL restarted and the gateway killed under load', () => {
     // (A retry may still meet the tail of the outage, a 503: it is retried until answered.)
     for (const [orderId, s] of statuses) {
       if (s.includes(201)) continue;
-      const answered = await eventually(async () => {
-        const status = await attempt(orderId);
-        return status === 503 || status === 0 ? undefined : status;
-      }, 60_000, `a retry of ${orderId} to be answered`);
+      const answered = await eventually(
+        async () => {
+          const status = await attempt(orderId);
+          return status === 503 || status === 0 ? undefined : status;
+        },
+        60_000,
+        `a retry of ${orderId} to be answered`,
+      );
       expect([200, 201]).toContain(answered);
     }
     const db = new Client({ connectionString: pg.url });

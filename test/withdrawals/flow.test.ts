@@ -1,4 +1,4 @@
-import { startStack, createMerchant, signed, rpc, type Stack, type MerchantCredentials } from '../support/stack';
+import { startStack, createMerchant, eventually, signed, rpc, type Stack, type MerchantCredentials } from '../support/stack';
 import type { Merchant } from '../../src/grpc/generated/chainpay/v1/merchants';
 import type { ListWithdrawalsResponse, Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import { addressOf, advance, balance, DAY_S, expectLedgerExact, fund, mine, stackRpcs, waitBroadcast, waitForWithdrawal, WD_ENV, whitelist, type Body, type Rpcs } from './support';
@@ -135,11 +135,18 @@ describe('withdrawal flow on devnet', () => {
     await advance(r, DAY_S);
     const nextDay = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '50' });
     expect(nextDay.body.status).toBe('processing');
-    await waitBroadcast(stack.daemon.orm, fits.body.uuid);
-    await waitBroadcast(stack.daemon.orm, nextDay.body.uuid);
-    await mine(r, 4);
-    await waitForWithdrawal(stack, m, fits.body.uuid, 'completed');
-    await waitForWithdrawal(stack, m, nextDay.body.uuid, 'completed');
+    // `fits` may have been signed before the day passed: its devnet TRC20 transaction then expired
+    // unsent (valid 60 s of chain time) and is signed anew once a final block shows it; blocks are
+    // mined until both are confirmed, as the chain would go on.
+    await eventually(
+      async () => {
+        await mine(r, 1);
+        const done = await Promise.all([fits.body.uuid, nextDay.body.uuid].map(async (uuid) => (await signed(stack, m, 'GET', `/v1/withdrawals/${uuid}`)).body?.status));
+        return done.every((status) => status === 'completed') ? true : undefined;
+      },
+      30_000,
+      'both withdrawals completed',
+    );
     expect(await balance(stack, m)).toEqual({ available: '150', held: '0' });
     await expectLedgerExact(stack.daemon.orm);
   });
