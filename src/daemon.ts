@@ -149,7 +149,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
       blockIntervalMs: config.DEVNET_BLOCK_MS,
       finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
     },
-    live: livemode ? evmLiveOptions(config.networks) : undefined,
+    live: livemode ? { ...evmLiveOptions(config.networks), ...(config.tron && config.networks.TRC20.enabled ? { TRC20: config.tron } : {}) } : undefined,
     onRpc: (o) => rpcSink(o),
   });
   for (const adapter of chains.adapters.values()) await adapter.init();

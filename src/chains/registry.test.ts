@@ -59,10 +59,15 @@ describe('createChainAdapters', () => {
       }),
     ).toThrow(ChainModeMixError);
     expect(hasLiveAdapter('POLYGON')).toBe(true);
-    expect(hasLiveAdapter('TRC20')).toBe(false);
+    expect(hasLiveAdapter('TRC20')).toBe(true);
+    expect(hasLiveAdapter('TON')).toBe(false);
   });
 
   it('live: refuses a family without a live adapter instead of falling back to devnet', () => {
-    expect(() => createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } })).toThrow(AdapterUnavailableError);
+    expect(() => createChainAdapters({ networks: ['TON'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } })).toThrow(AdapterUnavailableError);
+  });
+
+  it('live TRC20 without its options: refused naming TRC20_RPC_URL', () => {
+    expect(() => createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } })).toThrow(/TRC20_RPC_URL/);
   });
 });

@@ -6,6 +6,7 @@ import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
 import type { DevnetChainStore } from './devnet/store';
 import { AdapterUnavailableError, ChainModeMixError } from './errors';
 import { evmLiveFactory } from './evm/live-factory';
+import { tronLiveFactory } from './tron/live-factory';
 import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
 
 export interface ChainAdaptersOptions {
@@ -43,7 +44,7 @@ export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
  * A family without a factory cannot run live: asking for it throws rather than silently
  * falling back to the simulated chain (devnet payments must never look real).
  */
-const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory };
+const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory, tron: tronLiveFactory };
 
 /** Whether `network` can run on its real chain in this version (its family has a live adapter). */
 export function hasLiveAdapter(network: NetworkCode): boolean {

@@ -5,6 +5,8 @@ import { NETWORK_CODES, type NetworkCode } from '../domain/networks';
 import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
 
 import { ConfigError } from './errors';
+import { parseTronEnv, type TronConfig } from '../chains/tron/config';
+import { TronConfigError } from '../chains/tron/errors';
 import { chooseChainMode, type ChainMode } from './chain-mode';
 
 export { ConfigError };
@@ -87,7 +89,19 @@ export type Config = Omit<z.infer<typeof baseSchema>, 'CHAIN_MODE'> & {
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly networks: Readonly<Record<NetworkCode, NetworkConfig>>;
+  /** TRC20's live settings, parsed by the family (src/chains/tron/config.ts); null without TRC20_RPC_URL. */
+  readonly tron: TronConfig | null;
 };
+
+/** The TRON family's own parser; its error becomes a ConfigError naming the variable. */
+function tronConfig(env: NodeJS.ProcessEnv): TronConfig | null {
+  try {
+    return parseTronEnv(env);
+  } catch (e) {
+    if (e instanceof TronConfigError) throw new ConfigError(e.variable, e.reason);
+    throw e;
+  }
+}
 
 function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig {
   const d = NETWORK_DEFAULTS[code];
@@ -140,5 +154,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(base.DATA_DIR),
     publicUrl: (base.PUBLIC_URL ?? `http://127.0.0.1:${base.HTTP_PORT}`).replace(/\/+$/, ''),
     networks,
+    tron: tronConfig(env),
   };
 }

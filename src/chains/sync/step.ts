@@ -35,12 +35,13 @@ export interface StepResult {
 export async function syncStep(ctx: StepContext, state: SyncState): Promise<StepResult> {
   const head = await ctx.source.head();
   if (head <= state.tip.height) return checkTip(ctx, state, head);
-  const plan = planRange(state.tip.height, head, ctx.confirmations, ctx.maxRange);
+  const finalCap = ctx.source.finalHeight ? await ctx.source.finalHeight(head - ctx.confirmations + 1) : Number.POSITIVE_INFINITY;
+  const plan = planRange(state.tip.height, head, ctx.confirmations, ctx.maxRange, finalCap);
   const headers = await fetchHeaders(ctx.source, plannedHeights(plan), ctx.headerConcurrency);
   if (headers.get(plan.start)!.parentHash !== state.tip.hash) return reorg(ctx, state, state.tip.height, head);
   if (!plan.final) assertLinked(headers, plan.start, plan.end);
   const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end), plan, headers);
-  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, plan, transfers, headers));
+  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, plan, transfers, headers), finalCap);
 }
 
 /** Nothing above our tip: make sure the chain still holds our block at the head's height. */
@@ -62,14 +63,15 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
   return { head, idle: false, observations: [observation], next };
 }
 
-function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePlan, headers: Map<number, BlockHeader>, transfers: TransferObservation[]): StepResult {
+function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePlan, headers: Map<number, BlockHeader>, transfers: TransferObservation[], finalCap: number): StepResult {
   const last = headers.get(plan.end)!;
   let window = state.window.with([...headers.values()].map(({ height, hash }) => ({ height, hash })));
   const observations: ChainObservation[] = [...transfers];
   observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp });
   let finalized = state.finalized;
-  // Final = has the required confirmations counted from our tip; only blocks whose hash we know.
-  const candidate = window.highestAtOrBelow(plan.end - ctx.confirmations + 1);
+  // Final = has the required confirmations counted from our tip, and is at or below what the chain
+  // itself holds irreversible (BlockSource.finalHeight); only blocks whose hash we know.
+  const candidate = window.highestAtOrBelow(Math.min(plan.end - ctx.confirmations + 1, finalCap));
   if (candidate !== null && candidate.height > finalized.height) {
     finalized = candidate;
     observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash });

@@ -42,6 +42,13 @@ export interface BlockSource {
    * follower knows only the saved tip's hash and the final anchor).
    */
   blockByHash?(hash: string): Promise<BlockHeader | null>;
+  /**
+   * Optional, a chain with an irreversibility rule of its own besides depth (TRON: the solidified
+   * head, confirmed by 19 of 27 super representatives). Given the highest height final by depth,
+   * the highest height the chain holds irreversible; a block is final only when both say so. It may
+   * answer a lower height than the truth (e.g. a cached one): finality then only comes later.
+   */
+  finalHeight?(depthFinal: number): Promise<number>;
 }
 
 export interface FollowerOptions {
