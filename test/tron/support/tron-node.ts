@@ -26,8 +26,10 @@ export class TronNodeServer {
   /** Every request's path, in order (calls per block). */
   readonly calls: string[] = [];
   solidLag = 19;
-  /** The next `rateLimited` requests answer HTTP 429 with this Retry-After (seconds). */
+  /** The next `rateLimited` requests that carry a TRON-PRO-API-KEY header (TronGrid limits per key) answer HTTP 429 with this Retry-After (seconds). */
   rateLimited = 0;
+  /** The API keys requests carried, in order (null: none). */
+  readonly apiKeys: Array<string | null> = [];
   retryAfter: string | null = '0';
   private readonly tronOfEvm = new Map<string, TronTxJson>();
   private readonly evmOfTron = new Map<string, string>();
@@ -65,7 +67,9 @@ export class TronNodeServer {
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '/').replace(/^\/+/, '').split('?')[0]!;
     this.calls.push(path);
-    if (this.rateLimited > 0) {
+    const key = req.headers['tron-pro-api-key'];
+    this.apiKeys.push(typeof key === 'string' ? key : null);
+    if (this.rateLimited > 0 && typeof key === 'string') {
       this.rateLimited -= 1;
       res.writeHead(429, { 'content-type': 'application/json', ...(this.retryAfter !== null ? { 'retry-after': this.retryAfter } : {}) });
       res.end(JSON.stringify({ Error: 'rate limited' }));
