@@ -38,8 +38,9 @@ describe('TRC20 payouts from the hot wallet', () => {
     const payee = codec.sampleAddress('payee one');
     const first = await processAdapter();
     const stored = persist(await first.signPayout({ id: 'w-1', to: payee, amount: '12.5' }));
-    const tx = JSON.parse(load(stored).raw) as { raw_data: { fee_limit: number; expiration: number; timestamp: number } };
+    const tx = JSON.parse(load(stored).raw) as { raw_data: { fee_limit: number; expiration: number; timestamp: number; data: string } };
     expect(tx.raw_data.fee_limit).toBe(50_000_000);
+    expect(Buffer.from(tx.raw_data.data, 'hex').toString('utf8')).toBe('chainpay payout w-1');
     expect(tx.raw_data.expiration - tx.raw_data.timestamp).toBe(60_000);
     // The process dies here (stored, not broadcast); the next one sends the stored transaction, twice.
     const second = await processAdapter();
@@ -96,6 +97,19 @@ describe('TRC20 payouts from the hot wallet', () => {
     await expect(a.payoutStatus(fresh)).resolves.toMatchObject({ state: 'mined' });
     await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'pending' });
     expect(await chain.usdtBalance(payee)).toBe(3_000_000n);
+  });
+
+  it('two payouts of the same amount to the same address in the same block are two transactions (the payout id is in raw_data.data)', async () => {
+    const a = await processAdapter();
+    const payee = codec.sampleAddress('payee twice');
+    const [one, two] = [await a.signPayout({ id: 'w-t1', to: payee, amount: '2' }), await a.signPayout({ id: 'w-t2', to: payee, amount: '2' })];
+    expect(one.txHash).not.toBe(two.txHash);
+    await a.broadcastPayout(one);
+    await a.broadcastPayout(two);
+    await chain.produce(3);
+    await expect(a.payoutStatus(one)).resolves.toMatchObject({ state: 'mined' });
+    await expect(a.payoutStatus(two)).resolves.toMatchObject({ state: 'mined' });
+    expect(await chain.usdtBalance(payee)).toBe(4_000_000n);
   });
 
   it('a hot wallet without TRX for the fees, without the USDT, or a fee limit below the energy: nothing signed, a clear signal', async () => {

@@ -149,7 +149,12 @@ export class PayoutSteps {
         const storedNonces = (wallet: StoredNonceWallet) => highestStoredNonce(q, wallet);
         payout = stamped(await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, storedNonces }), this.deps.clock.now());
       } catch (error) {
-        throw classify(error);
+        const classified = classify(error);
+        // Retried (not failed): say why, so an operator can act (e.g. a TRON hot wallet short of TRX or USDT).
+        if (!(classified instanceof DomainError)) {
+          this.deps.logger.warn({ err: error, withdrawalUuid: input.id, network: input.network, attention: errorText(error) }, 'payout not signed yet: retried after the poll interval');
+        }
+        throw classified;
       }
       // tx_hash stays null until the broadcast (the actor's commit sets it); the signed hash is in signed_meta.
       await q(

@@ -44,7 +44,15 @@ export class TronPayouts {
     await this.assertTokenBalance(hot.address, units);
     const energy = await this.estimateEnergy(request.id, hot.address, request.to, units);
     await this.assertTrxForFees(hot.address, energy);
-    const tx = await deps.signer.transfer({ token: deps.token, from: hot.address, to: request.to, units, feeLimitSun: deps.feeLimitSun, privateKeyHex: hot.privateKeyHex });
+    const tx = await deps.signer.transfer({
+      token: deps.token,
+      from: hot.address,
+      to: request.to,
+      units,
+      feeLimitSun: deps.feeLimitSun,
+      privateKeyHex: hot.privateKeyHex,
+      memo: `chainpay payout ${request.id}`,
+    });
     return {
       txHash: tx.txID,
       raw: JSON.stringify(tx),

@@ -39,7 +39,13 @@ export class TronwebSigner {
     this.tronWeb = new TronWeb({ fullNode: provider, solidityNode: provider, eventServer: provider });
   }
 
-  async transfer(input: { token: string; from: string; to: string; units: bigint; feeLimitSun: number; privateKeyHex: string }): Promise<SignedTronTransaction> {
+  /**
+   * `memo` goes into raw_data.data. It must differ between payouts: the transaction carries no nonce,
+   * so two payouts of the same amount to the same address built on the same reference block would
+   * otherwise be the very same transaction (one txID), and the second broadcast would be "already
+   * known" while only one transfer happens.
+   */
+  async transfer(input: { token: string; from: string; to: string; units: bigint; feeLimitSun: number; privateKeyHex: string; memo: string }): Promise<SignedTronTransaction> {
     const built = await this.tronWeb.transactionBuilder.triggerSmartContract(
       input.token,
       'transfer(address,uint256)',
@@ -50,7 +56,8 @@ export class TronwebSigner {
       ],
       input.from,
     );
-    const signed = await this.tronWeb.trx.sign(built.transaction, input.privateKeyHex);
+    const unique = await this.tronWeb.transactionBuilder.addUpdateData(built.transaction, input.memo, 'utf8', { txLocal: true });
+    const signed = await this.tronWeb.trx.sign(unique, input.privateKeyHex);
     return signed as unknown as SignedTronTransaction;
   }
 }
