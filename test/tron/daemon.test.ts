@@ -4,7 +4,8 @@ import path from 'node:path';
 import { toBaseUnits } from '../../src/chains/amount';
 import type { Invoice } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { createMerchant, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
+import { watcher } from '../operator/support';
+import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
 import { TronTestChain } from './support/tron-chain';
 
 jest.setTimeout(90_000);
@@ -19,7 +20,20 @@ async function start(): Promise<Stack> {
   stack = await startStack({
     database: db,
     dataDir,
-    env: { TRC20_RPC_URL: chain.url, TRC20_TOKEN_ADDRESS: chain.usdt, TRC20_CONFIRMATIONS: '3', TRC20_POLL_INTERVAL_MS: '50', METRICS_PORT: '0' },
+    env: {
+      TRC20_RPC_URL: chain.url,
+      TRC20_API_KEY: 'daemon-key',
+      TRC20_TOKEN_ADDRESS: chain.usdt,
+      TRC20_CONFIRMATIONS: '3',
+      TRC20_POLL_INTERVAL_MS: '50',
+      // POLYGON on the same hardhat node: another network of the same daemon, over JSON-RPC.
+      POLYGON_RPC_URL: chain.evmUrl,
+      POLYGON_CHAIN_ID: '31337',
+      POLYGON_TOKEN_ADDRESS: chain.usdtEvm,
+      POLYGON_CONFIRMATIONS: '3',
+      POLYGON_POLL_INTERVAL_MS: '50',
+      METRICS_PORT: '0',
+    },
   });
   return stack;
 }
@@ -40,8 +54,8 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function invoice(amount: string): Promise<{ uuid: string; address: string; pay_amount: string; required_confirmations: number; livemode: boolean }> {
-  const res = await signed(stack!, m, 'POST', '/v1/invoices', { amount, network: 'TRC20' });
+async function invoice(amount: string, network = 'TRC20'): Promise<{ uuid: string; address: string; pay_amount: string; required_confirmations: number; livemode: boolean }> {
+  const res = await signed(stack!, m, 'POST', '/v1/invoices', { amount, network });
   if (res.status !== 201) throw new Error(`create invoice: ${res.status} ${res.text}`);
   return res.body as never;
 }
@@ -70,6 +84,26 @@ describe('daemon with TRC20 live on the TRON harness', () => {
     const paid = await waitForStatus(stack!, m, inv.uuid, 'paid', 20_000);
     expect(paid).toMatchObject({ confirmations: 3, received_amount: inv.pay_amount, tx_hash: txID });
     expect(await paymentRows(inv.uuid)).toBe(1);
+  });
+
+  it('TronGrid answering 429 for a while: the TRC20 watcher backs off and shows it, POLYGON is unaffected, and no TRC20 payment is missed', async () => {
+    const tron = await invoice('4');
+    const polygon = await invoice('6', 'POLYGON');
+    chain.server.rateLimited = 1_000_000; // every request with the daemon's API key
+    const txID = await chain.pay(tron.address, toBaseUnits(tron.pay_amount, 6));
+    await chain.evm.transfer(chain.usdtEvm, polygon.address, toBaseUnits(polygon.pay_amount, 6), chain.evm.other);
+    await chain.produce(4);
+    await waitForStatus(stack!, m, polygon.uuid, 'paid', 20_000);
+    const limited = await eventually(async () => {
+      const w = await watcher(stack!, 'TRC20');
+      return /429/.test(w.last_error ?? '') ? w : undefined;
+    }, 20_000);
+    expect(limited.last_error).toMatch(/rate limited \(HTTP 429\)/);
+    expect((await signed(stack!, m, 'GET', `/v1/invoices/${tron.uuid}`)).body.status).toBe('pending');
+    chain.server.rateLimited = 0;
+    await waitForStatus(stack!, m, tron.uuid, 'paid', 30_000);
+    expect((await signed(stack!, m, 'GET', `/v1/invoices/${tron.uuid}`)).body).toMatchObject({ tx_hash: txID, received_amount: tron.pay_amount });
+    expect(await paymentRows(tron.uuid)).toBe(1);
   });
 });
 

@@ -53,6 +53,10 @@ export class TronTestChain {
   get url(): string {
     return this.server.url;
   }
+  /** The hardhat node's JSON-RPC (an EVM network of the same daemon may run on it). */
+  get evmUrl(): string {
+    return this.evm.url;
+  }
   get usdt(): string {
     return tronOf(this.usdtEvm);
   }
