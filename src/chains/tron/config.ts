@@ -23,7 +23,8 @@ const schema = z.object({
   TRC20_FEE_LIMIT: z
     .string()
     .regex(/^\d{1,6}(\.\d{1,6})?$/, 'must be TRX as a decimal like "50" (at most 6 decimals)')
-    .refine((v) => new Decimal(v).gt(0), 'must be above 0')
+    // Zod runs refinements even after a failed regex: no Decimal of a non-number here.
+    .refine((v) => !/^0+(\.0+)?$/.test(v), 'must be above 0')
     .default('50'),
   TRC20_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(3000),
 });
