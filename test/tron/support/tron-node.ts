@@ -28,6 +28,8 @@ export class TronNodeServer {
   solidLag = 19;
   /** The next `rateLimited` requests that carry a TRON-PRO-API-KEY header (TronGrid limits per key) answer HTTP 429 with this Retry-After (seconds). */
   rateLimited = 0;
+  /** While set, broadcasts are refused with this java-tron code (e.g. SERVER_BUSY): nothing reaches the chain. */
+  refuseBroadcasts: string | null = null;
   /** The API keys requests carried, in order (null: none). */
   readonly apiKeys: Array<string | null> = [];
   retryAfter: string | null = '0';
@@ -243,6 +245,7 @@ export class TronNodeServer {
 
   private async broadcast(tx: TronTxJson): Promise<Json> {
     const refuse = (code: string, message: string): Json => ({ code, txid: tx.txID, message: Buffer.from(message).toString('hex') });
+    if (this.refuseBroadcasts !== null) return refuse(this.refuseBroadcasts, 'refused by the test');
     let computed: string;
     try {
       computed = txIdOf(tx).txID;
