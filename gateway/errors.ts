@@ -85,6 +85,8 @@ export function httpErrorFromGrpc(err: ServiceError): HttpError {
   const message = code !== undefined && err.details ? err.details : mapping.message;
   const headers: Record<string, string> = {};
   if (mapping.http === 429) headers['Retry-After'] = retryAfterSeconds(trailers);
+  // A 503 the daemon named (pool_exhausted): when to try again; a transport 503 has no trailer.
+  if (mapping.http === 503 && code !== undefined && firstString(trailers, 'retry-after') !== undefined) headers['Retry-After'] = retryAfterSeconds(trailers);
   return new HttpError(mapping.http, code ?? mapping.code, message, field, headers);
 }
 

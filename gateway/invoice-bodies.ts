@@ -1,6 +1,6 @@
 import { Invoice } from '../src/grpc/generated/chainpay/v1/invoices';
 import { encodeInvoice } from './rest-encoding';
-import { JsonBytes } from './respond';
+import type { JsonBytes } from './respond';
 
 /**
  * The REST body of an invoice is a pure function of the daemon's response bytes, and the daemon
@@ -26,7 +26,7 @@ export class InvoiceBodies {
         return kept.body;
       }
     }
-    const body = new JsonBytes(Buffer.from(JSON.stringify(encodeInvoice(Invoice.decode(bytes))), 'utf8'));
+    const body = encodeInvoice(Invoice.decode(bytes));
     // A copy: `bytes` may be a view of a larger frame.
     this.#kept.set(uuid, { bytes: Buffer.from(bytes), body });
     if (this.#kept.size > this.max) this.#kept.delete(this.#kept.keys().next().value as string);

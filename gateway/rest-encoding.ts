@@ -1,12 +1,15 @@
-import type { Invoice, Payment } from '../src/grpc/generated/chainpay/v1/invoices';
+import type { Invoice } from '../src/grpc/generated/chainpay/v1/invoices';
 import type { Balance } from '../src/grpc/generated/chainpay/v1/merchants';
 import type { Network } from '../src/grpc/generated/chainpay/v1/networks';
 import type { Withdrawal } from '../src/grpc/generated/chainpay/v1/withdrawals';
+import { MetadataTextError, restInvoiceJson, restWithdrawalJson } from '../src/lib/rest-json';
+import { JsonBytes } from './respond';
 
 /**
  * gRPC message -> REST JSON, in the spec's field order (object literal order is JSON order).
  * Amounts stay decimal strings; an unset proto `optional` becomes null, never an omitted key.
- * Internal fields (merchant_id, webhook_url, token_contract, ...) are not copied.
+ * Internal fields (merchant_id, webhook_url, token_contract, ...) are not copied. Invoice and
+ * Withdrawal are defined once for the gateway and the webhooks, in src/lib/rest-json.ts.
  */
 
 export interface RestNetwork {
@@ -20,68 +23,6 @@ export interface RestNetwork {
   deposit_mode: string;
 }
 
-export interface RestPayment {
-  tx_hash: string;
-  event_index: number;
-  from: string;
-  amount: string;
-  confirmations: number;
-  status: string;
-}
-
-export interface RestInvoice {
-  uuid: string;
-  status: string;
-  order_id: string | null;
-  title: string | null;
-  amount: string;
-  currency: string;
-  platform_fee: string;
-  network_fee: string;
-  pay_amount: string;
-  merchant_net: string;
-  fee_payer: string;
-  network: string | null;
-  address: string | null;
-  memo: string | null;
-  checkout_url: string;
-  qr_svg: string;
-  received_amount: string;
-  confirmations: number;
-  required_confirmations: number;
-  tx_hash: string | null;
-  metadata: Record<string, unknown>;
-  expires_at: string;
-  paid_at: string | null;
-  created_at: string;
-  // Beyond the spec (DESIGN.md).
-  paid_late: boolean;
-  payments: RestPayment[];
-  return_url: string | null;
-  cancel_url: string | null;
-  /** false on a devnet daemon: a test object, no real funds. */
-  livemode: boolean;
-}
-
-export interface RestWithdrawal {
-  uuid: string;
-  reference: string | null;
-  status: string;
-  network: string;
-  address: string;
-  amount: string;
-  network_fee: string;
-  net_payout: string;
-  tx_hash: string | null;
-  rejection_reason: string | null;
-  /** Beyond the spec: why a failed withdrawal failed; null unless status is failed. */
-  failure_reason: string | null;
-  created_at: string;
-  completed_at: string | null;
-  /** false on a devnet daemon: a test object, no real funds. */
-  livemode: boolean;
-}
-
 export interface RestBalance {
   available: string;
   held: string;
@@ -92,8 +33,6 @@ export interface RestBalance {
 export class EncodingError extends Error {
   override readonly name = 'EncodingError';
 }
-
-const orNull = (value: string | undefined): string | null => value ?? null;
 
 export function encodeNetwork(n: Network): RestNetwork {
   return {
@@ -108,83 +47,22 @@ export function encodeNetwork(n: Network): RestNetwork {
   };
 }
 
-export function encodePayment(p: Payment): RestPayment {
-  return {
-    tx_hash: p.tx_hash,
-    event_index: p.event_index,
-    from: p.from,
-    amount: p.amount,
-    confirmations: p.confirmations,
-    status: p.status,
-  };
-}
-
-/** `metadata_json` -> object; empty means `{}` (the checkout view strips metadata). */
-export function parseMetadata(metadataJson: string): Record<string, unknown> {
-  if (metadataJson === '') return {};
-  let value: unknown;
+/**
+ * The REST Invoice body, by the one definition the webhooks share (src/lib/rest-json.ts), as
+ * bytes sent unchanged (the metadata text is spliced in as stored).
+ */
+export function encodeInvoice(i: Invoice): JsonBytes {
   try {
-    value = JSON.parse(metadataJson);
-  } catch {
-    throw new EncodingError('invoice metadata_json is not valid JSON');
+    return new JsonBytes(Buffer.from(restInvoiceJson(i), 'utf8'));
+  } catch (err) {
+    if (err instanceof MetadataTextError) throw new EncodingError(err.message);
+    throw err;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new EncodingError('invoice metadata_json is not a JSON object');
-  }
-  return value as Record<string, unknown>;
 }
 
-export function encodeInvoice(i: Invoice): RestInvoice {
-  return {
-    uuid: i.uuid,
-    status: i.status,
-    order_id: orNull(i.order_id),
-    title: orNull(i.title),
-    amount: i.amount,
-    currency: i.currency,
-    platform_fee: i.platform_fee,
-    network_fee: i.network_fee,
-    pay_amount: i.pay_amount,
-    merchant_net: i.merchant_net,
-    fee_payer: i.fee_payer,
-    network: orNull(i.network),
-    address: orNull(i.address),
-    memo: orNull(i.memo),
-    checkout_url: i.checkout_url,
-    qr_svg: i.qr_svg,
-    received_amount: i.received_amount,
-    confirmations: i.confirmations,
-    required_confirmations: i.required_confirmations,
-    tx_hash: orNull(i.tx_hash),
-    metadata: parseMetadata(i.metadata_json),
-    expires_at: i.expires_at,
-    paid_at: orNull(i.paid_at),
-    created_at: i.created_at,
-    paid_late: i.paid_late,
-    payments: i.payments.map(encodePayment),
-    return_url: orNull(i.return_url),
-    cancel_url: orNull(i.cancel_url),
-    livemode: i.livemode,
-  };
-}
-
-export function encodeWithdrawal(w: Withdrawal): RestWithdrawal {
-  return {
-    uuid: w.uuid,
-    reference: orNull(w.reference),
-    status: w.status,
-    network: w.network,
-    address: w.address,
-    amount: w.amount,
-    network_fee: w.network_fee,
-    net_payout: w.net_payout,
-    tx_hash: orNull(w.tx_hash),
-    rejection_reason: orNull(w.rejection_reason),
-    failure_reason: orNull(w.failure_reason),
-    created_at: w.created_at,
-    completed_at: orNull(w.completed_at),
-    livemode: w.livemode,
-  };
+/** The REST Withdrawal body, by the one definition the webhooks share (src/lib/rest-json.ts). */
+export function encodeWithdrawal(w: Withdrawal): JsonBytes {
+  return new JsonBytes(Buffer.from(restWithdrawalJson(w), 'utf8'));
 }
 
 export function encodeBalance(b: Balance): RestBalance {

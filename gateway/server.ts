@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ChannelCredentials, Metadata } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { createGatewayLogger } from './logger';
@@ -13,6 +13,7 @@ import { HealthCheck } from './health';
 import { RateLimiter, type RateLimitOptions } from './rate-limit';
 import type { ClientKey } from './client-key';
 import { sendError, sendJson } from './respond';
+import { answerClientError } from './client-error';
 import { matchRoute } from './routes';
 import { createCheckout, isCheckoutPath, type CheckoutTuning } from './checkout';
 
@@ -63,6 +64,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // Bodies are at most 64 KiB: a client that takes longer than this to send one is cut off.
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, logger));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = req.headers['x-request-id'];

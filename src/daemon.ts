@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config/config';
-import { runnableNetworks } from './config/chain-mode';
 import { NETWORK_CODES } from './domain/networks';
 import { createLogger } from './observability/logger';
 import { openDatabase } from './store/orm';
@@ -20,17 +19,12 @@ import { networkService } from './grpc/services/networks';
 import { merchantService } from './grpc/services/merchants';
 import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
-import { createChainAdapters } from './chains/registry';
-import { evmLiveOptions } from './chains/evm';
-import { PgDevnetStore } from './chains/devnet/pg-store';
-import { RawSql } from './store/raw-sql';
 import type { RpcObserver } from './chains/types';
 import type { NetworkCode } from './domain/networks';
 import { InvoiceActors } from './actors/invoices/invoice-actors';
 import { Invoices } from './actors/invoices/invoices';
 import { NetworkWatcher } from './actors/watchers/network-watcher';
 import { PoolKeeper } from './actors/watchers/pool-keeper';
-import { DerivationThread } from './chains/derivation/derivation-thread';
 import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
@@ -51,15 +45,17 @@ import { operatorActors } from './grpc/services/operator-actors';
 import { operatorWatchers } from './grpc/services/operator-watchers';
 import { operatorDeposits } from './grpc/services/operator-deposits';
 import { operatorAudit } from './grpc/services/operator-audit';
+import { checkSubmittedWebhookUrl } from './webhooks/submission-check';
+import { PoolMetrics } from './observability/pool-metrics';
 import { DaemonMetrics } from './observability/metrics';
 import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
-import path from 'node:path';
 import { RequestLoad } from './lib/request-load';
 import { releaseReservations } from './store/repos/address-pool';
 import type { DaemonOptions, DeriveRange } from './daemon-options';
 import { refuseUnrunnableLive } from './live-networks';
+import { createDaemonChains } from './daemon-chains';
 
 export type { DaemonOptions } from './daemon-options';
 import { loadDevnetClockOffset, saveDevnetClockOffset } from './store/repos/devnet-clock-offset';
@@ -127,31 +123,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const clock = options.clock ?? new DaemonClock({ offsetMs: livemode ? 0 : await loadDevnetClockOffset(orm.em.fork()), fixed: livemode });
   const box = new SecretBox(keys.masterKey);
 
-  // Devnet: every enabled network, simulated. Live: those with <CODE>_RPC_URL; the others are disabled.
-  const enabled = runnableNetworks(config.CHAIN_MODE, config.networks);
-  if (livemode) logger.info({ live: enabled, disabled: NETWORK_CODES.filter((c) => !enabled.includes(c)) }, 'live mode: networks without <CODE>_RPC_URL are disabled; no devnet control exists');
   // Metrics exist only once the actors do; RPC timings before that are dropped.
   let rpcSink: RpcObserver = () => undefined;
-  const depositKeys = { mnemonic: keys.mnemonic, xpub: config.EVM_DEPOSIT_XPUB, tronXpub: config.TRON_DEPOSIT_XPUB };
-  // The pools' refills derive on a thread of their own, with the same codecs and key material.
-  const derivation = new DerivationThread(depositKeys);
-  const chains = createChainAdapters({
-    networks: enabled,
-    mode: config.CHAIN_MODE,
-    keys: depositKeys,
-    clock,
-    devnet: {
-      // In the database, so a standby continues the same chains; DATA_DIR/devnet only holds an
-      // older version's journals, imported once.
-      store: new PgDevnetStore(new RawSql(orm)),
-      legacyJournalDir: path.join(config.dataDir, 'devnet'),
-      logger: logger.child({ component: 'devnet' }),
-      blockIntervalMs: config.DEVNET_BLOCK_MS,
-      finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
-    },
-    live: livemode ? { ...evmLiveOptions(config.networks), ...(config.tron && config.networks.TRC20.enabled ? { TRC20: config.tron } : {}) } : undefined,
-    onRpc: (o) => rpcSink(o),
-  });
+  // Devnet: every enabled network, simulated. Live: those configured for their real chain; the others are disabled.
+  const chains = createDaemonChains({ config, mnemonic: keys.mnemonic, clock, orm, logger, onRpc: (o) => rpcSink(o) });
+  const enabled = chains.enabled;
+  if (livemode)
+    logger.info({ live: enabled, disabled: NETWORK_CODES.filter((c) => !enabled.includes(c)) }, 'live mode: networks not configured for their real chain are disabled; no devnet control exists');
   for (const adapter of chains.adapters.values()) await adapter.init();
   const networks = new NetworkSettingsRepo(
     () => new Map([...chains.adapters].map(([code, a]) => [code, { tokenContract: a.tokenContract, tokenDecimals: a.tokenDecimals }])),
@@ -200,6 +178,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     // Expiry waits until the network's watcher has processed the chain past expires_at.
     chainTime: (network) => watchers.get(network as NetworkCode)?.chainTime() ?? null,
   });
+  const poolMetrics = new PoolMetrics(orm);
   const pools = new PoolKeeper({
     orm,
     logger,
@@ -207,8 +186,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
-    onAdded: (network, added) => watchers.get(network)?.addWatched(added),
-    deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))((network, from, count) => derivation.derive(network, from, count)),
+    onAdded: (network, added) => (poolMetrics.refilled(network, added.length), watchers.get(network)?.addWatched(added)),
+    deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))(chains.deriveRange),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
   const unreserved = await releaseReservations(orm.em.fork());
@@ -223,6 +202,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     lateWindowMs: config.LATE_PAYMENT_WINDOW_MINUTES * 60_000,
     onAddressAllocated: (network) => pools.schedule(network),
     refillNow: (network) => pools.ensure(network, { urgent: true }),
+    poolObserver: poolMetrics,
   });
 
   const withdrawalActors = new WithdrawalActors({
@@ -309,6 +289,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     withdrawals,
     withdrawalActors,
     whitelist,
+    adapters: chains.adapters,
+    checkWebhookUrl: (url) => checkSubmittedWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, resolver: options.webhooks?.resolver }),
   };
 
   // Operator plane: actor introspection, watcher control, deposits, audit; health and metrics.
@@ -353,6 +335,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   idleGc?.start();
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);
+  poolMetrics.register(metrics.registry);
   let metricsServer: MetricsServer | null = null;
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
@@ -384,7 +367,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         await invoiceActors.stop();
         await withdrawalActors.stop();
         for (const a of chains.adapters.values()) await a.close();
-        await derivation.close();
+        await chains.close();
         await orm.close(true);
         await engineLock.release();
         if (embedded) await embedded.stop();

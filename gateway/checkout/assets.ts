@@ -5,7 +5,10 @@ import path from 'node:path';
 import { setSecurityHeaders } from './http';
 import type { AssetUrls } from './page';
 
-/** The page's own script and stylesheet, read once from ./assets at startup (no CDN, works offline). */
+/**
+ * The page's own script, stylesheet and network logos, read once from ./assets at startup (no CDN,
+ * no third-party request, works offline). The logos are simple marks drawn for this page.
+ */
 interface Asset {
   readonly body: Buffer;
   readonly contentType: string;
@@ -16,10 +19,27 @@ export const ASSET_DIR = path.join(__dirname, 'assets');
 const FILES: Readonly<Record<string, string>> = {
   'checkout.js': 'text/javascript; charset=utf-8',
   'checkout.css': 'text/css; charset=utf-8',
+  'net-trc20.svg': 'image/svg+xml',
+  'net-bep20.svg': 'image/svg+xml',
+  'net-ton.svg': 'image/svg+xml',
+  'net-polygon.svg': 'image/svg+xml',
+  'net-arbitrum.svg': 'image/svg+xml',
+  'net-solana.svg': 'image/svg+xml',
+};
+
+/** Network code -> its logo's file. */
+const LOGO_FILES: Readonly<Record<string, string>> = {
+  TRC20: 'net-trc20.svg',
+  BEP20: 'net-bep20.svg',
+  TON: 'net-ton.svg',
+  POLYGON: 'net-polygon.svg',
+  ARBITRUM: 'net-arbitrum.svg',
+  SOLANA: 'net-solana.svg',
 };
 
 export class CheckoutAssets {
   readonly #assets = new Map<string, Asset>();
+  #urls: AssetUrls | undefined;
 
   constructor(dir: string = ASSET_DIR) {
     for (const [name, contentType] of Object.entries(FILES)) {
@@ -30,8 +50,11 @@ export class CheckoutAssets {
 
   /** `/pay/assets/<name>?v=<hash>`: a changed file gets a new URL, so the long cache is safe. */
   urls(): AssetUrls {
+    if (this.#urls) return this.#urls;
     const url = (name: string) => `/pay/assets/${name}?v=${this.#assets.get(name)!.etag}`;
-    return { script: url('checkout.js'), style: url('checkout.css') };
+    const logos = Object.fromEntries(Object.entries(LOGO_FILES).map(([code, file]) => [code, url(file)]));
+    this.#urls = { script: url('checkout.js'), style: url('checkout.css'), logos };
+    return this.#urls;
   }
 
   /** Serves `name` (GET/HEAD); false when there is no such asset. */

@@ -9,7 +9,8 @@ export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  'img-src data:',
+  // The network logos are this gateway's own files; QR codes are inline SVG.
+  "img-src 'self' data:",
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",

@@ -75,7 +75,7 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
     // Every answer under /pay carries them, also the JSON errors the gateway's handler writes.
     setSecurityHeaders(res);
     const method = req.method ?? 'GET';
-    const s = stringsFor(req.headers['accept-language']);
+    const s = stringsFor(req.headers['accept-language'], languageParam(req.url));
     const [, , id = '', action, ...rest] = pathname.split('/');
     const notFoundPage = () => sendHtml(res, 404, renderMessagePage(s, assets.urls(), { title: s.notFoundTitle, body: s.notFoundBody }));
 
@@ -123,7 +123,7 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
         uuid,
         metadata: baseMetadata(requestId),
         logger: opts.logger.child({ request_id: requestId }),
-        render: (view) => checkoutUpdate(toCheckoutModel(view), s),
+        render: (view) => checkoutUpdate(toCheckoutModel(view), s, assets.urls().logos),
         heartbeatMs: opts.heartbeatMs ?? 15_000,
         maxMs: opts.streamMaxMs ?? 10 * 60_000,
         retryMs: opts.retryMs ?? 3_000,
@@ -156,8 +156,8 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
         perInvoiceLimiter.refund(invoice); // nothing changed: only changes count
         throw err;
       }
-      if (body.form) return redirect(res, `/pay/${uuid}`);
-      sendJson(res, 200, checkoutUpdate(toCheckoutModel(view), s));
+      if (body.form) return redirect(res, `/pay/${uuid}?lang=${s.lang}`);
+      sendJson(res, 200, checkoutUpdate(toCheckoutModel(view), s, assets.urls().logos));
     } catch (err) {
       if (!form) throw forBuyer(err, s);
       return errorPage(res, err, requestId, s, uuid);
@@ -177,7 +177,7 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
     const urls = assets.urls();
     if (e.status === 404) return sendHtml(res, 404, renderMessagePage(s, urls, { title: s.notFoundTitle, body: s.notFoundBody }));
     const body = e.status < 500 ? buyerRefusal(s, e.code) : s.errorBody;
-    const backTo = back !== undefined && e.status < 500 ? `/pay/${back}` : undefined;
+    const backTo = back !== undefined && e.status < 500 ? `/pay/${back}?lang=${s.lang}` : undefined;
     sendHtml(res, e.status, renderMessagePage(s, urls, { title: s.errorTitle, body, requestId, back: backTo }), e.headers);
   }
 
@@ -189,6 +189,12 @@ export function createCheckout(opts: CheckoutOptions): Checkout {
     },
     close: () => daemon.close(),
   };
+}
+
+/** The switcher's `?lang=` (page, event stream, form post); unknown values are ignored by stringsFor. */
+function languageParam(url: string | undefined): string | null {
+  const query = (url ?? '').split('?')[1];
+  return query === undefined ? null : new URLSearchParams(query).get('lang');
 }
 
 function allow(method: string, allowed: readonly string[]): void {

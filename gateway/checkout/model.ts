@@ -1,13 +1,15 @@
-import type { CheckoutView } from '../../src/grpc/generated/chainpay/v1/invoices';
+import type { CheckoutPayment, CheckoutView } from '../../src/grpc/generated/chainpay/v1/invoices';
 import type { Network } from '../../src/grpc/generated/chainpay/v1/networks';
 import { amount, amountText, ceilAmount } from './amount';
 import type { SafeHtml } from './html';
+import { httpsUrl, httpUrl, mailtoOf, shortReference, walletLink } from './links';
 import { sanitizeQrSvg } from './qr';
+import { remainingMs } from './time';
 
 /**
  * What the checkout page shows, and nothing more. Built by picking fields one by one from the
- * daemon's CheckoutView (which already omits metadata, webhook URL, merchant id and order id), so a
- * field added to the Invoice message later never reaches the buyer by accident.
+ * daemon's CheckoutView (which already omits metadata, webhook URL and merchant id), so a field
+ * added to the Invoice message later never reaches the buyer by accident.
  */
 export type CheckoutStatus = 'pending' | 'confirming' | 'partially_paid' | 'paid' | 'overpaid' | 'underpaid' | 'expired';
 
@@ -25,8 +27,29 @@ export interface NetworkOption {
   readonly available: boolean;
 }
 
+export interface BuyerPayment {
+  readonly txHash: string;
+  readonly amount: string;
+  readonly confirmations: number;
+  readonly status: 'confirming' | 'confirmed' | 'reverted';
+  /** https only; null on devnet or when the network has no explorer. */
+  readonly explorerUrl: string | null;
+}
+
+/** Whom the buyer pays and contacts (merchant set-checkout). */
+export interface BuyerMerchant {
+  readonly name: string | null;
+  readonly supportUrl: string | null;
+  readonly supportMailto: string | null;
+  readonly supportEmail: string | null;
+}
+
 export interface CheckoutModel {
   readonly uuid: string;
+  /** Short, readable form of the uuid (links.ts shortReference), on every page. */
+  readonly reference: string;
+  readonly orderId: string | null;
+  readonly merchant: BuyerMerchant;
   /** false on a devnet daemon: the page says it is a test (no real funds). */
   readonly livemode: boolean;
   /** `null` for a status this gateway does not know yet (shown neutrally). */
@@ -41,8 +64,11 @@ export interface CheckoutModel {
   readonly network: { readonly code: string; readonly name: string } | null;
   readonly address: string | null;
   readonly memo: string | null;
+  /** The QR code of walletLink (so the two always carry the same link). */
   readonly qrSvg: SafeHtml | null;
-  readonly paymentUri: string | null;
+  /** "Open in wallet": the link for what is still due, only ethereum:/tron:/ton:/solana:. */
+  readonly walletLink: string | null;
+  readonly payments: readonly BuyerPayment[];
   readonly receivedAmount: string;
   /** pay_amount − received_amount, never below 0. */
   readonly amountDue: string;
@@ -50,6 +76,8 @@ export interface CheckoutModel {
   readonly requiredConfirmations: number;
   readonly txHash: string | null;
   readonly expiresAt: string;
+  /** Until expiry by the daemon's clock (CheckoutView.now; the gateway's when absent). */
+  readonly remainingMs: number;
   readonly paidAt: string | null;
   readonly returnUrl: string | null;
   readonly cancelUrl: string | null;
@@ -70,8 +98,18 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
   const received = amount(inv.received_amount);
   const due = amount(inv.pay_amount).minus(received);
   const chosen = inv.network ? view.networks.find((n) => n.code === inv.network) : undefined;
+  const link = walletLink(view.wallet_link);
+  const merchant = view.merchant;
   return {
     uuid: inv.uuid,
+    reference: shortReference(inv.uuid),
+    orderId: view.order_id?.trim() || null,
+    merchant: {
+      name: merchant?.display_name?.trim() || null,
+      supportUrl: httpsUrl(merchant?.support_url),
+      supportMailto: mailtoOf(merchant?.support_email),
+      supportEmail: mailtoOf(merchant?.support_email) ? merchant!.support_email! : null,
+    },
     livemode: inv.livemode,
     status,
     final: FINAL.includes(inv.status),
@@ -83,14 +121,17 @@ export function toCheckoutModel(view: CheckoutView): CheckoutModel {
     network: inv.network ? { code: inv.network, name: chosen?.name || inv.network } : null,
     address: inv.address || null,
     memo: inv.memo || null,
-    qrSvg: inv.network ? sanitizeQrSvg(inv.qr_svg) : null,
-    paymentUri: inv.payment_uri || null,
+    // No link, no QR code: the QR code would otherwise ask for the full amount after a partial payment.
+    qrSvg: link ? sanitizeQrSvg(view.wallet_qr_svg) : null,
+    walletLink: link,
+    payments: view.payments.map(buyerPayment),
     receivedAmount: inv.received_amount,
     amountDue: due.gt(0) ? amountText(due) : '0',
     confirmations: inv.confirmations,
     requiredConfirmations: inv.required_confirmations,
     txHash: inv.tx_hash || null,
     expiresAt: inv.expires_at,
+    remainingMs: remainingMs(inv.expires_at, daemonNow(view.now)),
     paidAt: inv.paid_at || null,
     returnUrl: httpUrl(inv.return_url),
     cancelUrl: httpUrl(inv.cancel_url),
@@ -119,21 +160,24 @@ function networkOption(n: Network, invoiceAmountText: string, platformFee: strin
   };
 }
 
-/** Only absolute http(s) URLs become links; anything else (javascript:, data:, relative) is dropped. */
-export function httpUrl(value: string | undefined): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
+/** The daemon's "now", else the gateway's (an older daemon, a view built by hand). */
+function daemonNow(now: string | undefined): number {
+  const at = now ? Date.parse(now) : Number.NaN;
+  return Number.isFinite(at) ? at : Date.now();
+}
+
+function buyerPayment(p: CheckoutPayment): BuyerPayment {
+  const status = p.status === 'confirmed' || p.status === 'reverted' ? p.status : 'confirming';
+  return { txHash: p.tx_hash, amount: p.amount, confirmations: p.confirmations, status, explorerUrl: httpsUrl(p.explorer_url) };
 }
 
 /** The buyer's JSON (POST /pay/<uuid>/network and the event stream): the same picked fields. */
 export function toBuyerJson(m: CheckoutModel): Record<string, unknown> {
   return {
     uuid: m.uuid,
+    reference: m.reference,
+    order_id: m.orderId,
+    merchant_name: m.merchant.name,
     livemode: m.livemode,
     status: m.status,
     title: m.title,
@@ -145,12 +189,13 @@ export function toBuyerJson(m: CheckoutModel): Record<string, unknown> {
     network: m.network?.code ?? null,
     address: m.address,
     memo: m.memo,
-    payment_uri: m.paymentUri,
+    wallet_link: m.walletLink,
     received_amount: m.receivedAmount,
     amount_due: m.amountDue,
     confirmations: m.confirmations,
     required_confirmations: m.requiredConfirmations,
     tx_hash: m.txHash,
+    payments: m.payments.map((p) => ({ tx_hash: p.txHash, amount: p.amount, confirmations: p.confirmations, status: p.status, explorer_url: p.explorerUrl })),
     expires_at: m.expiresAt,
     paid_at: m.paidAt,
     return_url: m.returnUrl,

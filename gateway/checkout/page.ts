@@ -1,14 +1,16 @@
 import { html, jsonForScript, type SafeHtml } from './html';
 import type { CheckoutModel } from './model';
-import { renderRegions, statusText } from './regions';
-import type { CheckoutStrings } from './strings';
-import { formatRemaining, remainingMs } from './time';
+import { renderRegions, statusText, type Logos } from './regions';
+import { LANGUAGES, type CheckoutStrings } from './strings';
+import { formatRemaining } from './time';
 import { regionHashes } from './update';
 
 /** Versioned asset URLs (`?v=<content hash>`), so they can be cached for long. */
 export interface AssetUrls {
   readonly script: string;
   readonly style: string;
+  /** Network code -> logo URL. */
+  readonly logos: Logos;
 }
 
 /** What the page script needs: its endpoints, the countdown start and its few words. */
@@ -38,12 +40,13 @@ export function clientStrings(s: CheckoutStrings): Record<string, string> {
 }
 
 export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets: AssetUrls): SafeHtml {
-  const regions = renderRegions(m, s);
-  const remaining = remainingMs(m.expiresAt);
+  const regions = renderRegions(m, s, assets.logos);
+  const remaining = m.remainingMs;
   const boot: ClientBoot = {
     uuid: m.uuid,
-    events: `/pay/${m.uuid}/events`,
-    choose: `/pay/${m.uuid}/network`,
+    // The page's language rides along, so pushed regions and refusals are in the same one.
+    events: `/pay/${m.uuid}/events?lang=${s.lang}`,
+    choose: `/pay/${m.uuid}/network?lang=${s.lang}`,
     remaining_ms: remaining,
     final: m.final,
     hashes: regionHashes(regions),
@@ -62,7 +65,26 @@ export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets:
     <p class="visually-hidden" id="copy-feedback" role="status"></p>
     <script type="application/json" id="checkout-boot">${jsonForScript(boot)}</script>`;
   const documentTitle = m.livemode ? s.documentTitle(m.title) : s.testTitle(s.documentTitle(m.title));
-  return layout(s, documentTitle, m.title ?? s.defaultTitle, body, assets, m.status ?? 'unknown', m.livemode ? null : testBanner(s));
+  return layout(s, documentTitle, m.title ?? s.defaultTitle, body, assets, m.status ?? 'unknown', m.livemode ? null : testBanner(s), invoiceLine(m, s));
+}
+
+/**
+ * Who is paid and what to quote, on every page of an invoice: the merchant's display name, the
+ * short reference and the order id. Never changes while the page is open.
+ */
+function invoiceLine(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
+  return html`${m.merchant.name ? html`<p class="merchant" id="merchant-name">${s.paymentTo(m.merchant.name)}</p>` : ''}
+<dl class="invoice-ids">
+<div><dt>${s.referenceLabel}</dt><dd id="invoice-reference">${m.reference}</dd></div>
+${m.orderId ? html`<div><dt>${s.orderLabel}</dt><dd id="invoice-order">${m.orderId}</dd></div>` : ''}
+</dl>`;
+}
+
+/** Links to the same page in each language (`?lang=`): plain links, so they work without the script. */
+function languageSwitcher(s: CheckoutStrings): SafeHtml {
+  return html`<nav class="languages" id="languages" aria-label="${s.languageSwitcher}"><ul role="list">${Object.values(LANGUAGES).map(
+    (l) => html`<li><a href="?lang=${l.lang}" hreflang="${l.lang}" lang="${l.lang}" data-lang="${l.lang}"${l.lang === s.lang ? html` aria-current="true"` : ''}>${l.languageName}</a></li>`,
+  )}</ul></nav>`;
 }
 
 /**
@@ -92,6 +114,7 @@ function layout(
   assets: { style: string; script: string | null },
   status: string,
   banner: SafeHtml | null = null,
+  ids: SafeHtml | null = null,
 ): SafeHtml {
   return html`<!doctype html>
 <html lang="${s.lang}">
@@ -110,8 +133,10 @@ ${assets.script ? html`<script src="${assets.script}" defer></script>` : ''}
 <a class="skip-link" href="#main">${s.skipToContent}</a>
 <header class="page-header">
 ${banner ?? ''}
+${languageSwitcher(s)}
 <p class="eyebrow">${s.securePayment}</p>
 <h1 id="page-title">${heading}</h1>
+${ids ?? ''}
 </header>
 <main id="main" tabindex="-1">
 ${main}

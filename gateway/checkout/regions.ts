@@ -1,5 +1,10 @@
 import { html, type SafeHtml } from './html';
-import type { CheckoutModel, NetworkOption } from './model';
+export type { Logos } from './parts';
+import { confirmingPanel, instructions, paymentsList } from './instructions';
+import type { CheckoutModel } from './model';
+import { networkChoice } from './network-choice';
+import { result } from './outcome';
+import { asksForPayment, copyButton, headline, type Logos } from './parts';
 import type { CheckoutStrings } from './strings';
 
 /**
@@ -13,8 +18,8 @@ export interface CheckoutRegions {
   readonly actions: SafeHtml;
 }
 
-export function renderRegions(m: CheckoutModel, s: CheckoutStrings): CheckoutRegions {
-  return { summary: summary(m, s), panel: panel(m, s), actions: actions(m, s) };
+export function renderRegions(m: CheckoutModel, s: CheckoutStrings, logos: Logos): CheckoutRegions {
+  return { summary: summary(m, s), panel: panel(m, s, logos), actions: actions(m, s) };
 }
 
 export function statusText(m: CheckoutModel, s: CheckoutStrings): string {
@@ -38,14 +43,9 @@ export function statusText(m: CheckoutModel, s: CheckoutStrings): string {
   }
 }
 
-/** While partially paid the buyer sends the rest: the headline amount is what is still due. */
-function headline(m: CheckoutModel): { amount: string; due: boolean } {
-  return m.status === 'partially_paid' ? { amount: m.amountDue, due: true } : { amount: m.payAmount, due: false };
-}
-
 function summary(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const { amount, due } = headline(m);
-  const copyable = m.network !== null && !m.final;
+  const asking = asksForPayment(m);
   const breakdown = m.fees
     ? html`<dl class="breakdown" aria-label="${s.breakdown}">
         <div><dt>${s.amount}</dt><dd>${m.amount} ${m.currency}</dd></div>
@@ -54,82 +54,25 @@ function summary(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
         ${m.receivedAmount !== '0' ? html`<div><dt>${s.received}</dt><dd>${m.receivedAmount} ${m.currency}</dd></div>` : ''}
       </dl>`
     : html`<p class="note">${s.feesPaidByMerchant}</p>`;
-  const heading = m.final ? s.invoiceTotal : due ? s.amountStillDue : m.network ? s.amountToSend : s.amountHeading;
+  // Once nothing more is asked (confirming, final) the figure is the invoice's, not one to send.
+  const heading = !asking && m.network ? s.invoiceTotal : due ? s.amountStillDue : m.network ? s.amountToSend : s.amountHeading;
   return html`<h2 id="amount-heading" class="eyebrow">${heading}</h2>
-    <p class="amount"><span class="figure"><span id="amount-value">${amount}</span> <span class="currency">${m.currency}</span></span>${copyable ? copyButton('amount-value', s.copyAmount, s) : ''}</p>
+    <p class="amount"><span class="figure"><span id="amount-value">${amount}</span> <span class="currency">${m.currency}</span></span>${asking ? copyButton('amount-value', s.copyAmount, s) : ''}</p>
     ${m.network ? html`<p class="on-network">${s.onNetwork(m.network.name)}</p>` : ''}
     ${breakdown}`;
 }
 
-function panel(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
-  if (m.final) return result(m, s);
+function panel(m: CheckoutModel, s: CheckoutStrings, logos: Logos): SafeHtml {
+  if (m.final) return html`${result(m, s)}${paymentsList(m, s)}`;
   if (m.network === null) {
     return html`<section class="card" aria-labelledby="panel-heading">
       <h2 id="panel-heading" tabindex="-1">${s.chooseNetworkHeading}</h2>
-      ${networkChoice(m, s)}
+      ${networkChoice(m, s, logos)}
     </section>`;
   }
-  return instructions(m, s);
-}
-
-function networkChoice(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
-  if (!m.canChooseNetwork || m.networks.length === 0) return html`<p>${s.noNetworks}</p>`;
-  return html`<p class="help">${s.chooseNetworkHelp}</p>
-    <form class="networks" method="post" action="/pay/${m.uuid}/network" data-choose-network>
-      <ul role="list">${m.networks.map((n) => networkButton(n, m, s))}</ul>
-      <p class="form-error" data-choose-error role="alert" hidden></p>
-    </form>`;
-}
-
-function networkButton(n: NetworkOption, m: CheckoutModel, s: CheckoutStrings): SafeHtml {
-  const current = m.network?.code === n.code;
-  const detail = n.available
-    ? html`<span class="net-pay">${s.youSend(n.payAmount, m.currency)}</span><span class="net-fee">${s.networkFeeOf(n.networkFee, m.currency)}</span>`
-    : html`<span class="net-fee">${s.belowMinimum(n.minInvoice, m.currency)}</span>`;
-  return html`<li><button type="submit" name="network" value="${n.code}" class="network-option"${n.available && !current ? '' : html` disabled`}${current ? html` aria-current="true"` : ''}>
-    <span class="net-name">${n.name}</span><span class="net-details">${detail}</span></button></li>`;
-}
-
-function instructions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
-  const network = m.network!;
-  const { amount } = headline(m);
-  // The daemon's QR encodes the full pay_amount: after a partial payment it would ask for too much.
-  const qr =
-    m.status === 'partially_paid'
-      ? html`<p class="note">${s.qrTopUp}</p>`
-      : m.qrSvg
-        ? html`<figure class="qr"><div class="qr-code" role="img" aria-label="${s.qrLabel(amount, m.currency, network.name)}">${m.qrSvg}</div><figcaption>${s.qrHelp}</figcaption></figure>`
-        : html`<p class="note">${s.qrUnavailable}</p>`;
-  return html`<section class="card" aria-labelledby="panel-heading">
-    <h2 id="panel-heading" tabindex="-1">${s.sendHeading(m.currency, network.name)}</h2>
-    <p class="help">${s.sendOnly(m.currency, network.name)}</p>
-    ${qr}
-    <dl class="fields">
-      ${m.address ? html`<div class="field"><dt>${s.depositAddress}</dt><dd><code id="address-value" class="value">${m.address}</code>${copyButton('address-value', s.copyAddress, s)}</dd></div>` : ''}
-      ${m.memo ? html`<div class="field field-memo"><dt>${s.memo}</dt><dd><code id="memo-value" class="value">${m.memo}</code>${copyButton('memo-value', s.copyMemo, s)}</dd></div>` : ''}
-    </dl>
-    ${m.memo ? html`<div class="alert" id="memo-warning"><p><strong>${s.memoRequiredTitle}</strong> ${s.memoRequired}</p></div>` : ''}
-    ${m.txHash ? html`<p class="tx">${s.transaction}: <code class="value">${m.txHash}</code></p>` : ''}
-    <p class="note">${s.keepOpen}</p>
-    ${m.canChooseNetwork ? html`<details class="change-network"><summary>${s.payOnAnotherNetwork}</summary>${networkChoice(m, s)}</details>` : ''}
-  </section>`;
-}
-
-function result(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
-  const r = s.result;
-  const [title, body] =
-    m.status === 'paid'
-      ? [r.paidTitle, r.paidBody]
-      : m.status === 'overpaid'
-        ? [r.overpaidTitle, r.overpaidBody]
-        : m.status === 'underpaid'
-          ? [r.underpaidTitle, r.underpaidBody(m.amountDue, m.currency)]
-          : [r.expiredTitle, r.expiredBody];
-  return html`<section class="card result result-${m.status ?? 'unknown'}" aria-labelledby="panel-heading">
-    <h2 id="panel-heading" tabindex="-1">${title}</h2>
-    <p>${body}</p>
-    ${m.txHash ? html`<p class="tx">${s.transaction}: <code class="value">${m.txHash}</code></p>` : ''}
-  </section>`;
+  // The full amount was seen: nothing to send, so no amount, QR, address or memo to invite a second payment.
+  if (m.status === 'confirming') return confirmingPanel(m, s);
+  return instructions(m, s, logos);
 }
 
 /**
@@ -146,9 +89,4 @@ function actions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
         ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' ? s.returnToMerchant : s.cancel}</a>`
         : '';
   return link ? html`<nav aria-label="${s.merchantLinks}">${link}</nav>` : html``;
-}
-
-function copyButton(target: string, label: string, s: CheckoutStrings): SafeHtml {
-  // Hidden until the script runs: without it the button could do nothing.
-  return html`<button type="button" class="copy" data-copy="${target}" aria-label="${label}" hidden>${s.copy}</button>`;
 }

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { CheckoutModel } from './model';
 import { toBuyerJson } from './model';
-import { renderRegions, statusText, type CheckoutRegions } from './regions';
+import { renderRegions, statusText, type CheckoutRegions, type Logos } from './regions';
 import type { CheckoutStrings } from './strings';
-import { remainingMs } from './time';
 
 type RegionName = keyof CheckoutRegions;
 
@@ -27,14 +26,14 @@ export function regionHashes(r: CheckoutRegions): Record<RegionName, string> {
   return { summary: hash(r.summary.value), panel: hash(r.panel.value), actions: hash(r.actions.value) };
 }
 
-export function checkoutUpdate(m: CheckoutModel, s: CheckoutStrings): CheckoutUpdate {
-  const r = renderRegions(m, s);
+export function checkoutUpdate(m: CheckoutModel, s: CheckoutStrings, logos: Logos): CheckoutUpdate {
+  const r = renderRegions(m, s, logos);
   return {
     invoice: toBuyerJson(m),
     status: m.status ?? 'unknown',
     final: m.final,
     status_text: statusText(m, s),
-    remaining_ms: remainingMs(m.expiresAt),
+    remaining_ms: m.remainingMs,
     regions: { summary: r.summary.value, panel: r.panel.value, actions: r.actions.value },
     hashes: regionHashes(r),
   };

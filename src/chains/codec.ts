@@ -39,7 +39,8 @@ export interface HotWalletKey {
 }
 
 export interface AddressCodec {
-  readonly family: 'evm' | 'tron' | 'ton' | 'solana';
+  /** The id of the family whose format this is (ChainFamilyDefinition.id). */
+  readonly family: string;
   /** Deposit address number `index` (address_pool networks); throws UnsupportedOperationError on TON. */
   deriveDepositAddress(index: number): string;
   /**

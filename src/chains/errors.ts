@@ -45,3 +45,17 @@ export class ChainModeMixError extends Error {
     super(`${network} has live chain options, but the chains run in devnet mode: devnet and live never mix in one daemon`);
   }
 }
+
+/**
+ * A family's environment variable is missing, malformed or contradicts another (family.ts). The
+ * configuration turns it into its ConfigError (exit 78), naming the same variable.
+ */
+export class FamilyConfigError extends Error {
+  override readonly name = 'FamilyConfigError';
+  constructor(
+    readonly variable: string,
+    readonly reason: string,
+  ) {
+    super(`invalid configuration: ${variable}: ${reason}`);
+  }
+}

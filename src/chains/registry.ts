@@ -1,13 +1,13 @@
 import type { Clock } from '../domain/clock';
-import { NETWORK_FACTS, type ChainFamily, type NetworkCode } from '../domain/networks';
+import type { NetworkCode } from '../domain/networks';
 import type { KeyMaterial } from './codec';
-import { createAddressCodec } from './codecs';
 import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
 import type { DevnetChainStore } from './devnet/store';
 import { AdapterUnavailableError, ChainModeMixError } from './errors';
-import { evmLiveFactory } from './evm/live-factory';
-import { tronLiveFactory } from './tron/live-factory';
+import { builtInFamilies, type FamilyRegistry } from './families';
 import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
+
+export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
 
 export interface ChainAdaptersOptions {
   /** Latency/outcome of every live RPC round trip (metrics). */
@@ -16,6 +16,8 @@ export interface ChainAdaptersOptions {
   readonly mode: 'devnet' | 'live';
   readonly keys: KeyMaterial;
   readonly clock: Clock;
+  /** Which family runs each network (default: the built-in families, families.ts). */
+  readonly families?: FamilyRegistry;
   readonly devnet: {
     /** Where devnet chains persist (the database: a standby continues them); in memory when absent. */
     readonly store?: DevnetChainStore;
@@ -25,7 +27,7 @@ export interface ChainAdaptersOptions {
     readonly blockIntervalMs: number;
     readonly finalityDepth?: Partial<Record<NetworkCode, number>>;
   };
-  /** Per-network options of the live adapters (RPC URL, token id, ...), opaque here; mode live only. */
+  /** Per-network options of the live adapters (LiveSettings.options, from the family's readLive), opaque here; mode live only. */
   readonly live?: Partial<Record<NetworkCode, unknown>>;
 }
 
@@ -35,40 +37,34 @@ export interface ChainAdapters {
   readonly devnet: Map<NetworkCode, DevnetControls>;
 }
 
-import type { LiveAdapterFactory } from './live-adapter';
-export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
-
 /**
- * SWITCH POINT: live chain families plug in here, one factory per family, e.g.
- *   evm: (input) => new EvmAdapter(input)   // BEP20, POLYGON, ARBITRUM
- * A family without a factory cannot run live: asking for it throws rather than silently
- * falling back to the simulated chain (devnet payments must never look real).
+ * Whether `network` can run on its real chain in this version (its family has a live factory).
+ * A family without one cannot run live: asking for it throws rather than silently falling back to
+ * the simulated chain (devnet payments must never look real).
  */
-const LIVE_FACTORIES: Partial<Record<ChainFamily, LiveAdapterFactory>> = { evm: evmLiveFactory, tron: tronLiveFactory };
-
-/** Whether `network` can run on its real chain in this version (its family has a live adapter). */
-export function hasLiveAdapter(network: NetworkCode): boolean {
-  return LIVE_FACTORIES[NETWORK_FACTS[network].family] !== undefined;
+export function hasLiveAdapter(network: NetworkCode, families: FamilyRegistry = builtInFamilies()): boolean {
+  return families.of(network).live !== undefined;
 }
 
 /**
- * One adapter per network: the devnet simulation of each (mode devnet), or each network's live
- * adapter (mode live). Call init() on each.
+ * One adapter per network, built by the network's family: its devnet simulation (mode devnet), or
+ * its live adapter (mode live). Call init() on each.
  */
 export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
+  const families = opts.families ?? builtInFamilies();
   const adapters = new Map<NetworkCode, ChainAdapter>();
   const devnet = new Map<NetworkCode, DevnetControls>();
   for (const network of opts.networks) {
-    const codec = createAddressCodec(network, opts.keys);
+    const family = families.of(network);
+    const codec = family.codec(opts.keys);
     // The mode is the whole daemon's: devnet and live never mix (DESIGN.md, Embedded defaults).
     if (opts.mode === 'devnet' && opts.live?.[network] !== undefined) throw new ChainModeMixError(network);
     if (opts.mode === 'live') {
-      const factory = LIVE_FACTORIES[NETWORK_FACTS[network].family];
-      if (!factory) throw new AdapterUnavailableError(network, 'live');
-      adapters.set(network, factory({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc }));
+      if (!family.live) throw new AdapterUnavailableError(network, 'live');
+      adapters.set(network, family.live({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc }));
       continue;
     }
-    const adapter = new DevnetAdapter({
+    const adapter = (family.devnet ?? ((o) => new DevnetAdapter(o)))({
       network,
       codec,
       clock: opts.clock,

@@ -106,6 +106,39 @@ export interface ChainWatch {
   syncedUntil?(): Date | null;
 }
 
+// ---- Payouts: the family's contract (docs/chains.md, "The family contract") ----
+//
+// The host (src/actors/withdrawals/payout-steps.ts) owns what every family needs: a payout is signed
+// under its withdrawal row's lock and stored on the row (signed_raw, signed_meta, payout_wallet,
+// payout_sequence, payout_attempt) BEFORE it is broadcast; after a crash the stored transaction is
+// broadcast again, never signed anew. It polls payoutStatus() and acts on what the family answers:
+// - 'unknown' -> broadcast the same stored transaction again;
+// - 'pending' for PAYOUT_BUMP_AFTER_MS, where the family has bumpPayout() (EVM: same nonce, higher
+//   fee) -> the replacement is stored, then sent; whichever version is mined counts;
+// - 'expired' (the stored transaction can never execute, proven on the chain: TRON expiration,
+//   TON valid_until + unchanged seqno, SOLANA lastValidBlockHeight) -> under the row's lock, and only
+//   while the row still holds that very transaction, signPayout() is called again with attempt + 1;
+//   the new one is stored before it is broadcast. One expiry, at most one new signature.
+// Everything family-specific (nonces, seqnos, chain ids, blockhashes, expirations) lives in the
+// family's SignedPayout.meta, which the host stores and hands back but never interprets (it only adds
+// its own keys: signed_at_ms, latest_tx_hash, expired_tx_hashes; store/repos/payout-rows.ts HOST_META).
+
+/**
+ * The host's durable book of signed payouts (the withdrawals table), for families whose payouts take a
+ * per-wallet sequence number (EVM nonce, TON seqno). A payout stored signed but not broadcast yet is
+ * invisible to the chain; this is where it keeps its number across restarts.
+ */
+export interface PayoutBook {
+  /**
+   * The highest SignedPayout.sequence among the payouts stored signed for `wallet` (the family's own
+   * SignedPayout.wallet key) whose withdrawal is still open, leaving out the payout being signed
+   * (a re-signing after expiry does not count its own expired transaction); null when there is none.
+   * Committed rows only: the family bridges its own signatures whose row is not committed yet
+   * (EVM: src/chains/evm/nonces.ts), and serialises its own signings per wallet.
+   */
+  highestOpenSequence(wallet: string): Promise<number | null>;
+}
+
 export interface PayoutRequest {
   /** Withdrawal uuid: the idempotency key of one payout. */
   readonly id: string;
@@ -113,17 +146,12 @@ export interface PayoutRequest {
   /** Decimal string in token units. */
   readonly amount: string;
   /**
-   * The host's durable nonce book (EVM): the highest nonce among this wallet's payouts stored
-   * signed whose withdrawal is still open, or null. Asked under the wallet's nonce lock, so a
-   * payout signed but not broadcast keeps its nonce across restarts.
+   * 0 for the first signature; n after n stored transactions of this payout expired. A family whose
+   * signing is deterministic must make a new attempt a different transaction (devnet puts it in the body).
    */
-  readonly storedNonces?: (wallet: StoredNonceWallet) => Promise<number | null>;
-}
-
-/** The hot wallet a nonce belongs to: signed_meta's chainId and from (lowercase hex). */
-export interface StoredNonceWallet {
-  readonly chainId: number;
-  readonly from: string;
+  readonly attempt?: number;
+  /** The host's durable payout book (absent in tools and unit tests: the chain's view only). */
+  readonly book?: PayoutBook;
 }
 
 /** A signed transaction, persisted before it is broadcast so a crash never signs anew. */
@@ -131,19 +159,40 @@ export interface SignedPayout {
   readonly txHash: string;
   /** Serialized signed transaction (hex/base64), opaque to callers. */
   readonly raw: string;
-  /** Adapter-specific data needed to rebroadcast or bump (e.g. nonce), JSON-serialisable. */
+  /** Family-specific data needed to rebroadcast, check, bump or judge expiry (nonce, valid_until...), JSON-serialisable. */
   readonly meta: Record<string, string | number>;
+  /**
+   * Families with per-wallet sequence numbers: the wallet key (family-defined, e.g. EVM
+   * `<chainId>:<from>`) and this transaction's number in it. The host stores both in columns and
+   * answers PayoutBook.highestOpenSequence from them. Absent elsewhere (TRON, SOLANA, devnet).
+   */
+  readonly wallet?: string;
+  readonly sequence?: number;
 }
 
 export type PayoutStatus =
-  | { readonly state: 'unknown' } // not seen by the chain (yet): rebroadcast
+  | { readonly state: 'unknown' } // not seen by the chain (yet), and it may still execute: rebroadcast
   | { readonly state: 'pending' }
   /**
    * `txHash`: the transaction that was mined, when it is not `payout.txHash` (after a fee bump the
    * original may win the race against its replacement; the withdrawal must show the mined one).
    */
   | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number; readonly txHash?: string }
-  | { readonly state: 'reverted'; readonly blockHeight: number; readonly txHash?: string };
+  | { readonly state: 'reverted'; readonly blockHeight: number; readonly txHash?: string }
+  /**
+   * This signed transaction can never execute, proven by the chain (not by a timeout on our side):
+   * its expiry passed on a block that cannot be reorged away and the chain does not hold it. Only
+   * this answer lets the host sign the payout anew. A family without expiry never returns it (EVM:
+   * a nonce stays valid; a stuck payout is bumped instead).
+   */
+  | { readonly state: 'expired' };
+
+/**
+ * Broadcasting a transaction whose expiry already passed (TRON TRANSACTION_EXPIRATION_ERROR, SOLANA
+ * blockhash not found, TON valid_until): the family throws an error with this code. The host does not
+ * fail the withdrawal on it; it waits and asks payoutStatus(), which says `expired` once that is final.
+ */
+export const PAYOUT_EXPIRED_CODE = 'payout_expired';
 
 export interface PaymentLinkInput {
   readonly address: string;
@@ -203,12 +252,24 @@ export interface ChainAdapter {
   /** The wallet link encoded in an invoice's QR code (DESIGN.md, QR codes and payment links). */
   paymentLink(input: PaymentLinkInput): string;
 
-  /** Sign a payout from the hot wallet; does not broadcast. */
+  /**
+   * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input
+   * errors (bad address or amount) and wallet shortfalls are thrown with their codes (see
+   * actors/withdrawals/payout-errors.ts PERMANENT_CODES); anything else is retried.
+   */
   signPayout(request: PayoutRequest): Promise<SignedPayout>;
-  /** Send a signed payout; sending the same one twice is harmless. */
+  /**
+   * Send a signed payout. Sending the same one twice is harmless (already known or already mined is
+   * success). An expired one: throw with code PAYOUT_EXPIRED_CODE (or resolve; payoutStatus decides).
+   */
   broadcastPayout(payout: SignedPayout): Promise<void>;
+  /** Where the payout stands on the chain; `expired` only when it can never execute (see PayoutStatus). */
   payoutStatus(payout: SignedPayout): Promise<PayoutStatus>;
-  /** Replace a stuck payout with the same nonce and a higher fee (EVM); undefined where not applicable. */
+  /**
+   * Replace a stuck payout with the same sequence number and a higher fee (EVM), so at most one of
+   * its versions can ever execute; its meta must let payoutStatus find every version. Absent where
+   * a payout cannot be replaced in place (TRON, TON, SOLANA: they expire instead).
+   */
   bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
 
   close(): Promise<void>;

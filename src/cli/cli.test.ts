@@ -113,6 +113,15 @@ describe('merchant commands', () => {
     expect(daemon.last('updateMerchant').request).toEqual({ merchant_id: 'm_1', platform_fee_percent: '1.2500' });
   });
 
+  it('set-checkout maps to UpdateMerchant with the checkout settings as given ("" clears)', async () => {
+    daemon.respond('updateMerchant', () => MERCHANT);
+    expect((await cli(['merchant', 'set-checkout', '--merchant', 'm_1', '--display-name', 'Shop & Co', '--support-email', 'help@shop.example'])).code).toBe(0);
+    expect(daemon.last('updateMerchant').request).toEqual({ merchant_id: 'm_1', display_name: 'Shop & Co', support_email: 'help@shop.example' });
+    expect((await cli(['merchant', 'set-checkout', '--merchant', 'm_1', '--support-url', ''])).code).toBe(0);
+    expect(daemon.last('updateMerchant').request).toEqual({ merchant_id: 'm_1', support_url: '' });
+    expect((await cli(['merchant', 'set-checkout', '--merchant', 'm_1'])).code).toBe(2);
+  });
+
   it('rotate-secret prints {api_key, api_secret}', async () => {
     daemon.respond('rotateSecret', () => ({ api_key: 'pk_2', api_secret: 'sk_2' }));
     const r = await cli(['merchant', 'rotate-secret', '--merchant', 'm_1', '--json']);
@@ -141,6 +150,17 @@ describe('money, networks, whitelist, withdrawals', () => {
     expect(r.code).toBe(0);
     expect(daemon.last('updateNetworkFees').request).toEqual({ code: 'TRC20', buyer_network_fee: '1.10', min_invoice: '0.000001', required_confirmations: 20 });
     expect(JSON.parse(r.stdout).code).toBe('TRC20');
+  });
+
+  it('networks set-explorer sends the template; none is the empty template', async () => {
+    const net = Network.fromPartial({ code: 'TON', explorer_tx_url: 'https://testnet.tonviewer.com/transaction/{tx}' });
+    daemon.respond('updateNetworkFees', () => net);
+    const r = await cli(['networks', 'set-explorer', '--network', 'TON', '--tx-url', 'https://testnet.tonviewer.com/transaction/{tx}']);
+    expect(r.code).toBe(0);
+    expect(daemon.last('updateNetworkFees').request).toEqual({ code: 'TON', explorer_tx_url: 'https://testnet.tonviewer.com/transaction/{tx}' });
+    expect(r.stdout).toContain('https://testnet.tonviewer.com/transaction/{tx}');
+    expect((await cli(['networks', 'set-explorer', '--network', 'TON', '--tx-url', 'none'])).code).toBe(0);
+    expect(daemon.last('updateNetworkFees').request).toEqual({ code: 'TON', explorer_tx_url: '' });
   });
 
   it('whitelist add sends merchant, network and address', async () => {

@@ -4,9 +4,12 @@ import { z } from 'zod';
 import { NETWORK_CODES, type NetworkCode } from '../domain/networks';
 import { NETWORK_DEFAULTS, type NetworkDefaults } from './network-defaults';
 
+import type { KeyMaterial } from '../chains/codec';
+import { readDevnetConfig, type DevnetConfig } from '../chains/devnet/config';
+import { FamilyConfigError } from '../chains/errors';
+import { builtInFamilies, type FamilyRegistry } from '../chains/families';
+import type { FamilyEnv, LiveSettings } from '../chains/family';
 import { ConfigError } from './errors';
-import { parseTronEnv, type TronConfig } from '../chains/tron/config';
-import { TronConfigError } from '../chains/tron/errors';
 import { chooseChainMode, type ChainMode } from './chain-mode';
 
 export { ConfigError };
@@ -33,18 +36,8 @@ const baseSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
     .optional(),
   HD_MNEMONIC: z.string().min(1).optional(),
-  /** Watch-only deposits: account xpubs at m/44'/60'/0' (EVM) and m/44'/195'/0' (TRON). */
-  EVM_DEPOSIT_XPUB: z
-    .string()
-    .regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'must be an account xpub')
-    .optional(),
-  TRON_DEPOSIT_XPUB: z
-    .string()
-    .regex(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'must be an account xpub')
-    .optional(),
   OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  DEVNET_BLOCK_MS: z.coerce.number().int().min(0).default(2000),
   DEFAULT_PLATFORM_FEE_PERCENT: percent.default('1'),
   LATE_PAYMENT_WINDOW_MINUTES: z.coerce.number().int().min(0).default(1440),
   ADDRESS_POOL_MIN_FREE: z.coerce.number().int().min(1).default(50),
@@ -66,12 +59,8 @@ const baseSchema = z.object({
 export interface NetworkConfig extends NetworkDefaults {
   readonly code: NetworkCode;
   readonly enabled: boolean;
-  readonly rpcUrl?: string;
-  readonly tokenAddress?: string;
-  /** Live EVM networks: head polling interval once caught up (the adapter's default: 2000 ms). */
-  readonly pollIntervalMs?: number;
-  /** Live EVM networks: the chain id the RPC must serve (default: the network's real one; 31337 for hardhat). */
-  readonly chainId?: number;
+  /** The network's real-chain settings as its family read them; null: not configured for a real chain. */
+  readonly live: LiveSettings | null;
   /**
    * The database settings whose `<CODE>_*` variable was set (`enabled` for `<CODE>_ENABLED`): only
    * these overwrite the stored row at start; the others keep what an operator changed at run time.
@@ -84,26 +73,24 @@ export type NetworkSettingName = keyof NetworkDefaults | 'enabled';
 export type Config = Omit<z.infer<typeof baseSchema>, 'CHAIN_MODE'> & {
   /** Resolved: devnet unless a network's RPC is configured (DESIGN.md, Embedded defaults). */
   readonly CHAIN_MODE: ChainMode;
-  /** The variable that decided CHAIN_MODE (`CHAIN_MODE`, `POLYGON_RPC_URL`, ...); null for the default. */
+  /** The variable that decided CHAIN_MODE (`CHAIN_MODE`, or the LiveSettings.from of the first live network); null for the default. */
   readonly chainModeFrom: string | null;
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly networks: Readonly<Record<NetworkCode, NetworkConfig>>;
-  /** TRC20's live settings, parsed by the family (src/chains/tron/config.ts); null without TRC20_RPC_URL. */
-  readonly tron: TronConfig | null;
+  /** Which family runs each network; its definitions read the family variables above. */
+  readonly families: FamilyRegistry;
+  /** Key material the families read (watch-only xpubs); the mnemonic comes from the key files. */
+  readonly depositKeys: Partial<KeyMaterial>;
+  readonly devnet: DevnetConfig;
 };
 
-/** The TRON family's own parser; its error becomes a ConfigError naming the variable. */
-function tronConfig(env: NodeJS.ProcessEnv): TronConfig | null {
-  try {
-    return parseTronEnv(env);
-  } catch (e) {
-    if (e instanceof TronConfigError) throw new ConfigError(e.variable, e.reason);
-    throw e;
-  }
+export interface LoadConfigOptions {
+  /** Default: the built-in families. A test registers its own family with `FamilyRegistry.builtIn().with(family)`. */
+  readonly families?: FamilyRegistry;
 }
 
-function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig {
+function networkConfig(env: FamilyEnv, code: NetworkCode, families: FamilyRegistry): NetworkConfig {
   const d = NETWORK_DEFAULTS[code];
   const fromEnvironment: NetworkSettingName[] = [];
   const read = <T>(suffix: string, schema: z.ZodType<T>, fallback: T, setting?: NetworkSettingName): T => {
@@ -115,33 +102,45 @@ function networkConfig(env: NodeJS.ProcessEnv, code: NetworkCode): NetworkConfig
     if (setting) fromEnvironment.push(setting);
     return parsed.data;
   };
+  const enabled = read('ENABLED', flag, true, 'enabled');
+  const requiredConfirmations = read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations, 'requiredConfirmations');
   return {
     code,
-    enabled: read('ENABLED', flag, true, 'enabled'),
+    enabled,
     buyerNetworkFee: read('BUYER_NETWORK_FEE', decimalString, d.buyerNetworkFee, 'buyerNetworkFee'),
     withdrawalFee: read('WITHDRAWAL_FEE', decimalString, d.withdrawalFee, 'withdrawalFee'),
     minInvoice: read('MIN_INVOICE', decimalString, d.minInvoice, 'minInvoice'),
     minWithdrawal: read('MIN_WITHDRAWAL', decimalString, d.minWithdrawal, 'minWithdrawal'),
-    requiredConfirmations: read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations, 'requiredConfirmations'),
+    requiredConfirmations,
     fromEnvironment,
-    rpcUrl: read<string | undefined>('RPC_URL', z.string().url(), undefined),
-    tokenAddress: read<string | undefined>('TOKEN_ADDRESS', z.string().min(1), undefined),
-    pollIntervalMs: read<number | undefined>('POLL_INTERVAL_MS', z.coerce.number().int().min(10).max(600_000), undefined),
-    chainId: read<number | undefined>('CHAIN_ID', z.coerce.number().int().positive(), undefined),
+    live: families.of(code).readLive(env, { network: code, requiredConfirmations }),
   };
 }
 
 /** Environment -> typed, validated configuration. Throws ConfigError naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
+  try {
+    return parseConfig(env, options.families ?? builtInFamilies());
+  } catch (e) {
+    // A family's variable: the same refusal, named the same way (exit 78).
+    if (e instanceof FamilyConfigError) throw new ConfigError(e.variable, e.reason);
+    throw e;
+  }
+}
+
+function parseConfig(env: NodeJS.ProcessEnv, families: FamilyRegistry): Config {
+  const cleaned: FamilyEnv = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
   const parsed = baseSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const base = parsed.data;
-  const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(env, c)])) as Record<NetworkCode, NetworkConfig>;
-  const chainMode = chooseChainMode(cleaned);
+  const devnet = readDevnetConfig(cleaned);
+  const depositKeys = Object.assign({}, ...families.families().map((f) => f.readKeys?.(cleaned) ?? {})) as Partial<KeyMaterial>;
+  const networks = Object.fromEntries(NETWORK_CODES.map((c) => [c, networkConfig(cleaned, c, families)])) as Record<NetworkCode, NetworkConfig>;
+  const liveFrom = NETWORK_CODES.flatMap((c) => (networks[c].live ? [networks[c].live.from] : []));
+  const chainMode = chooseChainMode(cleaned.CHAIN_MODE, liveFrom);
   // Lifting the webhook address guard lets anyone who can set a webhook URL reach internal hosts:
   // local testing only, never on a live daemon.
   if (base.WEBHOOK_ALLOW_PRIVATE_TARGETS && chainMode.mode === 'live') {
@@ -154,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(base.DATA_DIR),
     publicUrl: (base.PUBLIC_URL ?? `http://127.0.0.1:${base.HTTP_PORT}`).replace(/\/+$/, ''),
     networks,
-    tron: tronConfig(env),
+    families,
+    depositKeys,
+    devnet,
   };
 }

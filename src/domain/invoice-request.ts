@@ -5,6 +5,8 @@ import { MalformedRequestError, ValidationError } from './errors';
 import { isNetworkCode, type NetworkCode, type NetworkSettings } from './networks';
 import type { FeePayer } from './fees';
 import { BodyFields } from './request-fields';
+import { METADATA_MAX_BYTES, metadataJson } from './metadata';
+import { assertBoundedText, assertStorable, codePointLength } from './text';
 
 /** The body of POST /v1/invoices, validated. Amounts stay decimal strings. */
 export interface CreateInvoiceInput {
@@ -29,7 +31,7 @@ export const INVOICE_LIMITS = {
   orderIdMax: 200,
   titleMax: 200,
   urlMax: 2048,
-  metadataMaxBytes: 16 * 1024,
+  metadataMaxBytes: METADATA_MAX_BYTES,
 } as const;
 
 /** The fields of POST /v1/invoices: the spec's, and `currency`, accepted when it is exactly "USDT". */
@@ -49,16 +51,17 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
 function boundedText(body: Record<string, unknown>, field: string, max: number): string | null {
   const v = optionalString(body, field);
   if (v === null) return null;
-  if (v.length === 0 || v.length > max) throw new ValidationError(`invalid_${field}`, `${field} must be 1 to ${max} characters`, field);
+  assertBoundedText(v, field, max);
   return v;
 }
 
 function url(body: Record<string, unknown>, field: string, httpsOnly: boolean): string | null {
   const v = optionalString(body, field);
   if (v === null) return null;
+  assertStorable(v, field);
   let parsed: URL | null = null;
   try {
-    parsed = v.length <= INVOICE_LIMITS.urlMax ? new URL(v) : null;
+    parsed = codePointLength(v) <= INVOICE_LIMITS.urlMax ? new URL(v) : null;
   } catch {
     parsed = null;
   }
@@ -126,15 +129,7 @@ export function parseCreateInvoice(body: Record<string, unknown>, active: readon
     lifetimeMinutes = v;
   }
 
-  let metadataJson = '{}';
-  if (body.metadata !== undefined && body.metadata !== null) {
-    const m = body.metadata;
-    if (typeof m !== 'object' || Array.isArray(m)) throw new MalformedRequestError('metadata must be a JSON object', 'metadata');
-    metadataJson = JSON.stringify(m);
-    if (Buffer.byteLength(metadataJson) > INVOICE_LIMITS.metadataMaxBytes) {
-      throw new ValidationError('metadata_too_large', `metadata is larger than ${INVOICE_LIMITS.metadataMaxBytes} bytes`, 'metadata');
-    }
-  }
+  const metadata = body.metadata === undefined || body.metadata === null ? '{}' : metadataJson(body.metadata);
 
   return {
     amount,
@@ -146,6 +141,6 @@ export function parseCreateInvoice(body: Record<string, unknown>, active: readon
     webhookUrl: url(body, 'webhook_url', true),
     returnUrl: url(body, 'return_url', false),
     cancelUrl: url(body, 'cancel_url', false),
-    metadataJson,
+    metadataJson: metadata,
   };
 }

@@ -44,4 +44,6 @@ export interface NetworkSettings {
   readonly tokenContract: string;
   readonly tokenDecimals: number;
   readonly active: boolean;
+  /** The stored explorer template: null = the mainnet default, '' = none (see explorers.ts, explorerTemplate). */
+  readonly explorerTxUrl: string | null;
 }

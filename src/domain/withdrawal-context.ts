@@ -10,6 +10,8 @@ export interface WithdrawalSignedPayout {
   readonly txHash: string;
   readonly raw: string;
   readonly meta: Record<string, string | number>;
+  readonly wallet?: string;
+  readonly sequence?: number;
 }
 
 /**
@@ -22,6 +24,8 @@ export type CheckPayoutOutput = (
   | { readonly state: 'pending' }
   | { readonly state: 'mined'; readonly blockHeight: number; readonly confirmations: number }
   | { readonly state: 'reverted'; readonly blockHeight: number }
+  /** The signed transaction can never execute (its expiry passed on the chain): sign it anew. */
+  | { readonly state: 'expired' }
 ) & { readonly at: string; readonly payout?: WithdrawalSignedPayout; readonly txHash?: string };
 
 /** What the actor keeps after a status check: the newest signed version, and the hash that counts. */
@@ -37,6 +41,11 @@ export interface SignPayoutInput {
   readonly to: string;
   /** net_payout, decimal string in token units. */
   readonly amount: string;
+  /**
+   * The hash of a stored transaction that expired (CheckPayoutOutput `expired`): sign anew, but only
+   * while the row still holds that very transaction. Absent: the first signing (or its re-run).
+   */
+  readonly replacing?: string;
 }
 
 /** Input of the broadcastPayout and checkPayout actors. */
@@ -68,6 +77,11 @@ export interface WithdrawalMachineContext {
    * `payout_nonce_consumed`: still processing, the amount still held. Absent in older snapshots.
    */
   readonly attention?: string | null;
+  /**
+   * Set while a payout whose signed transaction expired is signed anew (state processing.signing
+   * entered from a status check): that transaction's hash. Absent in older snapshots.
+   */
+  readonly replacing?: string | null;
 }
 
 export interface CreateWithdrawalContextInput {
@@ -122,6 +136,17 @@ export function isPermanentPayoutError(error: unknown): boolean {
  * amount held, and waits for an operator (README, "Payouts that need an operator").
  */
 export const NEEDS_OPERATOR_CODES: readonly string[] = ['payout_nonce_consumed'];
+
+/**
+ * A broadcast refused because the transaction's expiry passed (chains' PAYOUT_EXPIRED_CODE, mapped
+ * to an `unavailable` DomainError by the host): never a failure, never a reason to sign anew by
+ * itself; the status check decides once the chain proves the transaction can no longer execute.
+ */
+export const PAYOUT_EXPIRED = 'payout_expired';
+
+export function payoutExpired(error: unknown): boolean {
+  return error instanceof DomainError && error.code === PAYOUT_EXPIRED;
+}
 
 export function needsOperator(error: unknown): boolean {
   return error instanceof DomainError && error.kind !== 'unavailable' && NEEDS_OPERATOR_CODES.includes(error.code);

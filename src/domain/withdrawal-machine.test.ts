@@ -6,7 +6,7 @@ import { withdrawalMachine } from './withdrawal-machine';
 const T0 = Date.parse('2025-03-01T12:00:00.000Z');
 const POLL = 5_000;
 
-type CheckResult = 'unknown' | 'pending' | 'reverted' | { mined: number } | { output: CheckPayoutOutput } | Error;
+type CheckResult = 'unknown' | 'pending' | 'reverted' | 'expired' | { mined: number } | { output: CheckPayoutOutput } | Error;
 
 /** A scripted in-memory chain standing in for the adapter behind the three actors. */
 class FakeChain {
@@ -159,6 +159,40 @@ describe('withdrawal machine', () => {
     // The stuck original won the race against its replacement: the withdrawal shows the mined one.
     expect(h.ctx()).toMatchObject({ status: 'completed', txHash: '0xtx1', signed: bumped });
     expect(h.chain.signed).toHaveLength(1);
+  });
+
+  it('an expired payout goes back to signing with `replacing` = its hash; the new one is broadcast and followed', async () => {
+    const h = harness();
+    h.chain.checkScript = ['expired', { mined: 3 }];
+    await h.poll();
+    // sign(replacing) resolved with the new transaction, which was broadcast at once.
+    expect(h.chain.signed).toHaveLength(2);
+    expect(h.chain.signed[0]!.replacing).toBeUndefined();
+    expect(h.chain.signed[1]).toMatchObject({ id: 'wd-1', replacing: '0xtx1' });
+    expect(h.chain.broadcasts.map((b) => b.payout.txHash)).toEqual(['0xtx1', '0xtx2']);
+    expect(h.ctx()).toMatchObject({ status: 'processing', signed: { txHash: '0xtx2' }, txHash: '0xtx2', replacing: null, confirmations: 0 });
+    await h.poll();
+    expect(h.ctx()).toMatchObject({ status: 'completed', txHash: '0xtx2' });
+    expect(h.chain.signed).toHaveLength(2);
+  });
+
+  it('a broadcast refused as expired (payout_expired) never fails the withdrawal: it waits for the status check', async () => {
+    const h = harness();
+    h.chain.broadcastErrors = [new UnavailableError('payout_expired', 'too late')];
+    h.chain.checkScript = ['unknown'];
+    await flush();
+    expect(h.value()).toEqual({ processing: { confirming: 'waiting' } });
+    expect(h.ctx()).toMatchObject({ status: 'processing', failureReason: null });
+    await h.poll(); // unknown: sent again (the chain decides whether it is still valid)
+    expect(h.chain.broadcasts).toHaveLength(2);
+    expect(h.chain.signed).toHaveLength(1);
+
+    // Whatever kind of DomainError carries the code: never a failure (the guard comes before the permanent one).
+    const k = harness();
+    k.chain.broadcastErrors = [new ValidationError('payout_expired', 'too late')];
+    await flush();
+    expect(k.value()).toEqual({ processing: { confirming: 'waiting' } });
+    expect(k.ctx()).toMatchObject({ status: 'processing', failureReason: null });
   });
 
   it('retries transient broadcast errors, fails on a definitive refusal', async () => {

@@ -13,6 +13,11 @@
  * mined version still completes it) until an operator REJECTs it. Any other error is retried after
  * pollIntervalMs.
  *
+ * A check that finds the signed transaction `expired` (it can never execute: TRON, TON, SOLANA)
+ * goes back to signing with `replacing` = its hash; the host signs anew only while the row still
+ * holds that transaction (one expiry, one new signature), stores it, and the new one is broadcast.
+ * A broadcast refused as expired waits for the status check instead (never fails the withdrawal).
+ *
  * `txHash` is null until the payout was broadcast (the signed hash lives in `signed`); after a fee
  * bump it is the newest broadcast version, or the version that was mined.
  *
@@ -28,6 +33,7 @@ import {
   failureText,
   isPermanentPayoutError,
   needsOperator,
+  payoutExpired,
   revertedText,
   type CheckPayoutOutput,
   type PayoutActorInput,
@@ -87,10 +93,16 @@ export const withdrawalMachine = setup({
         signing: {
           invoke: {
             src: 'signPayout',
-            input: ({ context }) => ({ id: context.uuid, network: context.network, to: context.address, amount: context.netPayout }),
+            input: ({ context }): SignPayoutInput => ({
+              id: context.uuid,
+              network: context.network,
+              to: context.address,
+              amount: context.netPayout,
+              ...(context.replacing ? { replacing: context.replacing } : {}),
+            }),
             onDone: {
               target: 'broadcasting',
-              actions: assign({ signed: ({ event }) => event.output }),
+              actions: assign({ signed: ({ event }) => event.output, replacing: null }),
             },
             onError: [
               {
@@ -109,6 +121,8 @@ export const withdrawalMachine = setup({
             input: payoutInput,
             onDone: { target: 'confirming', actions: assign({ txHash: ({ context }) => context.signed?.txHash ?? context.txHash }) },
             onError: [
+              // Too late to send (its expiry passed): the status check says when it is final.
+              { guard: ({ event }) => payoutExpired(event.error), target: 'confirming' },
               {
                 guard: ({ event }) => needsOperator(event.error),
                 target: 'needsOperator',
@@ -149,6 +163,11 @@ export const withdrawalMachine = setup({
                     target: '#withdrawal.processing.confirming.checking',
                     actions: [assign(({ context, event }) => checkedPayout(context, event.output)), assign({ attention: null })],
                   },
+                  {
+                    guard: ({ event }) => event.output.state === 'expired',
+                    target: '#withdrawal.processing.signing',
+                    actions: assign({ replacing: ({ context }) => context.signed?.txHash ?? null, attention: null }),
+                  },
                   { target: 'waiting' },
                 ],
                 onError: 'waiting',
@@ -185,6 +204,12 @@ export const withdrawalMachine = setup({
                         completedAt: ({ event }) => event.output.at,
                       }),
                     ],
+                  },
+                  // It can never execute (its expiry passed on the chain): sign anew, once per expiry.
+                  {
+                    guard: ({ event }) => event.output.state === 'expired',
+                    target: '#withdrawal.processing.signing',
+                    actions: assign({ replacing: ({ context }) => context.signed?.txHash ?? null, confirmations: 0 }),
                   },
                   // Not known to the chain (dropped, or reorged out): send the same transaction again.
                   {

@@ -9,6 +9,8 @@ import type { InvoiceActors } from '../actors/invoices/invoice-actors';
 import type { Withdrawals } from '../actors/withdrawals/withdrawals';
 import type { WithdrawalActors } from '../actors/withdrawals/withdrawal-actors';
 import type { Whitelist } from '../actors/withdrawals/whitelist';
+import type { ChainAdapter } from '../chains/types';
+import type { NetworkCode } from '../domain/networks';
 
 /** What the thin gRPC services reach: repositories and the actor system, never SQL. */
 export interface ServiceContext {
@@ -29,4 +31,8 @@ export interface ServiceContext {
   readonly withdrawals: Withdrawals;
   readonly withdrawalActors: WithdrawalActors;
   readonly whitelist: Whitelist;
+  /** The running chains: the checkout builds the remainder's wallet link with them. */
+  readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
+  /** 422 `invalid_webhook_url` for a submitted URL whose host is (or resolves only to) a private address (webhooks/submission-check.ts). */
+  readonly checkWebhookUrl: (url: string) => Promise<void>;
 }

@@ -21,6 +21,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, status> = {
 export const ERROR_CODE_KEY = 'chainpay-error-code';
 export const ERROR_FIELD_KEY = 'chainpay-error-field';
 export const ERROR_ID_KEY = 'chainpay-error-id';
+export const RETRY_AFTER_KEY = 'retry-after';
 /** The field, UTF-8, when it is not printable ASCII (an unknown JSON key can be any text): ASCII metadata cannot carry it. */
 export const ERROR_FIELD_BIN_KEY = 'chainpay-error-field-bin';
 const PRINTABLE_ASCII = /^[ -~]*$/;
@@ -38,6 +39,9 @@ export function toServiceError(error: unknown, logger: Logger, context: Record<s
       if (PRINTABLE_ASCII.test(error.field)) metadata.set(ERROR_FIELD_KEY, error.field);
       else metadata.set(ERROR_FIELD_BIN_KEY, Buffer.from(error.field, 'utf8'));
     }
+    // 429 and 503 tell the client when to try again (the gateway's Retry-After).
+    const retryAfter = error.details.retry_after_seconds;
+    if (typeof retryAfter === 'number' && Number.isInteger(retryAfter) && retryAfter > 0) metadata.set(RETRY_AFTER_KEY, String(retryAfter));
     if (error.kind === 'internal' || error.kind === 'unavailable') logger.warn({ err: error, ...context }, error.message);
     return { code: STATUS_OF_KIND[error.kind], details: error.message, metadata };
   }

@@ -1,6 +1,8 @@
 import { MalformedRequestError } from '../domain/errors';
 import type { MerchantCaller } from './auth';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /**
  * The REST-shaped body of a merchant call. For a signed call it is read from the signed bytes
  * only (so a replayed signature cannot carry other fields); for token calls from the message.
@@ -10,7 +12,8 @@ export function requestBody(caller: MerchantCaller, fromMessage: () => Record<st
   if (caller.signedBody.length === 0) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(caller.signedBody.toString('utf8'));
+    // Bytes that are not UTF-8 are refused, not turned into U+FFFD (two bodies would read as one).
+    parsed = JSON.parse(UTF8.decode(caller.signedBody));
   } catch {
     throw new MalformedRequestError('the body is not valid JSON', undefined, 'malformed_json');
   }

@@ -6,7 +6,7 @@ import { paymentQrSvg } from './payment-qr';
  * The row (the truth) as the control plane and the webhooks show it: plain data, absent optional
  * fields `undefined`. Webhooks must not import src/grpc, so this has no generated type;
  * grpc/views/invoice-message.ts assigns it to the message, and the type-check fails there when the
- * two drift apart.
+ * two drift apart. Its REST JSON (webhook `data`) is src/lib/rest-json.ts, the gateway's own.
  */
 export type InvoiceView = ReturnType<typeof invoiceFields>;
 
@@ -77,40 +77,5 @@ function paymentView(p: InvoicePayment) {
     status: p.state,
     block_height: String(p.blockHeight),
     seen_at: p.seenAt.toISOString(),
-  };
-}
-
-/** The REST Invoice object (webhook `data`): the spec's fields in the spec's order, nulls explicit. */
-export function toRestInvoice(m: InvoiceView): Record<string, unknown> {
-  return {
-    uuid: m.uuid,
-    status: m.status,
-    order_id: m.order_id ?? null,
-    title: m.title ?? null,
-    amount: m.amount,
-    currency: m.currency,
-    platform_fee: m.platform_fee,
-    network_fee: m.network_fee,
-    pay_amount: m.pay_amount,
-    merchant_net: m.merchant_net,
-    fee_payer: m.fee_payer,
-    network: m.network ?? null,
-    address: m.address ?? null,
-    memo: m.memo ?? null,
-    checkout_url: m.checkout_url,
-    qr_svg: m.qr_svg,
-    received_amount: m.received_amount,
-    confirmations: m.confirmations,
-    required_confirmations: m.required_confirmations,
-    tx_hash: m.tx_hash ?? null,
-    metadata: JSON.parse(m.metadata_json || '{}') as unknown,
-    expires_at: m.expires_at,
-    paid_at: m.paid_at ?? null,
-    created_at: m.created_at,
-    paid_late: m.paid_late,
-    payments: m.payments.map((p) => ({ tx_hash: p.tx_hash, event_index: p.event_index, from: p.from, amount: p.amount, confirmations: p.confirmations, status: p.status })),
-    return_url: m.return_url ?? null,
-    cancel_url: m.cancel_url ?? null,
-    livemode: m.livemode,
   };
 }

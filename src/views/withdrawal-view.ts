@@ -5,7 +5,7 @@ import { canonicalDecimal } from '../store/repos/network-settings';
  * The row (the truth) as the control plane and the webhooks show it: plain data, absent optional
  * fields `undefined`. Actors and webhooks must not import src/grpc, so this has no generated type;
  * grpc/views/withdrawal-message.ts assigns it to the message, and the type-check fails there when
- * the two drift apart.
+ * the two drift apart. Its REST JSON (webhook `data`) is src/lib/rest-json.ts, the gateway's own.
  */
 export type WithdrawalView = ReturnType<typeof withdrawalView>;
 
@@ -29,25 +29,5 @@ export function withdrawalView(row: Withdrawal, scope: { readonly livemode: bool
     merchant_id: row.merchantId,
     confirmations: row.confirmations,
     livemode: scope.livemode,
-  };
-}
-
-/** The REST Withdrawal object of the spec (webhook `data`): every field, null where unset. */
-export function toRestWithdrawal(w: WithdrawalView): Record<string, unknown> {
-  return {
-    uuid: w.uuid,
-    reference: w.reference ?? null,
-    status: w.status,
-    network: w.network,
-    address: w.address,
-    amount: w.amount,
-    network_fee: w.network_fee,
-    net_payout: w.net_payout,
-    tx_hash: w.tx_hash ?? null,
-    rejection_reason: w.rejection_reason ?? null,
-    failure_reason: w.failure_reason ?? null,
-    created_at: w.created_at,
-    completed_at: w.completed_at ?? null,
-    livemode: w.livemode,
   };
 }

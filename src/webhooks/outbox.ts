@@ -1,8 +1,9 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { type Invoice, InvoicePayment, OutboxEvent, type Withdrawal } from '../store/entities';
-import { invoiceView, toRestInvoice, type ViewScope } from '../views/invoice-view';
-import { toRestWithdrawal, withdrawalView } from '../views/withdrawal-view';
+import { restInvoiceJson, restWithdrawalJson, webhookBodyJson } from '../lib/rest-json';
+import { invoiceView, type ViewScope } from '../views/invoice-view';
+import { withdrawalView } from '../views/withdrawal-view';
 import { newEventId } from './event-id';
 
 /**
@@ -12,10 +13,11 @@ import { newEventId } from './event-id';
  */
 export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types: readonly string[], scope: ViewScope, now: Date): Promise<void> {
   const payments = await em.find(InvoicePayment, { invoiceUuid: row.uuid });
-  const data = toRestInvoice(await invoiceView(row, payments, scope));
+  // data: the REST Invoice by the one definition the gateway answers with (src/lib/rest-json.ts).
+  const data = restInvoiceJson(await invoiceView(row, payments, scope));
   for (const type of types) {
     const id = newEventId();
-    const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
+    const body = webhookBodyJson(id, type, now.toISOString(), data);
     const event = new OutboxEvent(id, row.merchantId, 'invoice', row.uuid, type, body, now);
     event.targetUrl = row.webhookUrl;
     em.persist(event);
@@ -30,10 +32,10 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
  * (insertOutboxEventsSql) in their own transaction.
  */
 export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date, scope: { readonly livemode: boolean }): OutboxEvent[] {
-  const data = toRestWithdrawal(withdrawalView(row, scope));
+  const data = restWithdrawalJson(withdrawalView(row, scope));
   return types.map((type) => {
     const id = newEventId();
-    const body = JSON.stringify({ id, type, created_at: now.toISOString(), data });
+    const body = webhookBodyJson(id, type, now.toISOString(), data);
     return new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now);
   });
 }

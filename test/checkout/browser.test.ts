@@ -2,16 +2,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { SCREENSHOTS } from './browser-support';
 import { startStack, createMerchant, signed, rpc, type Stack, type MerchantCredentials } from '../support/stack';
 
 /**
  * A buyer in a real browser (Debian's chromium, driven by playwright-core) against a real daemon
  * and gateway: choose TON, pay on devnet, watch confirming → paid arrive without a reload; an
- * expired invoice; a 404. Leaves phone-sized screenshots in $TMPDIR/chainpay-test-artifacts/
- * (outside the repository; CHAINPAY_TEST_ARTIFACTS overrides) and prints that path.
+ * expired invoice; a 404. Leaves phone-sized screenshots (flow-*.png) in browser-support.ts
+ * SCREENSHOTS (outside the repository) and prints that path. Every status at phone and desktop
+ * size: browser-states.test.ts.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = process.env.CHAINPAY_TEST_ARTIFACTS ?? path.join(os.tmpdir(), 'chainpay-test-artifacts');
+const ARTIFACTS = SCREENSHOTS;
 const PHONE = { width: 390, height: 844 };
 const SECRETS = { meta: 'meta-secret-b81e', webhook: 'https://hooks.example.com/wh-secret-0c4d' };
 
@@ -86,7 +88,7 @@ describe('checkout page in a browser', () => {
     expect(await page.title()).toBe('Test payment: Pay: Order #42');
     expect(await text(page, '#status-text')).toBe('Choose a network to see where to pay.');
     expect(await page.getAttribute('#cancel-link', 'href')).toBe('https://shop.example/cart');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-phone-choose.png'), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'flow-choose-phone.png'), fullPage: true });
     // Light for a phone and self-contained: everything the page loaded came from the gateway itself,
     // and the document with its assets weighs well under 64 KiB (no external fonts, scripts or images).
     const weight = await page.evaluate<{ bytes: number; origins: string[] }>(`(() => {
@@ -120,7 +122,7 @@ describe('checkout page in a browser', () => {
     await page.waitForSelector('#copy-feedback:text-is("Copied to the clipboard.")', { state: 'attached' });
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(rest.memo);
 
-    await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-phone.png'), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'flow-pending-phone.png'), fullPage: true });
 
     await rpc((cb) => stack.clients.devnet.pay({ network: 'TON', to: rest.address, amount: rest.pay_amount, memo: rest.memo }, stack.operator, cb));
     await statusIs(page, 'confirming');
@@ -134,7 +136,7 @@ describe('checkout page in a browser', () => {
     expect(await page.getAttribute('#return-link', 'href')).toBe('https://shop.example/thanks?order=42');
     expect(await text(page, '#return-link')).toBe('Go back to merchant');
     expect(await page.isHidden('#countdown-line')).toBe(true);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-phone-paid.png'), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'flow-paid-phone.png'), fullPage: true });
 
     // Never reloaded: the marker survived and the main frame navigated exactly once.
     expect(await page.evaluate('window.__checkoutMarker')).toBe('still here');
@@ -158,7 +160,7 @@ describe('checkout page in a browser', () => {
     expect(await text(page, '#panel-heading')).toBe('Invoice expired');
     expect(await page.$('#address-value')).toBeNull();
     expect(await text(page, '#cancel-link')).toBe('Return to merchant');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-phone-expired.png'), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'flow-expired-phone.png'), fullPage: true });
     expect(await page.evaluate('window.__checkoutMarker')).toBe('still here');
     expect(navigations()).toBe(1);
     await page.close();

@@ -12,7 +12,9 @@ import { startStack, createMerchant, signed, rpc, waitForStatus, type Stack, typ
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (res: Response): Promise<any> => res.json();
-const SECRETS = { meta: 'meta-secret-7f3a', webhook: 'https://hooks.example.com/wh-secret-91c2', order: 'order-secret-55d1' };
+const SECRETS = { meta: 'meta-secret-7f3a', webhook: 'https://hooks.example.com/wh-secret-91c2' };
+/** The merchant's order id is shown to the buyer (a reference to quote, issue 39), unlike the secrets. */
+const ORDER_ID = 'order-55d1';
 
 describe('checkout endpoints', () => {
   let stack: Stack;
@@ -26,7 +28,7 @@ describe('checkout endpoints', () => {
     const res = await signed(stack, m, 'POST', '/v1/invoices', {
       amount: '25',
       title: 'Tea <b>&</b> "biscuits"',
-      order_id: SECRETS.order,
+      order_id: ORDER_ID,
       webhook_url: SECRETS.webhook,
       return_url: 'https://shop.example/thanks',
       cancel_url: 'https://shop.example/cart',
@@ -67,6 +69,9 @@ describe('checkout endpoints', () => {
     expect(html).toMatch(/role="status"/);
     // The daemon runs on devnet: the page says it is a test.
     expect(html).toMatch(/<p class="test-banner" id="test-banner" role="note"><strong>Test payment: no real funds\.<\/strong>/);
+    expect(html).toContain(`<dd id="invoice-order">${ORDER_ID}</dd>`);
+    expect(html).toContain(`<dd id="invoice-reference">${uuid.slice(0, 4).toUpperCase()}-${uuid.slice(4, 8).toUpperCase()}</dd>`);
+    expect(html).toContain('Payment to Test shop');
     expect(html).toContain('Choose a network');
     expect(html).toContain('value="TON"');
     expect(html).toContain('value="TRC20"');
@@ -163,11 +168,11 @@ describe('checkout endpoints', () => {
   it('falls back to a form post with a redirect when scripts are off', async () => {
     const res = await choose('network=TRC20', 'application/x-www-form-urlencoded');
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe(`/pay/${uuid}`);
+    expect(res.headers.get('location')).toBe(`/pay/${uuid}?lang=en`);
     const bad = await choose('network=DOGE', 'application/x-www-form-urlencoded');
     expect(bad.status).toBe(422);
     expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await bad.text()).toContain(`href="/pay/${uuid}"`);
+    expect(await bad.text()).toContain(`href="/pay/${uuid}?lang=en"`);
   });
 
   it('streams the current state as server-sent events', async () => {
@@ -197,7 +202,7 @@ describe('checkout endpoints', () => {
     expect((await json(malformed)).error.code).toBe('invoice_not_found');
   });
 
-  it('shows a partial payment with the amount still due, and hides the QR code of the full amount', async () => {
+  it('shows a partial payment with the amount still due, and the wallet link and QR code of the remainder', async () => {
     const created = await signed(stack, m, 'POST', '/v1/invoices', { amount: '10', network: 'TRC20' });
     const inv = created.body;
     expect(inv.pay_amount).toBe('11.1');
@@ -211,7 +216,11 @@ describe('checkout endpoints', () => {
     expect(page).toContain('<span id="amount-value">7.1</span>');
     expect(page).toContain('<dt>Received</dt><dd>4 USDT</dd>');
     expect(page).toContain(inv.address);
-    expect(page).not.toContain('class="qr-code"');
+    // The daemon's TRON adapter built the link for the 7.1 still due (the invoice's own asks for 11.1).
+    const link = /id="wallet-link" href="([^"]+)"/.exec(page)![1]!.replace(/&amp;/g, '&');
+    expect(link).toMatch(new RegExp(`^tron:${inv.address}\\?token=T\\w+&amount=7\\.1$`));
+    expect(page).toContain('class="qr-code"');
+    expect(page).toContain('ask for the remaining 7.1 USDT only');
     expect(page).not.toContain('Pay on another network'); // money arrived: the network is fixed
   });
 

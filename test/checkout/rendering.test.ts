@@ -11,7 +11,7 @@ import { EN, stringsFor } from '../../gateway/checkout/strings';
 import { formatRemaining } from '../../gateway/checkout/time';
 
 /** The pure parts of the checkout page: escaping, display arithmetic, the QR check, the buyer's model. */
-const ASSETS = { script: '/pay/assets/checkout.js?v=1', style: '/pay/assets/checkout.css?v=1' };
+const ASSETS = { script: '/pay/assets/checkout.js?v=1', style: '/pay/assets/checkout.css?v=1', logos: { TON: '/pay/assets/net-ton.svg?v=1' } };
 
 function view(invoice: Partial<Invoice>, networks: Partial<Network>[] = []): CheckoutView {
   return {
@@ -29,6 +29,10 @@ function view(invoice: Partial<Invoice>, networks: Partial<Network>[] = []): Che
       ...invoice,
     }),
     networks: networks.map((n) => Network.fromPartial({ active: true, token_decimals: 6, buyer_network_fee: '0', min_invoice: '1', ...n })),
+    wallet_link: '',
+    wallet_qr_svg: '',
+    payments: [],
+    now: '',
   };
 }
 
@@ -110,7 +114,7 @@ describe('strings', () => {
 });
 
 describe('the buyer model', () => {
-  it('never carries metadata, webhook URL, merchant id or order id, even if the daemon sent them', () => {
+  it('never carries metadata, webhook URL, merchant id or the Invoice message’s order id, even if the daemon sent them (the order id shown is the view’s own field)', () => {
     const v = view({ metadata_json: '{"note":"meta-leak"}', webhook_url: 'https://hook-leak.example', merchant_id: 'merchant-leak', order_id: 'order-leak', return_url: 'https://shop.example/ok' }, [
       { code: 'TON', name: 'TON' },
     ]);

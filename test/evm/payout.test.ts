@@ -2,7 +2,8 @@ import { formatUnits, parseTransaction, type Address, type Hex } from 'viem';
 import { ValidationError } from '../../src/domain/errors';
 import { PayoutBroadcastError, PayoutInsufficientGasError, PayoutInsufficientTokenError, PayoutNonceConsumedError, type EvmAdapter } from '../../src/chains/evm';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
-import type { SignedPayout, StoredNonceWallet } from '../../src/chains/types';
+import type { PayoutBook, SignedPayout } from '../../src/chains/types';
+import { evmPayoutWallet } from '../../src/chains/evm/payout-wallet';
 import { testAdapter, testCodec } from './support/adapter';
 import { startHardhatNode, type HardhatNode } from './support/hardhat-node';
 import { TestChain } from './support/test-chain';
@@ -104,6 +105,9 @@ describe('EVM adapter: payouts from the hot wallet', () => {
       expect(b.maxFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxFeePerGas! * 9n);
       expect(b.maxPriorityFeePerGas! * 8n).toBeGreaterThanOrEqual(a.maxPriorityFeePerGas! * 9n);
       expect(bump.meta).toMatchObject({ nonce: original.meta.nonce, replaces: original.txHash });
+      // The payout book keeps the same nonce reserved for the replacement; an EVM payout never expires.
+      expect(bump).toMatchObject({ wallet: evmPayoutWallet(31337, hot), sequence: a.nonce });
+      expect(original).toMatchObject({ wallet: bump.wallet, sequence: a.nonce });
       await adapter.broadcastPayout(bump); // accepted as a replacement in the pool
       await chain.mine(1);
 
@@ -123,14 +127,17 @@ describe('EVM adapter: payouts from the hot wallet', () => {
   it('a payout signed and stored but not broadcast keeps its nonce across a restart: the next one signs above it, each is mined once', async () => {
     const base = await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' });
     const [toA, toB] = [codec.sampleAddress('restart A'), codec.sampleAddress('restart B')];
-    const a = load(persist(await (await processAdapter()).signPayout({ id: 'w-r1', to: toA, amount: '2', storedNonces: async () => null })));
+    const a = load(persist(await (await processAdapter()).signPayout({ id: 'w-r1', to: toA, amount: '2', book: { highestOpenSequence: async () => null } })));
     expect(a.meta.nonce).toBe(base);
 
     // Restarted: nothing in memory; the database still holds A, signed and open.
     const restarted = await restartedProcessAdapter();
-    const asked: StoredNonceWallet[] = [];
-    const b = await restarted.signPayout({ id: 'w-r2', to: toB, amount: '3', storedNonces: async (wallet) => (asked.push(wallet), Number(a.meta.nonce)) });
-    expect(asked).toEqual([{ chainId: 31337, from: hot.toLowerCase() }]);
+    const asked: string[] = [];
+    const book: PayoutBook = { highestOpenSequence: async (wallet) => (asked.push(wallet), a.sequence ?? null) };
+    const b = await restarted.signPayout({ id: 'w-r2', to: toB, amount: '3', book });
+    expect(asked).toEqual([evmPayoutWallet(31337, hot)]);
+    expect(a).toMatchObject({ wallet: `31337:${hot.toLowerCase()}`, sequence: base });
+    expect(b).toMatchObject({ wallet: a.wallet, sequence: base + 1 });
     expect(await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' })).toBe(base); // the node knows nothing of A
     expect(b.meta.nonce).toBe(base + 1);
 

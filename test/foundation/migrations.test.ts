@@ -23,12 +23,14 @@ describe('migrations', () => {
       'Migration20261127000000DevnetChains',
       'Migration20261127100000OutboxUnaddressed',
       'Migration20261128000000InvoiceSnapshotChainTime',
+      'Migration20261128020000PayoutBook',
+      'Migration20261128080000CheckoutSettings',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(8);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(9);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { loadConfig } from '../../src/config/config';
+import { loadConfig, type LoadConfigOptions } from '../../src/config/config';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../src/daemon';
 import type { DaemonClock } from '../../src/actors/daemon-clock';
 import { createLogger } from '../../src/observability/logger';
@@ -39,22 +39,25 @@ export interface Stack {
 /** `logger`: the daemon's logger (a test that reads the daemon's log lines passes its own). */
 /** `clock`: a clock the test drives (live stacks have no DevnetService to advance time with). */
 export async function startStack(
-  options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; clock?: DaemonClock; daemon?: DaemonOptions } = {},
+  options: { env?: Record<string, string>; database?: TestDatabase; dataDir?: string; logger?: Logger; clock?: DaemonClock; daemon?: DaemonOptions; config?: LoadConfigOptions } = {},
 ): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-test-'));
   // Live mode (an RPC URL) refuses the lifted webhook guard: devnet stacks only.
   const live = Object.keys(options.env ?? {}).some((k) => k.endsWith('_RPC_URL')) || options.env?.CHAIN_MODE === 'live';
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    GRPC_PORT: '0',
-    HTTP_PORT: '0',
-    DEVNET_BLOCK_MS: '0',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ...(live ? {} : { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }),
-    ...options.env,
-  });
+  const config = loadConfig(
+    {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      GRPC_PORT: '0',
+      HTTP_PORT: '0',
+      DEVNET_BLOCK_MS: '0',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...(live ? {} : { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }),
+      ...options.env,
+    },
+    options.config,
+  );
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, 'test-daemon');
   const daemon = await startDaemon(config, { ...options.daemon, logger, clock: options.clock ?? options.daemon?.clock });
   const grpcAddress = `127.0.0.1:${daemon.grpcPort}`;

@@ -11,28 +11,37 @@ describe('the webhook address guard inside a running daemon (flag not set)', () 
   let receiver: Receiver;
   let stack: WebhookStack;
   let lines: LogLine[];
+  /**
+   * receiver.test resolves to nothing while the merchant's URL is submitted (a literal 127.0.0.1, or
+   * a name resolving only to it then, is refused at submission: test/gateway/hostile-input.test.ts),
+   * and to 127.0.0.1 once it rebinds: the guard at delivery must still refuse it.
+   */
+  let rebound = false;
+  const resolver = async (host: string) => (rebound && host === 'receiver.test' ? [{ address: '127.0.0.1', family: 4 as const }] : []);
+  const url = (p: string): string => receiver.url(p).replace('127.0.0.1', 'receiver.test');
   beforeAll(async () => {
     const cert = makeCert();
     receiver = await Receiver.start(cert);
     const captured = captureLogger();
     lines = captured.lines;
     // The receiver's CA is trusted: only the guard can stop the delivery.
-    stack = await startWebhookStack({ ca: cert.cert }, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' }, captured.logger);
+    stack = await startWebhookStack({ ca: cert.cert, resolver }, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' }, captured.logger);
   });
   afterAll(async () => {
     await stack?.stop();
     await receiver?.down();
   });
 
-  it('a merchant URL on 127.0.0.1: the attempt is refused (loopback), logged, retried later; the receiver gets nothing', async () => {
+  it('a merchant URL whose name rebinds to 127.0.0.1 after submission: the attempt is refused (loopback), logged, retried later; the receiver gets nothing', async () => {
     expect(lines.some((l) => String(l.msg).includes('WEBHOOK_ALLOW_PRIVATE_TARGETS'))).toBe(false);
-    const shop = await createShop(stack, receiver.url('/guarded'));
+    const shop = await createShop(stack, url('/guarded'));
+    rebound = true;
     const inv = await createInvoice(stack, shop, { amount: '6' });
     await pay(stack, inv);
     await waitInvoice(stack, shop, inv.uuid, 'confirming');
 
     const ev: WebhookEvent = await eventually(async () => (await listWebhooks(stack, { merchant_id: shop.merchantId })).find((e) => e.deliveries.length === 1), 10_000, 'the first attempt');
-    expect(ev).toMatchObject({ type: 'invoice.confirming', aggregate_id: inv.uuid, status: 'pending', attempts: 1, target_url: receiver.url('/guarded') });
+    expect(ev).toMatchObject({ type: 'invoice.confirming', aggregate_id: inv.uuid, status: 'pending', attempts: 1, target_url: url('/guarded') });
     expect(ev.deliveries[0]).toMatchObject({ attempt: 1, error: 'address 127.0.0.1 refused: loopback' });
     expect(ev.deliveries[0]!.status_code).toBeUndefined();
     expect(typeof ev.deliveries[0]!.latency_ms).toBe('number');

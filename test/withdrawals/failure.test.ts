@@ -18,7 +18,8 @@ import { MerchantsRepo } from '../../src/store/repos/merchants';
 import { NetworkSettingsRepo } from '../../src/store/repos/network-settings';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { eventually } from '../support/stack';
-import { toRestWithdrawal, withdrawalView } from '../../src/views/withdrawal-view';
+import { restWithdrawal } from '../../src/lib/rest-json';
+import { withdrawalView } from '../../src/views/withdrawal-view';
 import { addressOf, DAY_S, expectLedgerExact } from './support';
 
 /**
@@ -119,7 +120,7 @@ describe('a payout the chain refuses', () => {
     expect(failed.failureReason).toMatch(/^payout_rejected: /);
     expect(failed.failureReason).toContain(failure instanceof ValidationError ? 'the transfer would revert' : 'execution reverted');
     // The REST object and the withdrawal.failed event say why; rejection_reason is for an operator's rejection.
-    expect(toRestWithdrawal(withdrawalView(failed, { livemode: false }))).toMatchObject({ status: 'failed', failure_reason: failed.failureReason, rejection_reason: null });
+    expect(restWithdrawal(withdrawalView(failed, { livemode: false }))).toMatchObject({ status: 'failed', failure_reason: failed.failureReason, rejection_reason: null });
     expect(failed.completedAt).toBeNull();
     expect(failed.open).toBe(false);
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '100', held: '0' });

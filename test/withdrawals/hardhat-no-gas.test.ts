@@ -72,6 +72,11 @@ describe('a payout the hot wallet cannot pay the gas of (hardhat, POLYGON live)'
     const events = await stack.daemon.orm.em.fork().execute<{ type: string; body: string }[]>('select type, body from outbox_events where aggregate_id = ? order by seq', [failed.uuid]);
     expect(events.map((e) => e.type)).toEqual(['withdrawal.processing', 'withdrawal.failed']);
     expect(JSON.parse(events[1]!.body).data).toMatchObject({ status: 'failed', failure_reason: reason, rejection_reason: null });
+    // Its data is the gateway's REST body of the failed withdrawal, to the byte (one definition:
+    // src/lib/rest-json.ts; the other statuses: test/webhooks/rest-json-identity.test.ts).
+    const rest = (await signed(stack, m, 'GET', `/v1/withdrawals/${failed.uuid}`)).text;
+    expect(JSON.parse(events[1]!.body).data).toEqual(JSON.parse(rest));
+    expect(events[1]!.body.endsWith(`,"data":${rest}}`)).toBe(true);
 
     // One WARN line with the ids and the reason.
     const warned = lines.filter((l) => l.level === 40 && l.withdrawalUuid === failed.uuid);

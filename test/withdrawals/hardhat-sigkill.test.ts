@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
-import { highestStoredNonce } from '../../src/actors/withdrawals/payout-steps';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
 import type { CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
 import type { CreateWithdrawalResponse, Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import { openDatabase } from '../../src/store/orm';
 import { RawSql } from '../../src/store/raw-sql';
+import { highestOpenSequence } from '../../src/store/repos/payout-rows';
+import { evmPayoutWallet } from '../../src/chains/evm/payout-wallet';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
@@ -131,7 +132,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
     // Nothing reached the node: the wallet's pending count does not cover the stored nonce, only the database does.
     await expect(chain.public.getTransaction({ hash: signedHash })).rejects.toThrow();
     expect(await chain.public.getTransactionCount({ address: hot, blockTag: 'pending' })).toBe(nonce);
-    expect(await highestStoredNonce(new RawSql(orm).query, { chainId: 31337, from: hot })).toBe(nonce);
+    expect(await highestOpenSequence(new RawSql(orm).query, evmPayoutWallet(31337, hot))).toBe(nonce);
     expect(await transfersToPayee()).toEqual([]);
 
     // 2. Restarted without the hook: the stored transaction is broadcast, confirmed, completed.
@@ -152,7 +153,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
       expect(c.proc.output()).not.toMatch(/payout signed and persisted/);
       expect(await transfersToPayee()).toEqual([{ txHash: signedHash, from: hot.toLowerCase(), value: 9_800_000n }]);
       expect((await chain.public.getTransaction({ hash: signedHash })).nonce).toBe(nonce);
-      expect(await highestStoredNonce(new RawSql(orm).query, { chainId: 31337, from: hot })).toBeNull(); // closed: the node's count covers it now
+      expect(await highestOpenSequence(new RawSql(orm).query, evmPayoutWallet(31337, hot))).toBeNull(); // closed: the node's count covers it now
 
       const [bal] = await orm.em
         .fork()

@@ -5,7 +5,8 @@ import { DaemonClock } from '../../src/actors/daemon-clock';
 import { insertWithdrawals } from '../../src/actors/withdrawals/creation-sql';
 import { persistedInitialSnapshot, WithdrawalActors } from '../../src/actors/withdrawals/withdrawal-actors';
 import { holdLines, holdReference } from '../../src/actors/withdrawals/withdrawal-ledger';
-import { toRestWithdrawal, withdrawalView } from '../../src/views/withdrawal-view';
+import { restWithdrawal } from '../../src/lib/rest-json';
+import { withdrawalView } from '../../src/views/withdrawal-view';
 import { rolledBack, Withdrawals } from '../../src/actors/withdrawals/withdrawals';
 import { Whitelist } from '../../src/actors/withdrawals/whitelist';
 import { createAddressCodec } from '../../src/chains/codecs';
@@ -228,7 +229,7 @@ describe('creating withdrawals on raw SQL', () => {
       id: expect.stringMatching(/^evt_[0-9a-f]{24}$/),
       type: 'withdrawal.review',
       created_at: row.createdAt.toISOString(),
-      data: toRestWithdrawal(withdrawalView(loaded, { livemode: false })),
+      data: restWithdrawal(withdrawalView(loaded, { livemode: false })),
     });
     // A repeat of the reference answers with the original (200), nothing new stored.
     const again = await withdrawals.create(merchantId, { network: 'TRC20', address: payee, amount: '9', reference: 'e2e-1' }, [network]);

@@ -10,7 +10,9 @@ import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoic
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { Invoice } from '../../store/entities';
-import { allocateAddress, coolAddress } from '../../store/repos/address-pool';
+import { allocateAddress, coolAddress, reclaimAddress } from '../../store/repos/address-pool';
+import { PoolEmptyError, withPoolWait, type PoolWaitObserver } from './pool-wait';
+import { NetworkChangeLimit } from './network-change-limit';
 import { insertInvoice, insertInvoiceOnReserved, insertInvoicesOnReserved, loadInvoice, type ReservedInsert } from '../../store/repos/invoice-rows';
 import { isUniqueViolation, RawSql } from '../../store/raw-sql';
 import { canonicalDecimal } from '../../store/repos/network-settings';
@@ -35,7 +37,13 @@ export interface InvoiceDeps {
   readonly refillNow: (network: NetworkCode) => Promise<void>;
   /** Counts each creation as a request in flight (background work yields to it). */
   readonly requestLoad?: RequestLoad;
+  /** How long a request that needs an address waits for one (then 503 `pool_exhausted`); default POOL_WAIT_MS. */
+  readonly poolWaitMs?: number;
+  readonly poolObserver?: PoolWaitObserver;
 }
+
+/** A request waits this long at most for a deposit address (a refill of 200 took well under it, measured). */
+export const POOL_WAIT_MS = 3_000;
 
 export type { LoadedInvoice } from './loaded-invoice';
 
@@ -45,15 +53,6 @@ interface DepositTarget {
   readonly paymentUri: string;
 }
 
-/** The pool had no free address inside the transaction: refill outside it, then try again. */
-class PoolEmptyError extends Error {
-  override readonly name = 'PoolEmptyError';
-  constructor(readonly network: NetworkCode) {
-    super('address pool empty');
-  }
-}
-
-const POOL_RETRIES = 3;
 /**
  * Addresses reserved per round trip for new invoices (address-reserve.ts); the next batch is
  * reserved when half is left. A reservation took ~5 ms under load (measured): half of 64 lasts ~15 ms
@@ -92,9 +91,12 @@ export class Invoices {
 
   /** Creations in flight (deps.requestLoad, the daemon's; a private one when none is given). */
   private readonly requestLoad: RequestLoad;
+  private readonly changeLimit = new NetworkChangeLimit();
+  private readonly poolWait: Parameters<typeof withPoolWait>[1];
 
   constructor(private readonly deps: InvoiceDeps) {
     this.requestLoad = deps.requestLoad ?? new RequestLoad();
+    this.poolWait = { refillNow: deps.refillNow, waitMs: deps.poolWaitMs ?? POOL_WAIT_MS, observer: deps.poolObserver };
     this.sql = new RawSql(deps.orm);
     this.reserve = new AddressReserve({ query: this.sql.query, clock: deps.clock, batch: RESERVE_BATCH });
     this.reads = new OpenInvoiceReads((uuid) => deps.actors.has(uuid));
@@ -155,21 +157,14 @@ export class Invoices {
     );
     row.actorSnapshot = spawned.persistedSnapshot;
     try {
-      // No transaction ever waits for a refill: that needs a connection of its own (pool exhaustion).
-      for (let attempt = 0; ; attempt++) {
-        try {
-          // One statement: the row with the actor's snapshot, and on a pool network its address.
-          if (network?.depositMode === 'address_pool') {
-            await this.insertOnPoolAddress(row, network, amounts.payAmount, now);
-          } else {
-            if (network) Object.assign(row, { network: network.code, ...this.memoTarget(network, amounts.payAmount) });
-            await insertInvoice(this.sql.query, row);
-          }
-          break;
-        } catch (err) {
-          if (!(err instanceof PoolEmptyError) || attempt >= POOL_RETRIES) throw err;
-          await this.deps.refillNow(err.network);
-        }
+      // One statement: the row with the actor's snapshot, and on a pool network its address. No
+      // transaction ever waits for a refill (that needs a connection of its own): an empty pool
+      // is waited for outside any, for a bounded time, then answered 503 with nothing written.
+      if (network?.depositMode === 'address_pool') {
+        await withPoolWait(network.code, this.poolWait, () => this.insertOnPoolAddress(row, network, amounts.payAmount, now));
+      } else {
+        if (network) Object.assign(row, { network: network.code, ...this.memoTarget(network, amounts.payAmount) });
+        await insertInvoice(this.sql.query, row);
       }
     } catch (err) {
       this.deps.actors.discard(spawned);
@@ -218,8 +213,23 @@ export class Invoices {
       buyerNetworkFee: network.buyerNetworkFee,
       tokenDecimals: network.tokenDecimals,
     });
-    // The new address must be free now; refill first (outside the transaction) if the pool is dry.
-    if (network.depositMode === 'address_pool') await this.deps.refillNow(network.code).catch(() => undefined);
+    this.changeLimit.take(uuid);
+    try {
+      // An empty pool is waited for outside the transaction (bounded; then 503, nothing changed).
+      const change = () => this.changeNetwork(uuid, network, amounts);
+      await (network.depositMode === 'address_pool' ? withPoolWait(network.code, this.poolWait, change) : change());
+    } catch (err) {
+      this.changeLimit.refund(uuid);
+      throw err;
+    }
+    this.deps.actors.setNetwork(uuid, network.code);
+    this.deps.onAddressAllocated(network.code);
+    this.deps.logger.info({ invoiceUuid: uuid, network: network.code, requestId }, 'invoice network set');
+    return this.get(uuid, merchantId);
+  }
+
+  /** One try of a network change in the actor's unit of work: PoolEmptyError (nothing written) when no address is free. */
+  private async changeNetwork(uuid: string, network: NetworkSettings, amounts: ReturnType<typeof computeInvoiceAmounts>): Promise<void> {
     const notPending = (): ConflictError => new ConflictError('network_change_not_allowed', 'the invoice is no longer pending', 'network');
     const chosen: { deposit?: DepositTarget; target?: MachineTarget } = {};
     const at = this.deps.clock.now().toISOString();
@@ -254,10 +264,6 @@ export class Invoices {
         });
       },
     );
-    this.deps.actors.setNetwork(uuid, network.code);
-    this.deps.onAddressAllocated(network.code);
-    this.deps.logger.info({ invoiceUuid: uuid, network: network.code, requestId }, 'invoice network set');
-    return this.get(uuid, merchantId);
   }
 
   /**
@@ -347,7 +353,9 @@ export class Invoices {
   /** The deposit target of a network change, inside the actor's unit of work (setNetwork). */
   private async depositTarget(em: EntityManager, network: NetworkSettings, uuid: string, payAmount: string): Promise<DepositTarget> {
     if (network.depositMode === 'master_memo') return this.memoTarget(network, payAmount);
-    const allocated = await allocateAddress(em, network.code, uuid, this.deps.clock.now());
+    // Back on a network it had: its own address there again, not one more from the pool.
+    const now = this.deps.clock.now();
+    const allocated = (await reclaimAddress(em, network.code, uuid, now)) ?? (await allocateAddress(em, network.code, uuid, now));
     if (!allocated) throw new PoolEmptyError(network.code);
     return { address: allocated.address, memo: null, paymentUri: this.adapter(network).paymentLink({ address: allocated.address, derived: true, amount: payAmount, memo: null }) };
   }

@@ -5,6 +5,7 @@ import { computeWithdrawalAmounts } from '../../domain/fees';
 import { parseNetwork } from '../../domain/invoice-request';
 import type { NetworkSettings } from '../../domain/networks';
 import { BodyFields } from '../../domain/request-fields';
+import { assertBoundedText } from '../../domain/text';
 
 /** The body of POST /v1/withdrawals, validated (all but the whitelist and the balance). */
 export interface CreateWithdrawalInput {
@@ -28,7 +29,7 @@ export function parseReference(body: Record<string, unknown>): string | null {
   const v = body.reference;
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new MalformedRequestError('reference must be a string', 'reference');
-  if (v.length === 0 || v.length > REFERENCE_MAX) throw new ValidationError('invalid_reference', `reference must be 1 to ${REFERENCE_MAX} characters`, 'reference');
+  assertBoundedText(v, 'reference', REFERENCE_MAX);
   return v;
 }
 

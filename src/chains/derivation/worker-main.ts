@@ -3,7 +3,7 @@ import type { AddressCodec } from '../codec';
 import { createAddressCodec } from '../codecs';
 import { widenBaseTable } from '../keys/bip32';
 import { secp256k1Addon } from '../keys/secp256k1-addon';
-import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
+import type { NetworkCode } from '../../domain/networks';
 import type { CheckedAddresses, DerivationAnswer, DerivationJob, DerivationWorkerData } from './messages';
 
 /**
@@ -23,15 +23,15 @@ const WIDE_TABLE_AFTER = 5_000;
 let secp256k1Derived = 0;
 
 async function derive(job: DerivationJob): Promise<CheckedAddresses> {
-  const family = NETWORK_FACTS[job.network].family;
-  if (family === 'evm' || family === 'tron') {
-    if (secp256k1Derived < WIDE_TABLE_AFTER && secp256k1Derived + job.count >= WIDE_TABLE_AFTER) widenBaseTable();
-    secp256k1Derived += job.count;
-  }
   let codec = codecs.get(job.network);
   if (!codec) {
     codec = createAddressCodec(job.network, keys);
     codecs.set(job.network, codec);
+  }
+  // The secp256k1 families (range derivation on the BIP-32 chain node) profit from the wide table.
+  if (codec.deriveDepositAddresses) {
+    if (secp256k1Derived < WIDE_TABLE_AFTER && secp256k1Derived + job.count >= WIDE_TABLE_AFTER) widenBaseTable();
+    secp256k1Derived += job.count;
   }
   const addresses = codec.deriveDepositAddresses ? codec.deriveDepositAddresses(job.from, job.count) : Array.from({ length: job.count }, (_, k) => codec.deriveDepositAddress(job.from + k));
   return { addresses, check: await codec.crossCheckDepositAddresses(job.from, job.count) };

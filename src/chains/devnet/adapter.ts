@@ -12,7 +12,7 @@ import { randomTxHash } from './hashes';
 import { assertNotMainnetToken, devnetChainId, devnetFakeTokenId, devnetTokenId } from './ids';
 import { importLegacyJournal } from './legacy-journal';
 import type { DevnetChainStore } from './store';
-import { decodeDevnetPayout, encodeDevnetPayout } from './payouts';
+import { decodeDevnetPayout, DEVNET_PAYOUT_TTL_MS, DevnetPayoutExpiredError, encodeDevnetPayout } from './payouts';
 import { positiveAmount, validAddress } from './requests';
 import type { PendingTransfer } from './types';
 
@@ -43,6 +43,11 @@ export interface DevnetAdapterOptions {
   readonly retryDelayMs?: number;
   /** Structured logs (a pino logger fits): a timer block that failed, a journal imported. */
   readonly logger?: DevnetLogger;
+  /**
+   * How long a signed payout stays valid on the devnet clock. Default: the family's
+   * (DEVNET_PAYOUT_TTL_MS: 60 s on TRC20, TON, SOLANA; none on EVM networks, whose nonces never expire).
+   */
+  readonly payoutTtlMs?: number;
 }
 
 export interface DevnetLogger {
@@ -180,24 +185,43 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     return this.options.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals, chainId: devnetChainId(this.network) });
   }
 
+  /**
+   * The payout contract as the network's family has it: EVM networks sign without expiry; TRC20,
+   * TON and SOLANA payouts are valid until chain time now + payoutTtlMs (their expiration /
+   * valid_until / lastValidBlockHeight), and a new attempt is a new transaction.
+   */
   async signPayout(request: PayoutRequest): Promise<SignedPayout> {
     const to = validAddress(this.options.codec, this.network, request.to, 'to');
     const amount = positiveAmount(request.amount, this.tokenDecimals);
-    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from: this.options.codec.hotWallet().address, to, amount });
+    const ttl = this.options.payoutTtlMs ?? DEVNET_PAYOUT_TTL_MS[this.facts.family];
+    const validUntilMs = ttl === undefined ? undefined : this.chainTime() + ttl;
+    const from = this.options.codec.hotWallet().address;
+    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from, to, amount, attempt: request.attempt ?? 0, ...(validUntilMs !== undefined ? { validUntilMs } : {}) });
   }
 
-  /** Queues the payout for the next mined block; a second broadcast of the same hash is a no-op. */
+  /** Queues the payout for the next mined block; a second broadcast of the same hash is a no-op; too late: DevnetPayoutExpiredError. */
   async broadcastPayout(payout: SignedPayout): Promise<void> {
     const body = decodeDevnetPayout(this.facts.family, this.network, payout);
-    await this.live().submit(this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract));
+    const now = this.chainTime();
+    if (body.validUntilMs !== undefined && now > body.validUntilMs && !(await this.chain().locate(payout.txHash))) {
+      throw new DevnetPayoutExpiredError(this.network, payout.txHash, body.validUntilMs, now);
+    }
+    await this.live().submit({ ...this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract), validUntilMs: body.validUntilMs ?? null });
   }
 
+  /**
+   * `expired` only when no block can ever include it: its validity ended before the timestamp of a
+   * final block (one that cannot be reorged away; every later block is stamped no earlier) and no
+   * canonical block holds it. A mined payout is `mined`, whatever its validity.
+   */
   async payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
     const chain = this.chain();
     const location = await chain.locate(payout.txHash);
-    if (!location) return { state: 'unknown' };
-    if (location.state === 'pending') return { state: 'pending' };
-    return { state: 'mined', blockHeight: location.height, confirmations: chain.head().height - location.height + 1 };
+    if (location?.state === 'mined') return { state: 'mined', blockHeight: location.height, confirmations: chain.head().height - location.height + 1 };
+    // The validity as signed (meta mirrors the body; the host stores both and hands them back as they were).
+    const validUntilMs = payout.meta.validUntilMs === undefined ? undefined : Number(payout.meta.validUntilMs);
+    if (validUntilMs !== undefined && (await this.finalBlockTime()) > validUntilMs) return { state: 'expired' };
+    return location ? { state: 'pending' } : { state: 'unknown' };
   }
 
   /** Stops the timer and the watch, then waits for the chain's writes in flight (before the database closes). */
@@ -258,6 +282,19 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   async block(height: number): Promise<{ height: number; hash: string; parentHash: string; timestamp: Date; transfers: number } | undefined> {
     const block = await this.chain().blockAt(height);
     return block && { height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: new Date(block.timestamp), transfers: block.transfers.length };
+  }
+
+  /** Chain time for a new transaction: the next block is stamped no earlier than this. */
+  private chainTime(): number {
+    return Math.max(this.chain().head().timestamp, this.options.clock.now().getTime());
+  }
+
+  /** The timestamp of the newest block no reorg can remove (the head on families without reorgs). */
+  private async finalBlockTime(): Promise<number> {
+    const head = this.chain().head();
+    if (!REORG_FAMILIES.has(this.facts.family)) return head.timestamp;
+    const final = head.height - this.finalityDepth + 1;
+    return final < 0 ? Number.NEGATIVE_INFINITY : ((await this.chain().blockAt(final))?.timestamp ?? Number.NEGATIVE_INFINITY);
   }
 
   private chain(): DevnetChain {

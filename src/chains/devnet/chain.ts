@@ -117,16 +117,27 @@ export class DevnetChain {
     return (await this.find(hash))?.block ?? null;
   }
 
-  /** Mines `count` blocks; the first one takes `transfers` and then the whole mempool. */
+  /**
+   * Mines `count` blocks; the first one takes `transfers` and then the whole mempool, except the
+   * transactions whose validity ended before its timestamp: those leave the mempool, never included.
+   */
   mine(count: number, transfers: readonly PendingTransfer[] = []): Promise<DevnetBlock> {
     return this.change(() => {
       const blocks: DevnetBlock[] = [];
       let parent = this.head();
+      let expired: string[] = [];
       for (let i = 0; i < count; i++) {
-        parent = this.nextBlock(parent, i === 0 ? [...transfers, ...this.mempool.values()] : []);
+        const timestamp = this.timestampAfter(parent);
+        const offered = i === 0 ? [...transfers, ...this.mempool.values()] : [];
+        if (i === 0) expired = offered.filter((t) => !validAt(t, timestamp)).map((t) => t.txHash);
+        parent = this.nextBlock(
+          parent,
+          offered.filter((t) => validAt(t, timestamp)),
+          timestamp,
+        );
         blocks.push(parent);
       }
-      return { expectedHead: cursorOf(this.head()), blocks };
+      return { expectedHead: cursorOf(this.head()), blocks, ...(expired.length > 0 ? { expired } : {}) };
     });
   }
 
@@ -208,6 +219,7 @@ export class DevnetChain {
         if (change.keepHeight !== undefined) this.window.dropAbove(change.keepHeight);
         this.window.append(change.blocks);
         for (const block of change.blocks) for (const t of block.transfers) this.mempool.delete(t.txHash);
+        for (const txHash of change.expired ?? []) this.mempool.delete(txHash);
         if (this.window.size() > this.memoryBlocks + TRIM_SLACK) this.window.trim(this.memoryBlocks);
         this.notify();
         return this.head();
@@ -240,14 +252,19 @@ export class DevnetChain {
   }
 
   /** Every block gets a fresh random hash, so a replacement branch never repeats an orphan's hash. */
-  private nextBlock(parent: DevnetBlock, transfers: readonly PendingTransfer[]): DevnetBlock {
+  private nextBlock(parent: DevnetBlock, transfers: readonly PendingTransfer[], timestamp = this.timestampAfter(parent)): DevnetBlock {
     return {
       height: parent.height + 1,
       hash: randomBlockHash(this.options.family),
       parentHash: parent.hash,
-      timestamp: Math.max(parent.timestamp, this.options.clock.now().getTime()),
-      transfers: transfers.map((t, eventIndex): DevnetTransfer => ({ ...t, eventIndex })),
+      timestamp,
+      transfers: transfers.map(({ validUntilMs: _validity, ...t }, eventIndex): DevnetTransfer => ({ ...t, eventIndex })),
     };
+  }
+
+  /** A child block's timestamp: the clock, never below its parent's (so never below any final block's). */
+  private timestampAfter(parent: DevnetBlock): number {
+    return Math.max(parent.timestamp, this.options.clock.now().getTime());
   }
 
   private notify(): void {
@@ -271,6 +288,11 @@ function windowOf(network: NetworkCode, loaded: StoredChain): BlockWindow {
   const window = new BlockWindow(loaded.blocks);
   if (window.head().hash !== loaded.head.hash) throw new Error(`devnet ${network}: the stored head ${loaded.head.height} is not the last canonical block ${window.head().height}`);
   return window;
+}
+
+/** A transaction with a validity may only be in a block stamped at or before its end. */
+function validAt(transfer: PendingTransfer, timestamp: number): boolean {
+  return transfer.validUntilMs === undefined || transfer.validUntilMs === null || timestamp <= transfer.validUntilMs;
 }
 
 function cursorOf(block: DevnetBlock): ChainCursor {

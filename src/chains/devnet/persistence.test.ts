@@ -7,7 +7,7 @@ import { createAddressCodec } from '../codecs';
 import type { ChainWatch } from '../types';
 import { DevnetAdapter } from './adapter';
 import { PgDevnetStore } from './pg-store';
-import { CountingSet, manualClock, Recorder } from './testing';
+import { CountingSet, manualClock, Recorder, type ManualClock } from './testing';
 
 /**
  * The devnet chains in PostgreSQL (real database, the daemon's store): a second adapter on the
@@ -20,7 +20,7 @@ let store: PgDevnetStore;
 const opened: DevnetAdapter[] = [];
 const watches: ChainWatch[] = [];
 
-async function devnet(network: NetworkCode, extra: { finalityDepth?: number; memoryBlocks?: number } = {}): Promise<DevnetAdapter> {
+async function devnet(network: NetworkCode, extra: { finalityDepth?: number; memoryBlocks?: number; clock?: ManualClock } = {}): Promise<DevnetAdapter> {
   const adapter = new DevnetAdapter({ network, codec: createAddressCodec(network, { mnemonic: MNEMONIC }), clock: manualClock(), blockIntervalMs: 0, store, ...extra });
   opened.push(adapter);
   await adapter.init();
@@ -112,6 +112,21 @@ describe('devnet chains in the database', () => {
     await restarted.broadcastPayout(signed); // mined long ago (found in the database): a no-op
     expect(await sql(`select tx_hash from devnet_mempool`)).toEqual([]);
     expect((await restarted.block(1))!.transfers).toBe(1);
+  });
+
+  it('the validity of a payout is stored with the mempool: after a restart it still expires, leaves the mempool and is never mined', async () => {
+    const clock = manualClock();
+    const chain = await devnet('TRC20', { finalityDepth: 3, clock });
+    const signed = await chain.signPayout({ id: 'w-valid', to: chain.deriveDepositAddress(5), amount: '3' });
+    await chain.broadcastPayout(signed);
+    expect(await sql(`select tx_hash, valid_until_ms::text as v from devnet_mempool`)).toEqual([{ tx_hash: signed.txHash, v: String(signed.meta.validUntilMs) }]);
+    clock.advance(61_000);
+    const restarted = await devnet('TRC20', { finalityDepth: 3, clock });
+    expect(await restarted.payoutStatus(signed)).toEqual({ state: 'pending' }); // no block past it yet
+    await restarted.mine(3);
+    expect(await sql(`select tx_hash from devnet_mempool`)).toEqual([]);
+    expect(await sql(`select tx_hash from devnet_transfers where tx_hash = ?`, [signed.txHash])).toEqual([]);
+    expect(await restarted.payoutStatus(signed)).toEqual({ state: 'expired' });
   });
 
   it('a watch catches up from below the memory window, page by page, and walks back from a forgotten orphan', async () => {

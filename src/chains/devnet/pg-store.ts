@@ -23,7 +23,7 @@ const SELECT_BLOCKS = `select hash, height, parent_hash, round(extract(epoch fro
 const SELECT_TRANSFERS = `select t.block_hash, t.event_index, t.tx_hash, t.from_address, t.to_address, t.to_key, trim_scale(t.amount)::text as amount, t.memo, t.contract
   from devnet_blocks b join devnet_transfers t on t.network = b.network and t.block_hash = b.hash
   where b.network = $1 and b.canonical and b.height >= $2 and b.height <= $3 order by b.height, t.event_index`;
-const SELECT_MEMPOOL = `select tx_hash, from_address, to_address, to_key, trim_scale(amount)::text as amount, memo, contract
+const SELECT_MEMPOOL = `select tx_hash, from_address, to_address, to_key, trim_scale(amount)::text as amount, memo, contract, valid_until_ms
   from devnet_mempool where network = $1 order by position`;
 const MOVE_HEAD = `update devnet_chains set head_height = $4, head_hash = $5, updated_at = now()
   where network = $1 and head_height = $2 and head_hash = $3 returning network`;
@@ -53,8 +53,8 @@ const EXTEND = `with moved as (
     delete from devnet_mempool p using moved where p.network = moved.network and p.tx_hash = any($19::text[])
   )
   select network from moved`;
-const INSERT_PENDING = `insert into devnet_mempool (network, tx_hash, position, from_address, to_address, to_key, amount, memo, contract)
-  select $1::text, $2::text, coalesce(max(position), 0) + 1, $3::text, $4::text, $5::text, $6::numeric, $7::text, $8::text from devnet_mempool where network = $1::text
+const INSERT_PENDING = `insert into devnet_mempool (network, tx_hash, position, from_address, to_address, to_key, amount, memo, contract, valid_until_ms)
+  select $1::text, $2::text, coalesce(max(position), 0) + 1, $3::text, $4::text, $5::text, $6::numeric, $7::text, $8::text, $9::int8 from devnet_mempool where network = $1::text
   on conflict (network, tx_hash) do nothing`;
 const INSERT_CHAIN = `insert into devnet_chains (network, head_height, head_hash, updated_at) values ($1, $2, $3, now())
   on conflict (network) do nothing returning network`;
@@ -80,6 +80,8 @@ interface TransferRow {
   amount: string;
   memo: string | null;
   contract: string;
+  /** Mempool rows only (migration 20261128020000-payout-book). */
+  valid_until_ms?: string | null;
 }
 
 /** The devnet chains in PostgreSQL (tables devnet_chains, devnet_blocks, devnet_transfers, devnet_mempool). */
@@ -124,7 +126,7 @@ export class PgDevnetStore implements DevnetChainStore {
     const head = [change.expectedHead.height, change.expectedHead.hash, last.height, last.hash];
     if (change.keepHeight === undefined) {
       const t = transferColumns(change.blocks);
-      const mined = change.blocks.flatMap((b) => b.transfers.map((x) => x.txHash));
+      const mined = [...change.blocks.flatMap((b) => b.transfers.map((x) => x.txHash)), ...(change.expired ?? [])];
       const moved = await this.sql.query(EXTEND, [network, ...head, ...blockColumns(change.blocks), ...t, mined], 'devnet_extend');
       if (moved.length === 0) throw new DevnetHeadMovedError(network, change.expectedHead);
       return;
@@ -213,9 +215,10 @@ function headerOf(row: BlockRow): BlockHeader {
 }
 
 function pendingOf(row: Omit<TransferRow, 'block_hash' | 'event_index'>): PendingTransfer {
-  return { txHash: row.tx_hash, from: row.from_address, to: row.to_address, toKey: row.to_key, amount: row.amount, memo: row.memo, contract: row.contract };
+  const transfer = { txHash: row.tx_hash, from: row.from_address, to: row.to_address, toKey: row.to_key, amount: row.amount, memo: row.memo, contract: row.contract };
+  return row.valid_until_ms === undefined || row.valid_until_ms === null ? transfer : { ...transfer, validUntilMs: Number(row.valid_until_ms) };
 }
 
 function pendingValues(network: NetworkCode, t: PendingTransfer): unknown[] {
-  return [network, t.txHash, t.from, t.to, t.toKey, t.amount, t.memo, t.contract];
+  return [network, t.txHash, t.from, t.to, t.toKey, t.amount, t.memo, t.contract, t.validUntilMs ?? null];
 }

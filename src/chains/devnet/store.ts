@@ -23,7 +23,7 @@ export interface DevnetChainStore {
   /**
    * One change of the canonical chain, atomically and only while the stored head is still
    * `change.expectedHead`: orphans the canonical blocks above `keepHeight` (a reorg), appends
-   * `blocks`, moves the head to the last of them and takes their transactions out of the mempool.
+   * `blocks`, moves the head to the last of them and takes their transactions (and `change.expired`) out of the mempool.
    * Throws DevnetHeadMovedError, having changed nothing, when another writer moved the head since
    * this chain read it.
    */
@@ -61,6 +61,8 @@ export interface ChainExtension {
   readonly keepHeight?: number;
   /** New canonical blocks, ascending; the first one's parent is the block at keepHeight (or the expected head). */
   readonly blocks: readonly DevnetBlock[];
+  /** Mempool transactions whose validity ended before the first new block: taken out of the mempool, never included. */
+  readonly expired?: readonly string[];
 }
 
 /**

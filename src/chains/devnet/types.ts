@@ -17,8 +17,12 @@ export interface DevnetTransfer {
   readonly contract: string;
 }
 
-/** A transfer waiting in the mempool; its event index is given when a block includes it. */
-export type PendingTransfer = Omit<DevnetTransfer, 'eventIndex'>;
+/**
+ * A transfer waiting in the mempool; its event index is given when a block includes it.
+ * `validUntilMs` (devnet payouts of families whose transactions expire: TRC20, TON, SOLANA): a block
+ * stamped later never includes it, and the mempool drops it then. Absent or null: never expires.
+ */
+export type PendingTransfer = Omit<DevnetTransfer, 'eventIndex'> & { readonly validUntilMs?: number | null };
 
 export interface DevnetBlock {
   readonly height: number;

@@ -15,7 +15,7 @@ export function isEvmNetwork(network: NetworkCode): network is EvmNetworkCode {
 /**
  * Configuration of one EVM network's live adapter.
  *
- * Environment (read by src/config, passed in by the registry):
+ * Environment (read by readEvmLive in family.ts, passed in by the registry as the live options):
  *   <CODE>_RPC_URL         rpcUrl (required for live mode), e.g. POLYGON_RPC_URL=https://polygon-rpc.example
  *   <CODE>_TOKEN_ADDRESS   tokenAddress (default: the real USDT contract of NETWORK_FACTS)
  *   <CODE>_CONFIRMATIONS   confirmations (default: NETWORK_DEFAULTS, e.g. 64 on POLYGON)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
+import type { NetworkCode } from '../../domain/networks';
+import type { LiveSettings } from '../family';
 import type { LiveAdapterInput } from '../live-adapter';
 import type { ChainAdapter } from '../types';
 import { createEvmAdapter } from './adapter';
@@ -36,32 +37,21 @@ export function evmLiveFactory(input: LiveAdapterInput): ChainAdapter {
 /** The per-network settings the daemon's config holds (src/config NetworkConfig, structurally). */
 export interface EvmNetworkSettings {
   readonly enabled?: boolean;
-  readonly rpcUrl?: string;
-  readonly tokenAddress?: string;
-  readonly requiredConfirmations: number;
-  readonly pollIntervalMs?: number;
-  /** <CODE>_CHAIN_ID: the chain id the RPC must serve; default the network's real one (NETWORK_FACTS). */
-  readonly chainId?: number;
+  /** What readEvmLive (family.ts) read from `<CODE>_RPC_URL`, `<CODE>_TOKEN_ADDRESS`, `<CODE>_CHAIN_ID`, ...; null without an RPC URL. */
+  readonly live: LiveSettings | null;
 }
 
 /**
- * The registry's `live` options for every EVM network with an RPC URL: pass the result as
- * `createChainAdapters({ ..., live: evmLiveOptions(config.networks) })`. A network without
- * `<CODE>_RPC_URL` gets no entry (in live mode it is disabled; DESIGN.md, Embedded defaults). The adapter's init()
- * refuses an RPC that serves another chain than the network's real one (or `<CODE>_CHAIN_ID`).
+ * The registry's `live` options for every enabled EVM network with an RPC URL, e.g.
+ * `createChainAdapters({ ..., live: evmLiveOptions(config.networks) })` (the daemon passes every
+ * family's LiveSettings.options the same way). A network without `<CODE>_RPC_URL` gets no entry (in
+ * live mode it is disabled; DESIGN.md, Embedded defaults).
  */
 export function evmLiveOptions(networks: Partial<Record<NetworkCode, EvmNetworkSettings>>): Partial<Record<NetworkCode, EvmLiveOptions>> {
   const out: Partial<Record<NetworkCode, EvmLiveOptions>> = {};
   for (const [code, n] of Object.entries(networks) as Array<[NetworkCode, EvmNetworkSettings]>) {
-    if (!isEvmNetwork(code) || !n.rpcUrl || n.enabled === false) continue;
-    const expectedChainId = n.chainId ?? NETWORK_FACTS[code].chainId;
-    out[code] = {
-      rpcUrl: n.rpcUrl,
-      confirmations: n.requiredConfirmations,
-      ...(expectedChainId !== undefined ? { expectedChainId } : {}),
-      ...(n.tokenAddress ? { tokenAddress: n.tokenAddress } : {}),
-      ...(n.pollIntervalMs ? { pollIntervalMs: n.pollIntervalMs } : {}),
-    };
+    if (!isEvmNetwork(code) || !n.live || n.enabled === false) continue;
+    out[code] = n.live.options as EvmLiveOptions;
   }
   return out;
 }

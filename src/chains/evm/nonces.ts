@@ -2,7 +2,8 @@ import { Mutex } from './mutex';
 
 /**
  * The highest nonce among this wallet's payouts that are stored signed and not finished (the
- * withdrawal is still open), or null when there is none. The host reads it from its database.
+ * withdrawal is still open), or null when there is none: the host's PayoutBook.highestOpenSequence
+ * for this wallet (chains/types.ts), read from its database.
  */
 export type StoredNonces = () => Promise<number | null>;
 

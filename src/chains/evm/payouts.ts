@@ -25,6 +25,7 @@ import { ERC20_ABI } from './abi';
 import { PayoutBroadcastError, PayoutInsufficientGasError, PayoutInsufficientTokenError, PayoutNonceConsumedError, PayoutRejectedError } from './errors';
 import { currentFees, replacementFees, type FeeParams } from './fees';
 import { walletNonces } from './nonces';
+import { evmPayoutWallet } from './payout-wallet';
 
 export interface PayoutDeps {
   readonly network: NetworkCode;
@@ -39,9 +40,13 @@ export interface PayoutDeps {
 }
 
 /**
- * ERC-20 payouts from the hot wallet. meta: { nonce, from, chainId, payoutId, replaces } where
- * `replaces` lists (comma-separated) the hashes of earlier versions of the same payout, i.e.
+ * ERC-20 payouts from the hot wallet: the EVM side of the payout contract (chains/types.ts). A nonce
+ * orders them; a stuck one is bumped (same nonce, higher fee), never expires, so status() never says
+ * `expired` and the host never signs a payout twice. meta: { nonce, from, chainId, payoutId, replaces }
+ * where `replaces` lists (comma-separated) the hashes of earlier versions of the same payout, i.e.
  * transactions with the same nonce replaced by a fee bump: any one of them may be the one mined.
+ * SignedPayout.wallet is evmPayoutWallet(chainId, from) and .sequence the nonce: the host's payout
+ * book then keeps a nonce reserved while its payout is stored signed and open, across restarts.
  */
 export class EvmPayouts {
   private account: PrivateKeyAccount | undefined;
@@ -58,13 +63,15 @@ export class EvmPayouts {
     const gas = await this.estimateGas(request.id, account.address, data, units);
     const fees = await currentFees(client);
     await this.assertGasMoney(account.address, gas * maxFeePerGas(fees));
+    const wallet = evmPayoutWallet(chainId, account.address);
+    const book = request.book;
     return walletNonces(chainId, account.address).assign(
       () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
       async (nonce) => {
         const raw = await account.signTransaction({ ...feeFields(fees), chainId, to: token, data, gas, nonce });
-        return { txHash: keccak256(raw), raw, meta: { nonce, from: account.address.toLowerCase(), chainId, payoutId: request.id, replaces: '' } };
+        return { txHash: keccak256(raw), raw, meta: { nonce, from: account.address.toLowerCase(), chainId, payoutId: request.id, replaces: '' }, wallet, sequence: nonce };
       },
-      request.storedNonces ? () => request.storedNonces!({ chainId, from: account.address.toLowerCase() }) : undefined,
+      book ? () => book.highestOpenSequence(wallet) : undefined,
     );
   }
 
@@ -106,7 +113,8 @@ export class EvmPayouts {
     const stuck: FeeParams = tx.type === 'eip1559' ? { type: 'eip1559', maxFeePerGas: tx.maxFeePerGas!, maxPriorityFeePerGas: tx.maxPriorityFeePerGas! } : { type: 'legacy', gasPrice: tx.gasPrice! };
     const fees = replacementFees(stuck, await currentFees(this.deps.client));
     const raw = await this.hotAccount().signTransaction({ ...feeFields(fees), chainId: tx.chainId, to: tx.to, data: tx.data, gas: tx.gas, nonce: tx.nonce });
-    return { txHash: keccak256(raw), raw, meta: { ...payout.meta, replaces: versions(payout).join(',') } };
+    const wallet = evmPayoutWallet(tx.chainId, String(payout.meta.from));
+    return { txHash: keccak256(raw), raw, meta: { ...payout.meta, replaces: versions(payout).join(',') }, wallet, sequence: tx.nonce };
   }
 
   private async anyKnown(hashes: readonly Hex[]): Promise<boolean> {

@@ -1,33 +1,12 @@
 import Decimal from 'decimal.js';
 import { z } from 'zod';
 import { NETWORK_FACTS } from '../../domain/networks';
-import { TronConfigError } from './errors';
+import { FamilyConfigError } from '../errors';
+import type { FamilyEnv, FamilyNetwork, LiveSettings } from '../family';
+import { readVariable } from '../family-env';
 
 /** TRX has 6 decimals: 1 TRX = 1,000,000 sun (fee_limit is given in sun). */
 const SUN_PER_TRX = 1_000_000;
-
-/**
- * TRC20's environment, parsed by the family itself:
- *   TRC20_RPC_URL        a full node's HTTP API base (https://api.trongrid.io, or an own java-tron node)
- *   TRC20_API_KEY        optional; sent as the TRON-PRO-API-KEY header (TronGrid)
- *   TRC20_TOKEN_ADDRESS  the TRC20 that counts (default: mainnet USDT TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t)
- *   TRC20_CONFIRMATIONS  depth at which a solidified block is final (default 20)
- *   TRC20_FEE_LIMIT      TRX a payout may burn for energy at most (default 50)
- *   TRC20_POLL_INTERVAL_MS  head polling once caught up (default 3000: one block)
- */
-const schema = z.object({
-  TRC20_RPC_URL: z.string().url(),
-  TRC20_API_KEY: z.string().min(1).optional(),
-  TRC20_TOKEN_ADDRESS: z.string().min(1).default(NETWORK_FACTS.TRC20.mainnetToken),
-  TRC20_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(20),
-  TRC20_FEE_LIMIT: z
-    .string()
-    .regex(/^\d{1,6}(\.\d{1,6})?$/, 'must be TRX as a decimal like "50" (at most 6 decimals)')
-    // Zod runs refinements even after a failed regex: no Decimal of a non-number here.
-    .refine((v) => !/^0+(\.0+)?$/.test(v), 'must be above 0')
-    .default('50'),
-  TRC20_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(3000),
-});
 
 /** The TRON adapter's own settings (besides what the registry passes: codec, clock, onRpc). */
 export interface TronConfig {
@@ -54,27 +33,47 @@ export interface TronConfig {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
+/** Settings only a real chain reads: given without TRC20_RPC_URL they would be silently ignored. */
+const LIVE_ONLY = ['TRC20_API_KEY', 'TRC20_FEE_LIMIT', 'TRC20_TOKEN_ADDRESS', 'TRC20_POLL_INTERVAL_MS'] as const;
+
+const feeLimitSchema = z
+  .string()
+  .regex(/^\d{1,6}(\.\d{1,6})?$/, 'must be TRX as a decimal like "50" (at most 6 decimals)')
+  // Zod runs refinements even after a failed regex: no Decimal of a non-number here.
+  .refine((v) => !/^0+(\.0+)?$/.test(v), 'must be above 0');
+
 /**
- * TRC20's environment -> its config; null when TRC20_RPC_URL is unset (TRC20 is then not live).
- * Throws TronConfigError naming the variable.
+ * TRC20's environment, read by the family itself (src/chains/tron/family.ts readLive):
+ *   TRC20_RPC_URL        a full node's HTTP API base (https://api.trongrid.io, or an own java-tron node); makes TRC20 live
+ *   TRC20_API_KEY        optional; sent as the TRON-PRO-API-KEY header (TronGrid)
+ *   TRC20_TOKEN_ADDRESS  the TRC20 that counts (default: mainnet USDT TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t)
+ *   TRC20_FEE_LIMIT      TRX a payout may burn for energy at most (default 50)
+ *   TRC20_POLL_INTERVAL_MS  head polling once caught up (default 3000: one block)
+ * (`TRC20_CONFIRMATIONS`, default 20, is every network's, read by src/config: a block is final when
+ * solidified AND that deep.) Null without TRC20_RPC_URL; throws FamilyConfigError naming the variable,
+ * also for a live-only setting given without TRC20_RPC_URL.
  */
-export function parseTronEnv(env: Readonly<Record<string, string | undefined>>): TronConfig | null {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TRC20_') && v !== undefined && v !== ''));
-  if (cleaned.TRC20_RPC_URL === undefined) return null;
-  const parsed = schema.safeParse(cleaned);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new TronConfigError(String(issue.path[0] ?? 'TRC20_RPC_URL'), issue.message);
+export function readTronLive(env: FamilyEnv, { requiredConfirmations }: FamilyNetwork): LiveSettings | null {
+  const rpcVariable = 'TRC20_RPC_URL';
+  const rpcUrl = readVariable(env, rpcVariable, z.string().url());
+  const apiKey = readVariable(env, 'TRC20_API_KEY', z.string().min(1));
+  const tokenAddress = readVariable(env, 'TRC20_TOKEN_ADDRESS', z.string().min(1));
+  const feeLimit = readVariable(env, 'TRC20_FEE_LIMIT', feeLimitSchema);
+  const pollIntervalMs = readVariable(env, 'TRC20_POLL_INTERVAL_MS', z.coerce.number().int().min(10).max(600_000));
+  if (rpcUrl === undefined) {
+    const stray = LIVE_ONLY.find((v) => env[v] !== undefined && env[v] !== '');
+    if (stray) throw new FamilyConfigError(stray, `is a live chain setting and needs ${rpcVariable} (on devnet it would be ignored); set ${rpcVariable} or unset ${stray}`);
+    return null;
   }
-  const c = parsed.data;
-  return {
-    rpcUrl: c.TRC20_RPC_URL.replace(/\/+$/, ''),
-    ...(c.TRC20_API_KEY ? { apiKey: c.TRC20_API_KEY } : {}),
-    tokenAddress: c.TRC20_TOKEN_ADDRESS,
-    confirmations: c.TRC20_CONFIRMATIONS,
-    feeLimitSun: new Decimal(c.TRC20_FEE_LIMIT).mul(SUN_PER_TRX).toNumber(),
-    pollIntervalMs: c.TRC20_POLL_INTERVAL_MS,
+  const options: TronConfig = {
+    rpcUrl: rpcUrl.replace(/\/+$/, ''),
+    ...(apiKey ? { apiKey } : {}),
+    tokenAddress: tokenAddress ?? NETWORK_FACTS.TRC20.mainnetToken,
+    confirmations: requiredConfirmations,
+    feeLimitSun: new Decimal(feeLimit ?? '50').mul(SUN_PER_TRX).toNumber(),
+    pollIntervalMs: pollIntervalMs ?? 3000,
   };
+  return { from: rpcVariable, options };
 }
 
 /** The registry's opaque options, checked again at the factory (they may come from a test, not the environment). */

@@ -15,7 +15,7 @@ const VARIABLES: Record<string, string> = {
   pollIntervalMs: 'TRC20_POLL_INTERVAL_MS',
 };
 
-/** The registry's factory for the TRON family: the options are a TronConfig (parseTronEnv), checked again here. */
+/** The registry's factory for the TRON family: the options are a TronConfig (readTronLive), checked again here. */
 export function tronLiveFactory(input: LiveAdapterInput): ChainAdapter {
   if (input.network !== 'TRC20') throw new RangeError(`${input.network} is not a TRON network`);
   if (!(input.codec instanceof TronCodec)) throw new RangeError('TRC20 needs the TRON address codec');

@@ -2,7 +2,20 @@ import type { Merchant } from '../../grpc/generated/chainpay/v1/merchants';
 import { fields, table } from '../output';
 import type { CommandSpec } from '../command';
 
-const MERCHANT_FIELDS = ['merchant_id', 'name', 'api_key', 'webhook_url', 'platform_fee_percent', 'cap_per_withdrawal', 'cap_daily', 'underpayment_tolerance', 'created_at'] as const;
+const MERCHANT_FIELDS = [
+  'merchant_id',
+  'name',
+  'api_key',
+  'webhook_url',
+  'platform_fee_percent',
+  'cap_per_withdrawal',
+  'cap_daily',
+  'underpayment_tolerance',
+  'display_name',
+  'support_url',
+  'support_email',
+  'created_at',
+] as const;
 
 const showMerchant = (m: Merchant): string => fields(m, MERCHANT_FIELDS);
 
@@ -89,6 +102,28 @@ export const merchantCommands: readonly CommandSpec[] = [
         name: args.opt('name'),
         webhook_url: args.opt('webhook-url'),
         underpayment_tolerance: args.opt('underpayment-tolerance'),
+      });
+      out.result(m, () => showMerchant(m));
+    },
+  },
+  {
+    name: 'merchant set-checkout',
+    usage: '--merchant ID [--display-name N] [--support-url U] [--support-email E]',
+    summary: "what the checkout page shows: the merchant's display name and support contact ('' clears one)",
+    options: {
+      merchant: { type: 'string', required: true },
+      'display-name': { type: 'string' },
+      'support-url': { type: 'string' },
+      'support-email': { type: 'string' },
+    },
+    async run({ args, rpc, out }) {
+      args.requireAny(['display-name', 'support-url', 'support-email']);
+      const c = rpc.merchants;
+      const m = await rpc.call(c, c.updateMerchant, {
+        merchant_id: args.str('merchant'),
+        display_name: args.opt('display-name'),
+        support_url: args.opt('support-url'),
+        support_email: args.opt('support-email'),
       });
       out.result(m, () => showMerchant(m));
     },

@@ -45,4 +45,16 @@ export const networkCommands: readonly CommandSpec[] = [
       out.result(n, () => fields(n, COLUMNS));
     },
   },
+  {
+    name: 'networks set-explorer',
+    usage: '--network CODE --tx-url TEMPLATE|default|none',
+    summary: "the block-explorer link of the checkout page's payments: an https URL with {tx} once, default (the mainnet explorer) or none",
+    options: { network: { type: 'string', required: true }, 'tx-url': { type: 'string', required: true } },
+    async run({ args, rpc, out }) {
+      const given = args.str('tx-url');
+      const c = rpc.networks;
+      const n: Network = await rpc.call(c, c.updateNetworkFees, { code: args.str('network'), explorer_tx_url: given === 'none' ? '' : given });
+      out.result(n, () => fields(n, [...COLUMNS, 'explorer_tx_url']));
+    },
+  },
 ];

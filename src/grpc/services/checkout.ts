@@ -2,9 +2,8 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import { MalformedRequestError } from '../../domain/errors';
 import { parseNetwork } from '../../domain/invoice-request';
 import { CheckoutServiceService, type CheckoutServiceServer, type CheckoutView } from '../generated/chainpay/v1/invoices';
-import { toInvoiceMessage } from '../views/invoice-message';
+import { checkoutView } from '../views/checkout-view';
 import type { LoadedInvoice } from '../../actors/invoices/invoices';
-import { toNetworkMessage } from './networks';
 import { streamInvoiceChanges } from './invoice-stream';
 import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
@@ -14,14 +13,7 @@ import type { ServiceContext } from '../context';
  * No metadata, webhook URL or merchant id ever leaves through here.
  */
 export function checkoutService(ctx: ServiceContext): { definition: typeof CheckoutServiceService; implementation: CheckoutServiceServer } {
-  const view = async (loaded: LoadedInvoice): Promise<CheckoutView> => {
-    const invoice = await toInvoiceMessage(loaded.row, loaded.payments, ctx);
-    const networks = await ctx.networks.list(() => ctx.orm.em.fork());
-    return {
-      invoice: { ...invoice, metadata_json: '{}', webhook_url: undefined, merchant_id: '', order_id: undefined },
-      networks: networks.map((n) => toNetworkMessage(n, ctx.livemode)),
-    };
-  };
+  const view = (loaded: LoadedInvoice): Promise<CheckoutView> => checkoutView(ctx, loaded);
   const implementation: CheckoutServiceServer = {
     getCheckout: unary(ctx.logger, 'GetCheckout', async (call) => view(await ctx.invoices.get(call.request.uuid, null))),
     chooseNetwork: unary(ctx.logger, 'ChooseNetwork', async (call, log) => {

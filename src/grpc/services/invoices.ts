@@ -59,6 +59,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       });
       const active = await activeNetworks();
       const input = parseCreateInvoice(body, active);
+      if (input.webhookUrl !== null) await ctx.checkWebhookUrl(input.webhookUrl);
       const network = input.network ? (active.find((n) => n.code === input.network) ?? null) : null;
       // The last point where nothing is written yet: a client gone by now creates nothing.
       stopIfCancelled(call, 'CreateInvoice');

@@ -4,9 +4,11 @@ import { MerchantServiceService, type Merchant as MerchantMessage, type Merchant
 import { recordAudit } from '../../store/repos/audit';
 import { merchantBalance } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
+import { displayNameSetting, supportEmailSetting, supportUrlSetting } from '../../domain/merchant-checkout';
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
+import { assertStorable } from '../../domain/text';
 
 export function toMerchantMessage(m: MerchantRow): MerchantMessage {
   return {
@@ -19,6 +21,9 @@ export function toMerchantMessage(m: MerchantRow): MerchantMessage {
     cap_daily: canonicalDecimal(m.capDaily),
     underpayment_tolerance: canonicalDecimal(m.underpaymentTolerance),
     created_at: m.createdAt.toISOString(),
+    display_name: m.displayName ?? '',
+    support_url: m.supportUrl ?? '',
+    support_email: m.supportEmail ?? '',
   };
 }
 
@@ -34,6 +39,7 @@ function checkWebhookUrl(url: string | undefined): string | undefined {
     throw new ValidationError('invalid_webhook_url', 'webhook_url must be a valid HTTPS URL', 'webhook_url');
   }
   if (parsed.protocol !== 'https:') throw new ValidationError('invalid_webhook_url', 'webhook_url must be an HTTPS URL', 'webhook_url');
+  assertStorable(url, 'webhook_url');
   return url;
 }
 
@@ -51,6 +57,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       if (!name) throw new MalformedRequestError('name is required', 'name');
       if (name.length > 200) throw new ValidationError('invalid_name', 'name is at most 200 characters', 'name');
       const webhookUrl = checkWebhookUrl(call.request.webhook_url) ?? null;
+      if (webhookUrl !== null) await ctx.checkWebhookUrl(webhookUrl);
       const fee = check(call.request.platform_fee_percent, PERCENT, 'invalid_platform_fee_percent', 'platform_fee_percent') ?? ctx.defaultPlatformFeePercent;
       const em = ctx.orm.em.fork();
       const created = await em.transactional(async (tx) => {
@@ -75,6 +82,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       const actor = operatorIdentity(ctx, call.metadata);
       const r = call.request;
       const webhookUrl = r.webhook_url === undefined ? undefined : r.webhook_url === '' ? null : checkWebhookUrl(r.webhook_url);
+      if (webhookUrl) await ctx.checkWebhookUrl(webhookUrl);
       const patch = {
         name: r.name?.trim() || undefined,
         webhookUrl,
@@ -82,6 +90,9 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         capPerWithdrawal: check(r.cap_per_withdrawal, AMOUNT, 'invalid_amount', 'cap_per_withdrawal'),
         capDaily: check(r.cap_daily, AMOUNT, 'invalid_amount', 'cap_daily'),
         underpaymentTolerance: check(r.underpayment_tolerance, AMOUNT, 'invalid_amount', 'underpayment_tolerance'),
+        displayName: displayNameSetting(r.display_name),
+        supportUrl: supportUrlSetting(r.support_url),
+        supportEmail: supportEmailSetting(r.support_email),
       };
       const em = ctx.orm.em.fork();
       const updated = await em.transactional(async (tx) => {

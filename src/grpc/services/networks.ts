@@ -1,5 +1,6 @@
 import type { NetworkSettings } from '../../domain/networks';
 import { isNetworkCode } from '../../domain/networks';
+import { explorerTemplateProblem, explorerTemplate } from '../../domain/explorers';
 import { MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
 import { NetworkServiceService, type Network, type NetworkServiceServer } from '../generated/chainpay/v1/networks';
 import { recordAudit } from '../../store/repos/audit';
@@ -23,10 +24,21 @@ export function toNetworkMessage(s: NetworkSettings, livemode: boolean): Network
     token_decimals: s.tokenDecimals,
     active: s.active,
     chain_mode: livemode ? 'live' : 'devnet',
+    explorer_tx_url: explorerTemplate(s.code, s.explorerTxUrl, livemode) ?? '',
   };
 }
 
 const DECIMAL = /^\d{1,20}(\.\d{1,18})?$/;
+
+/** 'default': back to the built-in template (stored null); '': no link; else a checked template. */
+function explorerField(value: string | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (value === '') return '';
+  const problem = explorerTemplateProblem(value);
+  if (problem !== null) throw new ValidationError('invalid_explorer_url', `explorer_tx_url ${problem}`, 'explorer_tx_url');
+  return value;
+}
 
 function decimalField(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
@@ -78,6 +90,7 @@ export function networkService(ctx: ServiceContext, liveFinalityOf: (code: strin
         minWithdrawal: decimalField(req.min_withdrawal, 'min_withdrawal'),
         requiredConfirmations: confirmations,
         active: req.active,
+        explorerTxUrl: explorerField(req.explorer_tx_url),
       };
       const em = ctx.orm.em.fork();
       const result = await em.transactional(async (tx) => {

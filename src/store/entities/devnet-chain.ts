@@ -56,6 +56,8 @@ export class DevnetPendingRow {
     public amount: string,
     public memo: string | null,
     public contract: string,
+    /** Epoch ms: a block stamped later never includes it (devnet expiry of TRC20, TON, SOLANA payouts); null: never. */
+    public validUntilMs: number | null = null,
   ) {}
 }
 
@@ -118,5 +120,6 @@ export const DevnetPendingRowSchema = new EntitySchema<DevnetPendingRow>({
     amount: { type: 'decimal', columnType: 'numeric' },
     memo: { type: 'text', nullable: true },
     contract: { type: 'string', length: 128 },
+    validUntilMs: { type: new BigIntType('number'), nullable: true },
   },
 });

@@ -10,6 +10,10 @@ export class Merchant {
   capPerWithdrawal = '1000';
   capDaily = '5000';
   underpaymentTolerance = '0';
+  /** Checkout page: the name the buyer reads (null: `name`) and whom to contact. */
+  displayName: string | null = null;
+  supportUrl: string | null = null;
+  supportEmail: string | null = null;
   createdAt: Date;
   updatedAt: Date;
   version = 1;
@@ -43,6 +47,9 @@ export const MerchantSchema = new EntitySchema<Merchant>({
     capPerWithdrawal: { type: 'decimal', precision: 38, scale: 18 },
     capDaily: { type: 'decimal', precision: 38, scale: 18 },
     underpaymentTolerance: { type: 'decimal', precision: 38, scale: 18 },
+    displayName: { type: 'string', length: 100, nullable: true },
+    supportUrl: { type: 'text', nullable: true },
+    supportEmail: { type: 'string', length: 254, nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     version: { type: 'integer', version: true },

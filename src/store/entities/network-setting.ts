@@ -5,6 +5,8 @@ import type { NetworkCode } from '../../domain/networks';
 export class NetworkSetting {
   active = true;
   version = 1;
+  /** Block-explorer URL template ("{tx}" = the hash); null: the built-in mainnet default; '': none. */
+  explorerTxUrl: string | null = null;
   constructor(
     public code: NetworkCode,
     public buyerNetworkFee: string,
@@ -27,6 +29,7 @@ export const NetworkSettingSchema = new EntitySchema<NetworkSetting>({
     minWithdrawal: { type: 'decimal', precision: 38, scale: 18 },
     requiredConfirmations: { type: 'integer' },
     active: { type: 'boolean' },
+    explorerTxUrl: { type: 'text', nullable: true },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     version: { type: 'integer', version: true },
   },

@@ -11,6 +11,12 @@ export class Withdrawal {
   txHash: string | null = null;
   signedRaw: string | null = null;
   signedMeta: unknown = null;
+  /** The family's wallet key and sequence number of the stored signed payout (chains/types.ts SignedPayout). */
+  payoutWallet: string | null = null;
+  /** bigint: read as a string. */
+  payoutSequence: string | null = null;
+  /** Signatures made after the stored transaction expired (0: the first one only). */
+  payoutAttempt = 0;
   confirmations = 0;
   rejectionReason: string | null = null;
   failureReason: string | null = null;
@@ -71,6 +77,9 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
     txHash: { type: 'string', length: 128, nullable: true },
     signedRaw: { type: 'text', nullable: true, lazy: true },
     signedMeta: { type: 'json', nullable: true },
+    payoutWallet: { type: 'string', length: 128, nullable: true },
+    payoutSequence: { type: 'bigint', nullable: true },
+    payoutAttempt: { type: 'integer', default: 0 },
     confirmations: { type: 'integer' },
     rejectionReason: { type: 'text', nullable: true },
     failureReason: { type: 'text', nullable: true },

@@ -7,6 +7,8 @@ import { Migration20261126000000WithdrawalCapHours } from './20261126000000-with
 import { Migration20261127000000DevnetChains } from './20261127000000-devnet-chains';
 import { Migration20261127100000OutboxUnaddressed } from './20261127100000-outbox-unaddressed';
 import { Migration20261128000000InvoiceSnapshotChainTime } from './20261128000000-invoice-snapshot-chain-time';
+import { Migration20261128020000PayoutBook } from './20261128020000-payout-book';
+import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -18,4 +20,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127000000DevnetChains', class: Migration20261127000000DevnetChains },
   { name: 'Migration20261127100000OutboxUnaddressed', class: Migration20261127100000OutboxUnaddressed },
   { name: 'Migration20261128000000InvoiceSnapshotChainTime', class: Migration20261128000000InvoiceSnapshotChainTime },
+  { name: 'Migration20261128020000PayoutBook', class: Migration20261128020000PayoutBook },
+  { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
 ];

@@ -115,6 +115,19 @@ export async function coolAddress(em: EntityManager, network: string, invoiceUui
   await em.execute(`update deposit_addresses set state = 'cooling', available_at = ? where network = ? and invoice_uuid = ? and state = 'allocated'`, [availableAt, network, invoiceUuid]);
 }
 
+/**
+ * The invoice comes back to a network it left: the address it had there, still cooling for it,
+ * is its own again (so an invoice holds at most one address per network however often it
+ * changes). Null when it never had one there, or the address went back to the pool meanwhile.
+ */
+export async function reclaimAddress(em: EntityManager, network: string, invoiceUuid: string, now: Date): Promise<AllocatedAddress | null> {
+  const rows = await em.execute<AllocatedRow[]>(
+    `update deposit_addresses set state = 'allocated', available_at = null, allocated_at = ? where network = ? and invoice_uuid = ? and state = 'cooling' returning address, normalized, derivation_index`,
+    [now, network, invoiceUuid],
+  );
+  return toAllocated(rows[0]);
+}
+
 /** Back to the pool: only called once the invoice's late-payment window is over. */
 export async function releaseAddress(em: EntityManager, network: string, invoiceUuid: string): Promise<void> {
   await em.execute(`update deposit_addresses set state = 'free', invoice_uuid = null, available_at = null where network = ? and invoice_uuid = ?`, [network, invoiceUuid]);

@@ -35,7 +35,7 @@ export interface NetworkTokenInfo {
   readonly tokenDecimals: number;
 }
 
-export type NetworkPatch = Partial<Pick<NetworkSetting, 'buyerNetworkFee' | 'withdrawalFee' | 'minInvoice' | 'minWithdrawal' | 'requiredConfirmations' | 'active'>>;
+export type NetworkPatch = Partial<Pick<NetworkSetting, 'buyerNetworkFee' | 'withdrawalFee' | 'minInvoice' | 'minWithdrawal' | 'requiredConfirmations' | 'active' | 'explorerTxUrl'>>;
 
 /** decimal(38,18) comes back as "1.000000000000000000": show it canonically. */
 export function canonicalDecimal(value: string): string {
@@ -153,6 +153,7 @@ export class NetworkSettingsRepo {
       tokenContract: token?.tokenContract ?? facts.mainnetToken,
       tokenDecimals: token?.tokenDecimals ?? facts.tokenDecimals,
       active: row.active && this.runs(row.code),
+      explorerTxUrl: row.explorerTxUrl,
     };
   }
 }

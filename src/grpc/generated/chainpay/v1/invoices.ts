@@ -122,10 +122,50 @@ export interface InvoiceUpdate {
   reason: string;
 }
 
+/** One payment as the buyer sees it, with its block-explorer link (checkout only). */
+export interface CheckoutPayment {
+  tx_hash: string;
+  amount: string;
+  confirmations: number;
+  /** confirming | confirmed | reverted */
+  status: string;
+  /** The network's explorer template filled in; '' on devnet or when the operator set none. */
+  explorer_url: string;
+}
+
+/** Who the buyer pays and whom to contact: the merchant's checkout settings (chainpay merchant set-checkout). */
+export interface CheckoutMerchant {
+  /** The display name (falls back to the merchant's name). */
+  display_name: string;
+  support_url?: string | undefined;
+  support_email?: string | undefined;
+}
+
 /** The buyer's view, for the checkout page: no metadata, no webhook URL, no merchant id. */
 export interface CheckoutView {
   invoice?: Invoice | undefined;
   networks: Network[];
+  merchant?:
+    | CheckoutMerchant
+    | undefined;
+  /** The merchant's order id, for the buyer to quote (Invoice.order_id is blanked in this view). */
+  order_id?:
+    | string
+    | undefined;
+  /**
+   * The wallet link for what is still due: payment_uri, or after a partial payment the same link
+   * for the remaining amount; '' without a network or once nothing more is asked. Built by the
+   * daemon's chain adapter from the invoice row, never from input.
+   */
+  wallet_link: string;
+  /** The QR code of wallet_link ('' when wallet_link is ''). */
+  wallet_qr_svg: string;
+  payments: CheckoutPayment[];
+  /**
+   * The daemon's clock when the view was built (on devnet the advanced clock): the page counts down
+   * expires_at - now, so the countdown follows the clock that expires the invoice.
+   */
+  now: string;
 }
 
 export interface GetCheckoutRequest {
@@ -1682,8 +1722,271 @@ export const InvoiceUpdate: MessageFns<InvoiceUpdate> = {
   },
 };
 
+function createBaseCheckoutPayment(): CheckoutPayment {
+  return { tx_hash: "", amount: "", confirmations: 0, status: "", explorer_url: "" };
+}
+
+export const CheckoutPayment: MessageFns<CheckoutPayment> = {
+  encode(message: CheckoutPayment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tx_hash !== "") {
+      writer.uint32(10).string(message.tx_hash);
+    }
+    if (message.amount !== "") {
+      writer.uint32(18).string(message.amount);
+    }
+    if (message.confirmations !== 0) {
+      writer.uint32(24).int32(message.confirmations);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.explorer_url !== "") {
+      writer.uint32(42).string(message.explorer_url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckoutPayment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckoutPayment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tx_hash = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.amount = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.confirmations = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.explorer_url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckoutPayment {
+    return {
+      tx_hash: isSet(object.txHash)
+        ? globalThis.String(object.txHash)
+        : isSet(object.tx_hash)
+        ? globalThis.String(object.tx_hash)
+        : "",
+      amount: isSet(object.amount) ? globalThis.String(object.amount) : "",
+      confirmations: isSet(object.confirmations) ? globalThis.Number(object.confirmations) : 0,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      explorer_url: isSet(object.explorerUrl)
+        ? globalThis.String(object.explorerUrl)
+        : isSet(object.explorer_url)
+        ? globalThis.String(object.explorer_url)
+        : "",
+    };
+  },
+
+  toJSON(message: CheckoutPayment): unknown {
+    const obj: any = {};
+    if (message.tx_hash !== "") {
+      obj.txHash = message.tx_hash;
+    }
+    if (message.amount !== "") {
+      obj.amount = message.amount;
+    }
+    if (message.confirmations !== 0) {
+      obj.confirmations = Math.round(message.confirmations);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.explorer_url !== "") {
+      obj.explorerUrl = message.explorer_url;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckoutPayment>): CheckoutPayment {
+    return CheckoutPayment.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckoutPayment>): CheckoutPayment {
+    const message = createBaseCheckoutPayment();
+    message.tx_hash = object.tx_hash ?? "";
+    message.amount = object.amount ?? "";
+    message.confirmations = object.confirmations ?? 0;
+    message.status = object.status ?? "";
+    message.explorer_url = object.explorer_url ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckoutMerchant(): CheckoutMerchant {
+  return { display_name: "", support_url: undefined, support_email: undefined };
+}
+
+export const CheckoutMerchant: MessageFns<CheckoutMerchant> = {
+  encode(message: CheckoutMerchant, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.display_name !== "") {
+      writer.uint32(10).string(message.display_name);
+    }
+    if (message.support_url !== undefined) {
+      writer.uint32(18).string(message.support_url);
+    }
+    if (message.support_email !== undefined) {
+      writer.uint32(26).string(message.support_email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckoutMerchant {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckoutMerchant();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.display_name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.support_url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.support_email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckoutMerchant {
+    return {
+      display_name: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      support_url: isSet(object.supportUrl)
+        ? globalThis.String(object.supportUrl)
+        : isSet(object.support_url)
+        ? globalThis.String(object.support_url)
+        : undefined,
+      support_email: isSet(object.supportEmail)
+        ? globalThis.String(object.supportEmail)
+        : isSet(object.support_email)
+        ? globalThis.String(object.support_email)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CheckoutMerchant): unknown {
+    const obj: any = {};
+    if (message.display_name !== "") {
+      obj.displayName = message.display_name;
+    }
+    if (message.support_url !== undefined) {
+      obj.supportUrl = message.support_url;
+    }
+    if (message.support_email !== undefined) {
+      obj.supportEmail = message.support_email;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CheckoutMerchant>): CheckoutMerchant {
+    return CheckoutMerchant.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckoutMerchant>): CheckoutMerchant {
+    const message = createBaseCheckoutMerchant();
+    message.display_name = object.display_name ?? "";
+    message.support_url = object.support_url ?? undefined;
+    message.support_email = object.support_email ?? undefined;
+    return message;
+  },
+};
+
 function createBaseCheckoutView(): CheckoutView {
-  return { invoice: undefined, networks: [] };
+  return {
+    invoice: undefined,
+    networks: [],
+    merchant: undefined,
+    order_id: undefined,
+    wallet_link: "",
+    wallet_qr_svg: "",
+    payments: [],
+    now: "",
+  };
 }
 
 export const CheckoutView: MessageFns<CheckoutView> = {
@@ -1693,6 +1996,24 @@ export const CheckoutView: MessageFns<CheckoutView> = {
     }
     for (const v of message.networks) {
       Network.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.merchant !== undefined) {
+      CheckoutMerchant.encode(message.merchant, writer.uint32(26).fork()).join();
+    }
+    if (message.order_id !== undefined) {
+      writer.uint32(34).string(message.order_id);
+    }
+    if (message.wallet_link !== "") {
+      writer.uint32(42).string(message.wallet_link);
+    }
+    if (message.wallet_qr_svg !== "") {
+      writer.uint32(50).string(message.wallet_qr_svg);
+    }
+    for (const v of message.payments) {
+      CheckoutPayment.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.now !== "") {
+      writer.uint32(66).string(message.now);
     }
     return writer;
   },
@@ -1726,6 +2047,54 @@ export const CheckoutView: MessageFns<CheckoutView> = {
             message.networks.push(Network.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.merchant = CheckoutMerchant.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.order_id = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.wallet_link = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.wallet_qr_svg = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.payments.push(CheckoutPayment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.now = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1742,6 +2111,26 @@ export const CheckoutView: MessageFns<CheckoutView> = {
     return {
       invoice: isSet(object.invoice) ? Invoice.fromJSON(object.invoice) : undefined,
       networks: globalThis.Array.isArray(object?.networks) ? object.networks.map((e: any) => Network.fromJSON(e)) : [],
+      merchant: isSet(object.merchant) ? CheckoutMerchant.fromJSON(object.merchant) : undefined,
+      order_id: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : undefined,
+      wallet_link: isSet(object.walletLink)
+        ? globalThis.String(object.walletLink)
+        : isSet(object.wallet_link)
+        ? globalThis.String(object.wallet_link)
+        : "",
+      wallet_qr_svg: isSet(object.walletQrSvg)
+        ? globalThis.String(object.walletQrSvg)
+        : isSet(object.wallet_qr_svg)
+        ? globalThis.String(object.wallet_qr_svg)
+        : "",
+      payments: globalThis.Array.isArray(object?.payments)
+        ? object.payments.map((e: any) => CheckoutPayment.fromJSON(e))
+        : [],
+      now: isSet(object.now) ? globalThis.String(object.now) : "",
     };
   },
 
@@ -1752,6 +2141,24 @@ export const CheckoutView: MessageFns<CheckoutView> = {
     }
     if (message.networks?.length) {
       obj.networks = message.networks.map((e) => Network.toJSON(e));
+    }
+    if (message.merchant !== undefined) {
+      obj.merchant = CheckoutMerchant.toJSON(message.merchant);
+    }
+    if (message.order_id !== undefined) {
+      obj.orderId = message.order_id;
+    }
+    if (message.wallet_link !== "") {
+      obj.walletLink = message.wallet_link;
+    }
+    if (message.wallet_qr_svg !== "") {
+      obj.walletQrSvg = message.wallet_qr_svg;
+    }
+    if (message.payments?.length) {
+      obj.payments = message.payments.map((e) => CheckoutPayment.toJSON(e));
+    }
+    if (message.now !== "") {
+      obj.now = message.now;
     }
     return obj;
   },
@@ -1765,6 +2172,14 @@ export const CheckoutView: MessageFns<CheckoutView> = {
       ? Invoice.fromPartial(object.invoice)
       : undefined;
     message.networks = object.networks?.map((e) => Network.fromPartial(e)) || [];
+    message.merchant = (object.merchant !== undefined && object.merchant !== null)
+      ? CheckoutMerchant.fromPartial(object.merchant)
+      : undefined;
+    message.order_id = object.order_id ?? undefined;
+    message.wallet_link = object.wallet_link ?? "";
+    message.wallet_qr_svg = object.wallet_qr_svg ?? "";
+    message.payments = object.payments?.map((e) => CheckoutPayment.fromPartial(e)) || [];
+    message.now = object.now ?? "";
     return message;
   },
 };

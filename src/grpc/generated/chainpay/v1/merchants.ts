@@ -33,6 +33,10 @@ export interface Merchant {
   cap_daily: string;
   underpayment_tolerance: string;
   created_at: string;
+  /** What the checkout page shows (merchant set-checkout); '' when not set. */
+  display_name: string;
+  support_url: string;
+  support_email: string;
 }
 
 export interface CreateMerchantRequest {
@@ -75,7 +79,13 @@ export interface UpdateMerchantRequest {
   cap_per_withdrawal?: string | undefined;
   cap_daily?: string | undefined;
   underpayment_tolerance?: string | undefined;
-  name?: string | undefined;
+  name?:
+    | string
+    | undefined;
+  /** Checkout page settings; '' clears one. */
+  display_name?: string | undefined;
+  support_url?: string | undefined;
+  support_email?: string | undefined;
 }
 
 export interface ListMerchantsRequest {
@@ -108,6 +118,9 @@ function createBaseMerchant(): Merchant {
     cap_daily: "",
     underpayment_tolerance: "",
     created_at: "",
+    display_name: "",
+    support_url: "",
+    support_email: "",
   };
 }
 
@@ -139,6 +152,15 @@ export const Merchant: MessageFns<Merchant> = {
     }
     if (message.created_at !== "") {
       writer.uint32(74).string(message.created_at);
+    }
+    if (message.display_name !== "") {
+      writer.uint32(82).string(message.display_name);
+    }
+    if (message.support_url !== "") {
+      writer.uint32(90).string(message.support_url);
+    }
+    if (message.support_email !== "") {
+      writer.uint32(98).string(message.support_email);
     }
     return writer;
   },
@@ -228,6 +250,30 @@ export const Merchant: MessageFns<Merchant> = {
             message.created_at = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.display_name = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.support_url = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.support_email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -283,6 +329,21 @@ export const Merchant: MessageFns<Merchant> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : "",
+      display_name: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      support_url: isSet(object.supportUrl)
+        ? globalThis.String(object.supportUrl)
+        : isSet(object.support_url)
+        ? globalThis.String(object.support_url)
+        : "",
+      support_email: isSet(object.supportEmail)
+        ? globalThis.String(object.supportEmail)
+        : isSet(object.support_email)
+        ? globalThis.String(object.support_email)
+        : "",
     };
   },
 
@@ -315,6 +376,15 @@ export const Merchant: MessageFns<Merchant> = {
     if (message.created_at !== "") {
       obj.createdAt = message.created_at;
     }
+    if (message.display_name !== "") {
+      obj.displayName = message.display_name;
+    }
+    if (message.support_url !== "") {
+      obj.supportUrl = message.support_url;
+    }
+    if (message.support_email !== "") {
+      obj.supportEmail = message.support_email;
+    }
     return obj;
   },
 
@@ -332,6 +402,9 @@ export const Merchant: MessageFns<Merchant> = {
     message.cap_daily = object.cap_daily ?? "";
     message.underpayment_tolerance = object.underpayment_tolerance ?? "";
     message.created_at = object.created_at ?? "";
+    message.display_name = object.display_name ?? "";
+    message.support_url = object.support_url ?? "";
+    message.support_email = object.support_email ?? "";
     return message;
   },
 };
@@ -877,6 +950,9 @@ function createBaseUpdateMerchantRequest(): UpdateMerchantRequest {
     cap_daily: undefined,
     underpayment_tolerance: undefined,
     name: undefined,
+    display_name: undefined,
+    support_url: undefined,
+    support_email: undefined,
   };
 }
 
@@ -902,6 +978,15 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     }
     if (message.name !== undefined) {
       writer.uint32(58).string(message.name);
+    }
+    if (message.display_name !== undefined) {
+      writer.uint32(66).string(message.display_name);
+    }
+    if (message.support_url !== undefined) {
+      writer.uint32(74).string(message.support_url);
+    }
+    if (message.support_email !== undefined) {
+      writer.uint32(82).string(message.support_email);
     }
     return writer;
   },
@@ -975,6 +1060,30 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
             message.name = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.display_name = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.support_url = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.support_email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1020,6 +1129,21 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
         ? globalThis.String(object.underpayment_tolerance)
         : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      display_name: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : undefined,
+      support_url: isSet(object.supportUrl)
+        ? globalThis.String(object.supportUrl)
+        : isSet(object.support_url)
+        ? globalThis.String(object.support_url)
+        : undefined,
+      support_email: isSet(object.supportEmail)
+        ? globalThis.String(object.supportEmail)
+        : isSet(object.support_email)
+        ? globalThis.String(object.support_email)
+        : undefined,
     };
   },
 
@@ -1046,6 +1170,15 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     if (message.name !== undefined) {
       obj.name = message.name;
     }
+    if (message.display_name !== undefined) {
+      obj.displayName = message.display_name;
+    }
+    if (message.support_url !== undefined) {
+      obj.supportUrl = message.support_url;
+    }
+    if (message.support_email !== undefined) {
+      obj.supportEmail = message.support_email;
+    }
     return obj;
   },
 
@@ -1061,6 +1194,9 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     message.cap_daily = object.cap_daily ?? undefined;
     message.underpayment_tolerance = object.underpayment_tolerance ?? undefined;
     message.name = object.name ?? undefined;
+    message.display_name = object.display_name ?? undefined;
+    message.support_url = object.support_url ?? undefined;
+    message.support_email = object.support_email ?? undefined;
     return message;
   },
 };

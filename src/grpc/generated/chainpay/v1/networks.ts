@@ -39,6 +39,11 @@ export interface Network {
   active: boolean;
   /** devnet | live: the daemon's mode (one for every network; they never mix). */
   chain_mode: string;
+  /**
+   * Internal: the block-explorer URL of a transaction, "{tx}" standing for its hash; '' for none
+   * (devnet has no default: only an explicitly set template).
+   */
+  explorer_tx_url: string;
 }
 
 export interface ListNetworksRequest {
@@ -59,7 +64,11 @@ export interface UpdateNetworkFeesRequest {
   min_invoice?: string | undefined;
   min_withdrawal?: string | undefined;
   required_confirmations?: number | undefined;
-  active?: boolean | undefined;
+  active?:
+    | boolean
+    | undefined;
+  /** An https URL template with "{tx}" once; "" = no explorer link; "default" = the built-in mainnet one. */
+  explorer_tx_url?: string | undefined;
 }
 
 function createBaseNetwork(): Network {
@@ -76,6 +85,7 @@ function createBaseNetwork(): Network {
     token_decimals: 0,
     active: false,
     chain_mode: "",
+    explorer_tx_url: "",
   };
 }
 
@@ -116,6 +126,9 @@ export const Network: MessageFns<Network> = {
     }
     if (message.chain_mode !== "") {
       writer.uint32(98).string(message.chain_mode);
+    }
+    if (message.explorer_tx_url !== "") {
+      writer.uint32(106).string(message.explorer_tx_url);
     }
     return writer;
   },
@@ -229,6 +242,14 @@ export const Network: MessageFns<Network> = {
             message.chain_mode = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.explorer_tx_url = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -291,6 +312,11 @@ export const Network: MessageFns<Network> = {
         : isSet(object.chain_mode)
         ? globalThis.String(object.chain_mode)
         : "",
+      explorer_tx_url: isSet(object.explorerTxUrl)
+        ? globalThis.String(object.explorerTxUrl)
+        : isSet(object.explorer_tx_url)
+        ? globalThis.String(object.explorer_tx_url)
+        : "",
     };
   },
 
@@ -332,6 +358,9 @@ export const Network: MessageFns<Network> = {
     if (message.chain_mode !== "") {
       obj.chainMode = message.chain_mode;
     }
+    if (message.explorer_tx_url !== "") {
+      obj.explorerTxUrl = message.explorer_tx_url;
+    }
     return obj;
   },
 
@@ -352,6 +381,7 @@ export const Network: MessageFns<Network> = {
     message.token_decimals = object.token_decimals ?? 0;
     message.active = object.active ?? false;
     message.chain_mode = object.chain_mode ?? "";
+    message.explorer_tx_url = object.explorer_tx_url ?? "";
     return message;
   },
 };
@@ -523,6 +553,7 @@ function createBaseUpdateNetworkFeesRequest(): UpdateNetworkFeesRequest {
     min_withdrawal: undefined,
     required_confirmations: undefined,
     active: undefined,
+    explorer_tx_url: undefined,
   };
 }
 
@@ -548,6 +579,9 @@ export const UpdateNetworkFeesRequest: MessageFns<UpdateNetworkFeesRequest> = {
     }
     if (message.active !== undefined) {
       writer.uint32(56).bool(message.active);
+    }
+    if (message.explorer_tx_url !== undefined) {
+      writer.uint32(66).string(message.explorer_tx_url);
     }
     return writer;
   },
@@ -621,6 +655,14 @@ export const UpdateNetworkFeesRequest: MessageFns<UpdateNetworkFeesRequest> = {
             message.active = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.explorer_tx_url = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -662,6 +704,11 @@ export const UpdateNetworkFeesRequest: MessageFns<UpdateNetworkFeesRequest> = {
         ? globalThis.Number(object.required_confirmations)
         : undefined,
       active: isSet(object.active) ? globalThis.Boolean(object.active) : undefined,
+      explorer_tx_url: isSet(object.explorerTxUrl)
+        ? globalThis.String(object.explorerTxUrl)
+        : isSet(object.explorer_tx_url)
+        ? globalThis.String(object.explorer_tx_url)
+        : undefined,
     };
   },
 
@@ -688,6 +735,9 @@ export const UpdateNetworkFeesRequest: MessageFns<UpdateNetworkFeesRequest> = {
     if (message.active !== undefined) {
       obj.active = message.active;
     }
+    if (message.explorer_tx_url !== undefined) {
+      obj.explorerTxUrl = message.explorer_tx_url;
+    }
     return obj;
   },
 
@@ -703,6 +753,7 @@ export const UpdateNetworkFeesRequest: MessageFns<UpdateNetworkFeesRequest> = {
     message.min_withdrawal = object.min_withdrawal ?? undefined;
     message.required_confirmations = object.required_confirmations ?? undefined;
     message.active = object.active ?? undefined;
+    message.explorer_tx_url = object.explorer_tx_url ?? undefined;
     return message;
   },
 };
