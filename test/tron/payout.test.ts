@@ -78,24 +78,25 @@ describe('TRC20 payouts from the hot wallet', () => {
     chain.server.solidLag = 2;
   });
 
-  it('a stored payout never broadcast: re-signed only once its expiration has passed on the solidified chain; the old one can never execute', async () => {
+  it('a stored payout never broadcast: expired only once its expiration has passed on the solidified chain; signed anew, the old one can never execute', async () => {
     const payee = codec.sampleAddress('payee expired');
     const a = await processAdapter();
     const old = await a.signPayout({ id: 'w-exp', to: payee, amount: '3' });
-    // Not expired yet: the same transaction comes back from the re-sign path.
-    await expect(a.bumpPayout(old)).resolves.toBe(old);
     await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'unknown' });
-    await chain.produce(25); // 75 s of chain time: past expiration, and so is the solidified head
-    await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'pending' });
+    await chain.produce(10); // 30 s of chain time: not past expiration (60 s): still sendable
+    await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'unknown' });
+    await chain.produce(15); // 75 s of chain time: past expiration, and so is the solidified head
+    await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'expired' });
     await expect(a.broadcastPayout(old)).resolves.toBeUndefined(); // TRANSACTION_EXPIRATION_ERROR: nothing to send
-    const fresh = await a.bumpPayout(old);
+    // The host signs anew (attempt 1) only after `expired`.
+    const fresh = await a.signPayout({ id: 'w-exp', to: payee, amount: '3', attempt: 1 });
     expect(fresh.txHash).not.toBe(old.txHash);
     expect(fresh.meta).toMatchObject({ payoutId: 'w-exp', to: payee, amount: '3' });
     await a.broadcastPayout(fresh);
     await a.broadcastPayout(old);
     await chain.produce(3);
     await expect(a.payoutStatus(fresh)).resolves.toMatchObject({ state: 'mined' });
-    await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'pending' });
+    await expect(a.payoutStatus(old)).resolves.toEqual({ state: 'expired' });
     expect(await chain.usdtBalance(payee)).toBe(3_000_000n);
   });
 

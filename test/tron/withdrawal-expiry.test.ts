@@ -37,7 +37,6 @@ beforeAll(async () => {
       TRC20_CONFIRMATIONS: '3',
       TRC20_POLL_INTERVAL_MS: '50',
       PAYOUT_POLL_INTERVAL_MS: '250',
-      PAYOUT_BUMP_AFTER_MS: '1000',
     },
   });
   m = await createMerchant(stack);
@@ -56,7 +55,7 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('a payout signed but never accepted by the node expires on chain: signed anew once, one transfer, completed with the new txID', async () => {
+it('a payout signed but never accepted by the node expires on chain (payoutStatus expired): signed anew once, at once, one transfer, completed with the new txID', async () => {
   chain.server.refuseBroadcasts = 'SERVER_BUSY';
   const wd = (await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'TRC20', address: payee, amount: '10', reference: 'tron-expiry' })).body as { uuid: string };
   const rows = async () =>
@@ -79,4 +78,10 @@ it('a payout signed but never accepted by the node expires on chain: signed anew
   expect(await chain.usdtBalance(payee)).toBe(9_000_000n);
   const info = await (await fetch(`${chain.url}/wallet/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: oldTx }) })).json();
   expect(info).toEqual({});
+  // Signed exactly twice: the host's second attempt, recording the expired transaction.
+  const [row] = await stack.daemon.orm.em
+    .fork()
+    .execute<{ payout_attempt: number; signed_meta: Record<string, unknown> }[]>('select payout_attempt, signed_meta from withdrawals where uuid = ?', [wd.uuid]);
+  expect(row!.payout_attempt).toBe(1);
+  expect(String(row!.signed_meta.expired_tx_hashes).split(',')).toEqual([oldTx]);
 });

@@ -158,17 +158,6 @@ export class TronAdapter implements ChainAdapter {
     return this.payoutStatuses.status(payout);
   }
 
-  /**
-   * TRON has no fee bump (no nonce). Under the current contract the host's stuck-payout path is
-   * where a payout may be signed anew: only when the stored transaction provably never executes
-   * (payout-status isExpired); otherwise the same transaction is returned and merely sent again.
-   */
-  async bumpPayout(payout: SignedPayout): Promise<SignedPayout> {
-    if (!(await this.payoutStatuses.isExpired(payout))) return payout;
-    const { payoutId, to, amount } = payout.meta;
-    return this.payouts.sign({ id: String(payoutId), to: String(to), amount: String(amount) });
-  }
-
   async close(): Promise<void> {
     this.closing.abort();
     await this.current?.stop();

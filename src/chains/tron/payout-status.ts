@@ -13,8 +13,8 @@ import { InconsistentChainError } from '../sync/errors';
  * - REVERT, OUT_OF_ENERGY, any other result: reverted, once solidified (before that a reorg could
  *   still re-execute it another way, and a release would then be a double payout): pending until then.
  * - no info: `unknown` (the host sends the same transaction again), except once it is proven that
- *   it can never execute (isExpired): then `pending`, and the host's stuck-payout path calls
- *   resign (ChainAdapter.bumpPayout), which signs anew.
+ *   it can never execute (isExpired): then `expired`, and the host signs the payout anew
+ *   (signPayout with attempt + 1) under the withdrawal row's lock.
  */
 export class TronPayoutStatus {
   constructor(
@@ -24,7 +24,7 @@ export class TronPayoutStatus {
 
   async status(payout: SignedPayout): Promise<PayoutStatus> {
     const info = await this.node.infoById(payout.txHash);
-    if (isEmpty(info) || info.blockNumber === undefined) return (await this.isExpired(payout)) ? { state: 'pending' } : { state: 'unknown' };
+    if (isEmpty(info) || info.blockNumber === undefined) return (await this.isExpired(payout)) ? { state: 'expired' } : { state: 'unknown' };
     const [head, solid] = await Promise.all([this.height('wallet'), this.height('walletsolidity')]);
     const solidified = info.blockNumber <= solid;
     if (info.receipt?.result === RECEIPT_SUCCESS) {

@@ -64,7 +64,8 @@ export class TronPayouts {
    * Sends the stored transaction. DUP_TRANSACTION_ERROR: the node has it already (success).
    * TRANSACTION_EXPIRATION_ERROR / TAPOS_ERROR: this transaction can no longer be accepted; nothing
    * to send, and not a failure either (it may have been mined before): the status check decides,
-   * and only once its expiry is proven on the solidified chain is it signed anew (resignIfExpired).
+   * and only once its expiry is proven on the solidified chain (payoutStatus `expired`) does the host
+   * sign the payout anew.
    */
   async broadcast(payout: SignedPayout): Promise<void> {
     const tx = JSON.parse(payout.raw) as SignedTronTransaction;
