@@ -175,8 +175,6 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     clock,
     writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, { publicUrl: config.publicUrl, livemode }, clock.now()),
     onClosed: () => undefined,
-    // Expiry waits until the network's watcher has processed the chain past expires_at.
-    chainTime: (network) => watchers.get(network as NetworkCode)?.chainTime() ?? null,
   });
   const poolMetrics = new PoolMetrics(orm);
   const pools = new PoolKeeper({

@@ -59,3 +59,18 @@ export class FamilyConfigError extends Error {
     super(`invalid configuration: ${variable}: ${reason}`);
   }
 }
+
+/**
+ * A saved cursor is not of this family's shape (the network changed family, or a row was edited):
+ * the watcher halts rather than guess where to resume.
+ */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+  readonly code = 'invalid_cursor';
+  constructor(
+    readonly network: string,
+    readonly cursor: unknown,
+  ) {
+    super(`${network}: the saved cursor is not a cursor of this chain family`);
+  }
+}

@@ -6,11 +6,19 @@ import type { NetworkCode } from '../domain/networks';
  * cursor; it never decides an invoice's status (listeners record, the invoice actor decides).
  */
 
-/** Where a watcher resumes: the last block it has fully processed. */
-export interface ChainCursor {
-  readonly height: number;
-  readonly hash: string;
-}
+/** A JSON value: what a cursor may hold. */
+export type CursorJson = string | number | boolean | null | readonly CursorJson[] | { readonly [key: string]: CursorJson };
+
+/**
+ * Where a watcher resumes: the last point of the chain it has fully processed. Its shape belongs to
+ * the family (block families: { height, hash }; an account's transactions: a logical time), built
+ * and read only by its adapter; the daemon stores it as JSON (watcher_cursors.cursor) and never
+ * looks inside it.
+ */
+export type ChainCursor = { readonly [key: string]: CursorJson };
+
+/** A block of a block-based chain: its height and hash (reorgs, finality, the block families' cursor). */
+export type BlockRef = { readonly height: number; readonly hash: string };
 
 /** A token transfer to an address the watcher asked about (or to the shared memo address). */
 export interface TransferObservation {
@@ -33,22 +41,54 @@ export interface TransferObservation {
    * the transfer is applied), not by when the watcher got to it.
    */
   readonly blockTime: Date;
+  /**
+   * Its confirmations as of the point the stream reaches with this step (the family counts them:
+   * block depth on EVM and TRON), and whether it can no longer be reverted there.
+   */
+  readonly confirmations: number;
+  readonly final: boolean;
 }
 
-/** A transfer as a block source's logs show it: the follower stamps it from its block's header. */
-export type UnstampedTransfer = Omit<TransferObservation, 'blockTime'>;
+/** A transfer as a block source's logs show it: the follower stamps it (block time, depth). */
+export type UnstampedTransfer = Omit<TransferObservation, 'blockTime' | 'confirmations' | 'final'>;
+
+/** Where a transfer sits on its chain, as far as counting its confirmations needs. */
+export interface TransferPlace {
+  readonly blockHeight: number;
+  readonly blockHash: string;
+}
+
+/** A transfer's confirmations at a cursor, and whether it is final there (ChainAdapter.confirmationsAt). */
+export interface Confirmations {
+  readonly confirmations: number;
+  readonly final: boolean;
+}
 
 export type ChainObservation =
-  /** A new head was accepted (blocks up to `height` are scanned). */
-  | { readonly kind: 'block'; readonly network: NetworkCode; readonly height: number; readonly hash: string; readonly parentHash: string; readonly timestamp: Date }
+  /**
+   * A new head was accepted (blocks up to `height` are scanned). `cursor`: where to resume once
+   * this block's observations are recorded (opaque, the family's).
+   */
+  | {
+      readonly kind: 'block';
+      readonly network: NetworkCode;
+      readonly height: number;
+      readonly hash: string;
+      readonly parentHash: string;
+      readonly timestamp: Date;
+      readonly cursor: ChainCursor;
+    }
   | TransferObservation
-  /** Every block at or below `height` is final on this network (cannot be reorged away). */
-  | { readonly kind: 'finalize'; readonly network: NetworkCode; readonly height: number; readonly hash: string }
+  /**
+   * Every block at or below `height` is final on this network (cannot be reorged away). `cursor`:
+   * the final point as the family checks it at start (WatchOptions.finalized).
+   */
+  | { readonly kind: 'finalize'; readonly network: NetworkCode; readonly height: number; readonly hash: string; readonly cursor: ChainCursor }
   /**
    * Blocks above `commonAncestor` were replaced. Transfers seen in them are gone unless they are
-   * observed again on the new branch. The stream continues from commonAncestor + 1.
+   * observed again on the new branch. The stream continues from commonAncestor + 1 (`cursor`).
    */
-  | { readonly kind: 'reorg'; readonly network: NetworkCode; readonly commonAncestor: ChainCursor; readonly depth: number };
+  | { readonly kind: 'reorg'; readonly network: NetworkCode; readonly commonAncestor: BlockRef; readonly depth: number; readonly cursor: ChainCursor };
 
 /** The addresses a watcher cares about, kept in memory and updated as the pool grows. */
 export interface WatchedAddresses {
@@ -84,13 +124,11 @@ export interface WatchOptions {
   /** Called for every RPC/scan failure; the adapter retries with backoff on its own. */
   readonly onError?: (error: Error) => void;
   /**
-   * A source that scans final ranges knows only the first and last block headers of a range, so a
-   * transfer's block time is only known to lie between `earliest` and `latest`. It asks here whether
-   * the exact time matters (the transfer's invoice has a deadline in between) and fetches that
-   * block's header only then, so catching up costs no more RPC calls with more watched addresses;
-   * otherwise the transfer carries `latest`. Absent: every such block's header is fetched.
+   * Pushed after each step whose observations were all accepted, by a watch that can vouch for a
+   * chain time beyond its last block's timestamp (ChainWatch.syncedUntil: devnet, idle at its head).
+   * The watcher passes it on to the invoice actors; nothing polls for it.
    */
-  readonly needsExactBlockTime?: (transfer: UnstampedTransfer, earliest: Date, latest: Date) => Promise<boolean>;
+  readonly onSynced?: (until: Date) => void;
 }
 
 export interface ChainWatch {
@@ -225,6 +263,16 @@ export interface ChainAdapter {
    * resumes from it, so the watch sees no fake reorg. Optional: without it rescans are refused.
    */
   blockAt?(height: number): Promise<ChainCursor | null>;
+  /**
+   * The height a cursor of this family stands at (operators' lag and rescan bounds); throws
+   * InvalidCursorError when it is not one of this family's cursors.
+   */
+  cursorHeight(cursor: ChainCursor): number;
+  /**
+   * The confirmations of a transfer at `place` once the stream has reached `cursor`, and whether it
+   * is final there (EVM/TRON: block depth against finalityDepth). The watcher never counts them itself.
+   */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations;
 
   /** An empty set of watched addresses with this family's fast matching; pass it to watch(). */
   newWatchedSet(): WatchedSet;

@@ -5,7 +5,7 @@ import { MalformedRequestError, ValidationError } from './errors';
 import { isNetworkCode, type NetworkCode, type NetworkSettings } from './networks';
 import type { FeePayer } from './fees';
 import { BodyFields } from './request-fields';
-import { METADATA_MAX_BYTES, metadataJson } from './metadata';
+import { BODY_TEXT, METADATA_MAX_BYTES, metadataJson } from './metadata';
 import { assertBoundedText, assertStorable, codePointLength } from './text';
 
 /** The body of POST /v1/invoices, validated. Amounts stay decimal strings. */
@@ -129,7 +129,7 @@ export function parseCreateInvoice(body: Record<string, unknown>, active: readon
     lifetimeMinutes = v;
   }
 
-  const metadata = body.metadata === undefined || body.metadata === null ? '{}' : metadataJson(body.metadata);
+  const metadata = body.metadata === undefined || body.metadata === null ? '{}' : metadataJson(body.metadata, (body as Record<symbol, unknown>)[BODY_TEXT] as string | undefined);
 
   return {
     amount,

@@ -194,16 +194,6 @@ export function canChangeNetwork(ctx: InvoiceMachineContext): boolean {
   return ctx.status === 'pending' && !ctx.expired && Date.parse(ctx.observedAt) < Date.parse(ctx.expiresAt) && ctx.payments.every((p) => p.state === 'reverted');
 }
 
-/**
- * Whether the exact time of a transfer's block changes how this invoice judges it, when the block is
- * only known to lie between `earliest` and `latest`: only if expires_at falls in between ("in time"
- * is block time < expires_at; on either side of the interval every time in it gives the same answer).
- */
-export function blockTimeMatters(ctx: InvoiceMachineContext, earliest: Date, latest: Date): boolean {
-  const expiresAt = Date.parse(ctx.expiresAt);
-  return earliest.getTime() < expiresAt && expiresAt <= latest.getTime();
-}
-
 /** When the late-payment window closes (null while the invoice has not ended). */
 export function lateWindowEndsAt(ctx: InvoiceMachineContext): string | null {
   return ctx.endedAt === null ? null : new Date(Date.parse(ctx.endedAt) + ctx.lateWindowMs).toISOString();

@@ -24,7 +24,14 @@ export class PoolMetrics implements PoolWaitObserver {
       labelNames: ['network', 'state'],
       registers: [],
       async collect() {
-        const rows = await orm.em.fork().execute<{ network: string; state: string; n: string }[]>('select network, state, count(*)::text as n from deposit_addresses group by network, state');
+        let rows: { network: string; state: string; n: string }[];
+        try {
+          rows = await orm.em.fork().execute<{ network: string; state: string; n: string }[]>('select network, state, count(*)::text as n from deposit_addresses group by network, state');
+        } catch {
+          // The database is unreachable: the scrape must still answer (chainpay_database_up says
+          // why); the pools' last counts stay as they were rather than failing every series.
+          return;
+        }
         this.reset();
         const networks = new Set(rows.map((r) => r.network));
         for (const network of networks) for (const state of STATES) this.set({ network, state }, 0);

@@ -172,7 +172,10 @@ describe('a reorg deeper than finality while the daemon is down', () => {
         await stack!.daemon.orm.em
           .fork()
           .getConnection()
-          .execute<{ height: string; final_height: string | null; final_hash: string | null }[]>('select height, final_height, final_hash from watcher_cursors where network = ?', [network])
+          .execute<{ height: string; final_height: string | null; final_hash: string | null }[]>(
+            "select cursor->>'height' as height, finalized->>'height' as final_height, finalized->>'hash' as final_hash from watcher_cursors where network = ?",
+            [network],
+          )
       )[0]!;
     const base = await chain.head();
     const snapshot = await chain.snapshot();

@@ -68,7 +68,7 @@ describe('EVM adapter: reorgs and catch-up on a hardhat node', () => {
     const head = await chain.head();
     await seen.until(() => seen.tip() === head && seen.of('transfer').length === 2, 'the new branch');
 
-    expect(seen.of('reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: ancestor, depth: 3 }]);
+    expect(seen.of('reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: ancestor, depth: 3, cursor: ancestor }]);
     const reorgAt = seen.all.findIndex((o) => o.kind === 'reorg');
     const after = seen.all.slice(reorgAt + 1);
     expect(after.filter((o) => o.kind === 'transfer')).toMatchObject([{ txHash: txB, blockHeight: heightB, amount: '2' }]);

@@ -76,6 +76,8 @@ describe('EVM adapter against a hardhat node: deposits', () => {
       memo: null,
       amount: '12.345678',
       blockTime: new Date(Number(block.timestamp) * 1000), // its block header's time: invoices judge "in time" by it
+      confirmations: 1, // counted by the family at the block it comes with
+      final: false,
     });
     // The transfer is reported before the block that carries the new cursor.
     const transferAt = seen.all.findIndex((o) => o.kind === 'transfer');
@@ -87,7 +89,7 @@ describe('EVM adapter against a hardhat node: deposits', () => {
     expect(seen.of('finalize').some((f) => f.height >= height)).toBe(false);
     await chain.mine(1); // 3 confirmations = required
     await seen.until(() => seen.of('finalize').some((f) => f.height === height), 'finalize');
-    expect(seen.of('finalize').find((f) => f.height === height)).toEqual({ kind: 'finalize', network: 'POLYGON', height, hash: receipt.blockHash });
+    expect(seen.of('finalize').find((f) => f.height === height)).toEqual({ kind: 'finalize', network: 'POLYGON', height, hash: receipt.blockHash, cursor: { height, hash: receipt.blockHash } });
     expect(seen.tip()).toBe(height + 2);
     expect(seen.of('transfer')).toHaveLength(1);
     expect(seen.errors).toEqual([]);

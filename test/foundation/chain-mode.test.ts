@@ -106,7 +106,7 @@ describe('the mode of a database from before the record', () => {
   afterEach(async () => {
     await db?.drop();
   });
-  const cursor = (network: string) => query(db.url, `insert into watcher_cursors (network, height, hash, paused, updated_at) values ($1, 10, '0x01', false, now())`, [network]);
+  const cursor = (network: string) => query(db.url, `insert into watcher_cursors (network, cursor, paused, updated_at) values ($1, '{"height": 10, "hash": "0x01"}', false, now())`, [network]);
   const stored = async () => (await query<{ value: { mode: string; inferred?: string } }>(db.url, 'select value from system_settings where key = $1', [CHAIN_MODE_KEY]))[0]?.value ?? null;
 
   it('unused: takes the mode of the daemon that starts on it', async () => {

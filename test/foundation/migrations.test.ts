@@ -23,6 +23,7 @@ describe('migrations', () => {
       'Migration20261127000000DevnetChains',
       'Migration20261127100000OutboxUnaddressed',
       'Migration20261128000000InvoiceSnapshotChainTime',
+      'Migration20261128010000WatcherCursorJson',
       'Migration20261128020000PayoutBook',
       'Migration20261128080000CheckoutSettings',
     ]);

@@ -90,17 +90,15 @@ describe('hostile input through the real gateway', () => {
     expect(atLimit.status).toBe(201);
   });
 
-  it('metadata is echoed exactly (unicode, nesting, NUL escapes, safe numbers); numbers a JS number cannot hold are refused, never changed', async () => {
-    const metadata = '{"cart":{"id":7,"items":["a","ü",null,true]},"price":12.5,"neg":-0.25,"big":9007199254740991,"nul":"a\\u0000b","emoji":"🧾"}';
+  it('metadata is echoed exactly (unicode, nesting, NUL escapes, every number as written: no trip through a JS number)', async () => {
+    const metadata = '{"cart":{"id":7,"items":["a","ü",null,true]},"price":12.50,"neg":-0.25,"big":9007199254740993,"huge":1e400,"digits":12345678901234567890.000,"nul":"a\\u0000b","emoji":"🧾"}';
     const res = await signed(stack, m, 'POST', '/v1/invoices', `{"amount":"10","metadata":${metadata}}`);
     expect(res.status).toBe(201);
     expect(res.text).toContain(`"metadata":${metadata},`);
     const got = await signed(stack, m, 'GET', `/v1/invoices/${res.body.uuid}`);
     expect(got.text).toContain(`"metadata":${metadata},`);
-    for (const bad of ['1e400', '-1e400', '12345678901234567890', '9007199254740993']) {
-      await expectRefused('/v1/invoices', `{"amount":"10","metadata":{"n":${bad}}}`, 422, 'invalid_metadata', 'metadata');
-    }
     await expectRefused('/v1/invoices', '{"amount":"10","metadata":{"\\ud800":1}}', 422, 'invalid_metadata', 'metadata');
+    await expectRefused('/v1/invoices', '{"amount":"10","metadata":{"a":1,"a":2}}', 422, 'invalid_metadata', 'metadata');
   });
 
   it.each(['https://127.0.0.1/hook', 'https://[::1]/hook', 'https://localhost/hook'])("devnet's allow flag (WEBHOOK_ALLOW_PRIVATE_TARGETS) still allows the loopback webhook_url %s", async (url) => {

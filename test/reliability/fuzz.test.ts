@@ -13,9 +13,9 @@ import { runSeed, scaled } from './support/long-mode';
  * refused (4xx) and writes nothing; a request it allows is accepted and stored exactly as sent.
  * The webhook address guard is on (as in production), so private webhook URLs are refused.
  */
-const CASES = scaled(2500, 100_000);
+const CASES = Number(process.env.CHAINPAY_FUZZ_CASES ?? scaled(2000, 100_000));
 const SEED = runSeed(7);
-jest.setTimeout(scaled(150_000, 4 * 60 * 60_000));
+jest.setTimeout(scaled(300_000, 4 * 60 * 60_000));
 
 /** Tables a request could write; a refused request must leave every count as it was. */
 const WRITES = `select (select count(*) from invoices) || '/' || (select count(*) from withdrawals) || '/' || (select count(*) from outbox_events) || '/' ||
@@ -50,7 +50,9 @@ describe(`the REST surface under ${CASES} seeded hostile requests (seed ${SEED})
       const fail = (why: string): void => {
         failures.push({ case: `${c.method} ${c.path.slice(0, 80)} ${c.name}`, seedIndex: i, status: res.status, why, body: res.text.slice(0, 300), sent: (c.body ?? '').slice(0, 300) });
       };
-      if (res.status >= 500) fail('5xx');
+      // 503 pool_exhausted is a documented refusal (the address pool ran dry); any other 5xx is a defect.
+      const poolExhausted = res.status === 503 && res.text.includes('"pool_exhausted"');
+      if (res.status >= 500 && !poolExhausted) fail('5xx');
       else if (res.status >= 400) {
         tally.refused++;
         if (c.expect === 'accept') fail('refused a request the spec allows');

@@ -1,5 +1,6 @@
 import type { TronAdapter } from '../../src/chains/tron';
-import type { TransferObservation } from '../../src/chains/types';
+import { InvalidCursorError } from '../../src/chains/errors';
+import type { ChainCursor, ChainObservation, TransferObservation } from '../../src/chains/types';
 import { recorder, testTronCodec, tronTestAdapter, until, watchedOf } from './support/adapter';
 import { TronTestChain } from './support/tron-chain';
 
@@ -22,6 +23,9 @@ async function adapter(): Promise<TronAdapter> {
   return a;
 }
 
+type Kind<K extends ChainObservation['kind']> = Extract<ChainObservation, { kind: K }>;
+const isBlock = (o: ChainObservation): o is Kind<'block'> => o.kind === 'block';
+const isFinalize = (o: ChainObservation): o is Kind<'finalize'> => o.kind === 'finalize';
 const transfers = (seen: { kind: string }[]): TransferObservation[] => seen.filter((o): o is TransferObservation => o.kind === 'transfer');
 
 describe('TRC20 deposits on the TRON harness', () => {
@@ -40,8 +44,21 @@ describe('TRC20 deposits on the TRON harness', () => {
     await chain.produce(3);
     await until(() => seen.some((o) => o.kind === 'block' && o.height === t!.blockHeight + 3));
     expect(seen.some((o) => o.kind === 'finalize' && o.height >= t!.blockHeight)).toBe(false);
+    // The family counts: 4 deep, TRC20_CONFIRMATIONS 3, not solidified: held at 2, not final.
+    const cursorAt = (height: number): ChainCursor => seen.filter(isBlock).find((o) => o.height === height)!.cursor;
+    const deep4 = cursorAt(t!.blockHeight + 3);
+    expect(deep4).toEqual({ height: t!.blockHeight + 3, blockId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(a.cursorHeight(deep4)).toBe(t!.blockHeight + 3);
+    expect(a.confirmationsAt(t!, deep4)).toEqual({ confirmations: 2, final: false });
+    expect(t).toMatchObject({ confirmations: 1, final: false });
     await chain.produce(3);
-    await until(() => seen.some((o) => o.kind === 'finalize' && o.height >= t!.blockHeight));
+    const fin = await until(() => seen.filter(isFinalize).find((o) => o.height >= t!.blockHeight));
+    expect(fin.cursor).toEqual({ height: fin.height, blockId: fin.hash });
+    // Solidified and deep enough: the full depth, final.
+    const last = seen.filter(isBlock).at(-1)!;
+    expect(a.confirmationsAt(t!, last.cursor)).toEqual({ confirmations: last.height - t!.blockHeight + 1, final: true });
+    // Another family's cursor shape is refused, never misread.
+    expect(() => a.cursorHeight({ height: 5, hash: '0xab' })).toThrow(InvalidCursorError);
     expect(transfers(seen)).toHaveLength(1);
     await watch.stop();
   });
@@ -66,7 +83,7 @@ describe('TRC20 deposits on the TRON harness', () => {
     expect(infos).toHaveLength(5);
     expect(infos.map((i) => i.receipt.result)).toEqual(['SUCCESS', 'REVERT', 'SUCCESS', undefined, 'SUCCESS']);
     await until(() => seen.some((o) => o.kind === 'block' && o.height === head));
-    expect(transfers(seen)).toEqual([expect.objectContaining({ txHash: real, amount: '1', blockHash: block!.hash })]);
+    expect(transfers(seen)).toEqual([expect.objectContaining({ txHash: real, amount: '1', blockHash: block!.blockId })]);
     await watch.stop();
   });
 

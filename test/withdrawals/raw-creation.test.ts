@@ -320,11 +320,11 @@ describe('creating withdrawals on raw SQL', () => {
     await expectLedgerExact(orm);
   });
 
-  it('a reference PostgreSQL cannot store (a NUL character) fails alone, as before, not the batch it would share', async () => {
+  it('a reference PostgreSQL cannot store (a NUL character) is refused alone (422 invalid_reference, before any SQL), not the batch it would share', async () => {
     const merchantId = await newMerchant('nul reference', '100');
     clock.advance(DAY_S * 1000);
     const { outcomes } = await batchBehindGate(merchantId, { amount: '5' }, [{ amount: '6', reference: 'ok-1' }, { amount: '7', reference: 'bad\u0000ref' }, { amount: '8' }], async () => undefined);
-    expect(outcomes.map((o) => (o.ok ? o.v.row.amount : (o.e as { code?: string }).code))).toEqual(['6', '22021', '8']);
+    expect(outcomes.map((o) => (o.ok ? o.v.row.amount : (o.e as { code?: string }).code))).toEqual(['6', 'invalid_reference', '8']);
     expect(await merchantBalance(orm.em.fork(), merchantId)).toEqual({ available: '81', held: '19' });
   });
 

@@ -57,7 +57,7 @@ class TimerCommits {
  * - if a commit fails the actor is rebuilt from the last committed snapshot, so memory never runs
  *   ahead of the database;
  * - the machine alone decides status, expiry and closing; the host only delivers events, commits,
- *   and carries the watcher's chain time to actors tagged `awaitingChain` (chain-wait.ts).
+ *   and carries the chain time the watchers push to actors tagged `awaitingChain` (chain-wait.ts).
  */
 export class InvoiceActors {
   private readonly entries = new Map<string, Entry>();
@@ -78,11 +78,6 @@ export class InvoiceActors {
       writeOutbox: OutboxWriter;
       /** The invoice's actor finished (late window over): stop watching its address/memo. */
       onClosed: (uuid: string, network: string | null) => void;
-      /**
-       * The network watcher's processed chain time (every block stamped before it is processed),
-       * null while unknown (paused, halted, lagging with no block yet): its invoices wait.
-       */
-      chainTime?: (network: string) => Date | null;
     },
   ) {
     this.updates.setMaxListeners(0);
@@ -91,10 +86,17 @@ export class InvoiceActors {
     this.chainWait = new ChainWait({
       logger: deps.logger,
       clock: deps.clock,
-      chainTime: deps.chainTime,
       lookup: (uuid) => this.entries.get(uuid),
       send: (uuid, event) => this.send(uuid, event),
     });
+  }
+
+  /**
+   * A network's watcher pushes its processed chain time (every block stamped before it has been
+   * processed): invoices of that network waiting for the chain past their expires_at get CHAIN_TIME.
+   */
+  chainTimeAdvanced(network: string, chainTime: Date): void {
+    this.chainWait.advance(network, chainTime);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { MikroORM, QueryResult } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
@@ -6,6 +6,7 @@ import type { NetworkCode } from '../../domain/networks';
 import { paymentKey } from '../../domain/invoice-payment';
 import { Invoice, UnattributedDeposit } from '../../store/entities';
 import { recordAudit } from '../../store/repos/audit';
+import { markAttributed } from '../../store/repos/deposits';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { NetworkWatcher } from './network-watcher';
@@ -53,7 +54,7 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
   const network = deposit.network as NetworkCode;
   const key = paymentKey(deposit);
   const watcher = deps.watchers.get(network);
-  const confirmations = Math.max(1, deposit.confirmations, (watcher?.processedHeight() ?? 0) - deposit.blockHeight + 1);
+  const confirmations = Math.max(1, deposit.confirmations, watcher?.confirmationsOf(deposit) ?? 0);
   const at = deps.clock.now();
   const amount = canonicalDecimal(deposit.amount);
   await deps.actors.send(
@@ -67,13 +68,8 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
       if (!deps.actors.context(invoice.uuid)?.payments.some((p) => p.key === key)) {
         throw new ConflictError('not_credited', 'the invoice did not take the transfer', 'invoice_uuid');
       }
-      const marked = await tx.execute<QueryResult>(
-        `update unattributed_deposits set state = 'attributed', invoice_uuid = ?, resolved_by = ?, resolved_at = ? where id = ? and state = 'open'`,
-        [invoice.uuid, input.actor, at, deposit.id],
-        'run',
-      );
       // Lost a race with another attempt: roll the whole change back (the actor is rebuilt).
-      if (marked.affectedRows !== 1) throw new ConflictError('already_attributed', 'deposit is already attributed', 'deposit_id');
+      if (!(await markAttributed(tx, deposit.id, invoice.uuid, input.actor, at))) throw new ConflictError('already_attributed', 'deposit is already attributed', 'deposit_id');
       recordAudit(tx, {
         actor: input.actor,
         action: 'deposit.attribute',
@@ -85,7 +81,7 @@ export async function attributeDeposit(deps: AttributeDepositDeps, input: Attrib
     },
     { key, value: { network, toAddress: deposit.address, memo: deposit.memo, blockHash: deposit.blockHash } },
   );
-  if (confirmations < invoice.requiredConfirmations) await watcher?.track(key, invoice.uuid, deposit.blockHeight, confirmations, invoice.requiredConfirmations);
+  if (confirmations < invoice.requiredConfirmations) await watcher?.track(key, invoice.uuid, deposit, confirmations, invoice.requiredConfirmations);
   deps.logger.info(
     { depositId: deposit.id, invoiceUuid: invoice.uuid, merchantId: invoice.merchantId, network, txHash: deposit.txHash, amount, actor: input.actor },
     'unattributed deposit attributed by an operator',

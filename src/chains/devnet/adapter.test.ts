@@ -47,6 +47,8 @@ describe('DevnetAdapter: pay and watch', () => {
       memo: null,
       amount: '10.5',
       blockTime: (block as { timestamp: Date }).timestamp, // its block's time: "paid in time" is judged by it
+      confirmations: 1, // counted by the family at the block it comes with
+      final: false,
     });
     expect(rec.of('block')[1]!.parentHash).toBe(rec.of('block')[0]!.hash);
   });

@@ -2,9 +2,24 @@ import { ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type ChainFamily, type NetworkCode, type NetworkFacts } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
+import { blockCursor, readBlockCursor } from '../sync/block-cursor';
+import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, DevnetControls, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  Confirmations,
+  TransferPlace,
+  ChainWatch,
+  DevnetControls,
+  PaymentLinkInput,
+  PayoutRequest,
+  PayoutStatus,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { PlainWatchedSet } from '../watched-set';
 import { DevnetBlockSource } from './block-source';
 import { DevnetChain } from './chain';
@@ -56,8 +71,11 @@ export interface DevnetLogger {
 }
 
 export const DEFAULT_DEVNET_FINALITY = 20;
-/** The follower's poll while idle: a backstop only, the chain's changes wake it at once. */
-const POLL_INTERVAL_MS = 1000;
+/**
+ * The follower's poll while idle: the chain's changes wake it at once; the poll pushes the chain
+ * time it vouches for as time passes (onSynced), so invoices past expires_at learn it this often.
+ */
+const POLL_INTERVAL_MS = 250;
 /** Families whose chains reorganise; the others' devnet refuses reorg (issue 33: each family's rules). */
 const REORG_FAMILIES: ReadonlySet<ChainFamily> = new Set(['evm', 'tron']);
 
@@ -133,10 +151,11 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const follower = new BlockFollower({
       network: this.network,
       source,
-      from: options.from,
-      finalized: options.finalized ?? null,
+      from: options.from ? readBlockCursor(this.network, options.from) : null,
+      finalized: options.finalized ? readBlockCursor(this.network, options.finalized) : null,
       sink: options.sink,
       onError: options.onError,
+      onSynced: options.onSynced,
       confirmations: this.finalityDepth,
       pollIntervalMs: POLL_INTERVAL_MS,
       backoff: { initialMs: this.options.retryDelayMs ?? 250, maxMs: 10_000 },
@@ -275,7 +294,17 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
   /** ChainAdapter.blockAt: the canonical block as a rescan cursor. */
   async blockAt(height: number): Promise<ChainCursor | null> {
     const block = await this.chain().blockAt(height);
-    return block ? { height: block.height, hash: block.hash } : null;
+    return block ? blockCursor(block) : null;
+  }
+
+  /** ChainAdapter.confirmationsAt: block depth under the cursor; final at finalityDepth. */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations {
+    return blockDepth(place.blockHeight, this.cursorHeight(cursor), this.finalityDepth);
+  }
+
+  /** ChainAdapter.cursorHeight: the devnet's cursor is the block families' { height, hash }. */
+  cursorHeight(cursor: ChainCursor): number {
+    return readBlockCursor(this.network, cursor).height;
   }
 
   /** A canonical block (CLI inspection, tests). */

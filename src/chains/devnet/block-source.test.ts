@@ -68,7 +68,7 @@ describe('devnet under the block follower', () => {
     await chain.reorg(3); // 1-3 replaced by 1'-4'
     await rec.until(() => rec.lastBlock() === 4);
     const reorg = rec.of('reorg');
-    expect(reorg).toEqual([{ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 0, hash: ancestor }, depth: 3 }]);
+    expect(reorg).toEqual([{ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 0, hash: ancestor }, depth: 3, cursor: { height: 0, hash: ancestor } }]);
     expect(rec.of('transfer').map((t) => t.txHash)).toEqual(paid); // only the first sighting
     // After the reorg, the new branch is scanned from the ancestor in one step.
     expect(steps(rec).slice(steps(rec).indexOf('reorg:0'))).toEqual(['reorg:0', 'block:4']);
@@ -99,7 +99,13 @@ describe('devnet under the block follower', () => {
     const blocks = rec.of('block').map((b) => b.height);
     expect(blocks.length).toBeLessThanOrEqual(4); // ranges of up to 500 blocks, not one step per block
     expect(rec.of('reorg')).toEqual([]);
-    expect(rec.of('finalize').at(-1)).toEqual({ kind: 'finalize', network: 'TRC20', height: head - 3, hash: (await second.block(head - 3))!.hash });
+    expect(rec.of('finalize').at(-1)).toEqual({
+      kind: 'finalize',
+      network: 'TRC20',
+      height: head - 3,
+      hash: (await second.block(head - 3))!.hash,
+      cursor: { height: head - 3, hash: (await second.block(head - 3))!.hash },
+    });
   });
 
   it('halts (ReorgBeyondFinalityError, nothing emitted) when its saved final block was replaced in the stored chain while it was down', async () => {

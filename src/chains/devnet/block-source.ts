@@ -2,7 +2,7 @@ import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
 import { InconsistentChainError } from '../sync/errors';
 import type { BlockHeader, BlockSource } from '../sync/types';
-import type { ChainCursor, UnstampedTransfer, WatchedAddresses } from '../types';
+import type { BlockRef, UnstampedTransfer, WatchedAddresses } from '../types';
 import type { DevnetChain } from './chain';
 import type { DevnetBlock } from './types';
 
@@ -90,7 +90,7 @@ export class DevnetBlockSource implements BlockSource {
   }
 
   /** The chain stamps a later block max(parent, now), never before now: at the head, every block stamped before now was delivered. */
-  syncedUntil(tip: ChainCursor): Date | null {
+  syncedUntil(tip: BlockRef): Date | null {
     return this.options.chain.head().hash === tip.hash ? this.options.clock.now() : null;
   }
 

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import type { ChainFamily, NetworkCode } from '../../domain/networks';
-import type { ChainCursor } from '../types';
+import type { BlockRef } from '../types';
 import { deterministicBlockHash, randomBlockHash } from './hashes';
 import { DevnetHeadMovedError, type BlockHeader, type ChainExtension, type DevnetChainStore, type StoredChain } from './store';
 import type { DevnetBlock, DevnetTransfer, PendingTransfer } from './types';
@@ -295,6 +295,6 @@ function validAt(transfer: PendingTransfer, timestamp: number): boolean {
   return transfer.validUntilMs === undefined || transfer.validUntilMs === null || timestamp <= transfer.validUntilMs;
 }
 
-function cursorOf(block: DevnetBlock): ChainCursor {
+function cursorOf(block: DevnetBlock): BlockRef {
   return { height: block.height, hash: block.hash };
 }

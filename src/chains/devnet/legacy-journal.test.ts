@@ -93,7 +93,7 @@ describe("an older version's devnet journal", () => {
     const watch = chain.watch({ from: { height: 3, hash: orphan.hash }, watched: new CountingSet(new Set()), sink: rec.sink });
     await rec.until(() => rec.lastBlock() === 4);
     await watch.stop();
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'TRC20', commonAncestor: { height: 2, hash: b[2]!.hash }, depth: 1 });
+    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'TRC20', commonAncestor: { height: 2, hash: b[2]!.hash }, depth: 1, cursor: { height: 2, hash: b[2]!.hash } });
     expect(await chain.mine(1)).toMatchObject({ head: 5 });
 
     // A journal found once the database has the chain (e.g. the standby's own file) is left alone.

@@ -95,7 +95,13 @@ describe('devnet chains in the database', () => {
     watches.push(second.watch({ from: cursor, watched: new CountingSet(new Set([to])), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === 5);
     // Exact: the orphaned cursor's parents are read from the database (DevnetBlockSource.blockByHash).
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'TRC20', commonAncestor: { height: 2, hash: (await first.block(2))!.hash }, depth: 2 });
+    expect(rec.seen[0]).toEqual({
+      kind: 'reorg',
+      network: 'TRC20',
+      commonAncestor: { height: 2, hash: (await first.block(2))!.hash },
+      depth: 2,
+      cursor: { height: 2, hash: (await first.block(2))!.hash },
+    });
     expect(rec.of('transfer')).toEqual([]);
     expect(paid.blockHeight).toBe(4);
   });
@@ -141,7 +147,7 @@ describe('devnet chains in the database', () => {
     const rec = new Recorder();
     watches.push(chain.watch({ from: orphaned, watched: new CountingSet(new Set([chain.normalizeAddress(to)])), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === 706, 20_000);
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 2, hash: ancestor }, depth: 2 });
+    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 2, hash: ancestor }, depth: 2, cursor: { height: 2, hash: ancestor } });
     // Catch-up in ranges (at most 500 blocks each) up to the head, then finality 3 below it.
     const heights = rec.of('block').map((b) => b.height);
     expect(heights.length).toBeLessThan(10);

@@ -36,7 +36,7 @@ describe('devnet reorgs', () => {
     expect(after.head).toBe(5); // depth + 1 new blocks: the head moves forward
     await rec.until(() => rec.lastBlock() === 5);
     const fromReorg = rec.seen.slice(rec.seen.findIndex((o) => o.kind === 'reorg'));
-    expect(fromReorg[0]).toEqual({ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 2, hash: ancestor.hash }, depth: 2 });
+    expect(fromReorg[0]).toEqual({ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 2, hash: ancestor.hash }, depth: 2, cursor: { height: 2, hash: ancestor.hash } });
     // The new branch 3'-5' in one step (the follower scans from the ancestor to the head).
     expect(fromReorg.slice(1).map((o) => `${o.kind}:${'height' in o ? o.height : ''}`)).toEqual(['block:5']);
     expect((await chain.block(3))!.hash).not.toBe(orphan);
@@ -86,7 +86,13 @@ describe('devnet reorgs', () => {
     const rec = new Recorder();
     watches.push(chain.watch({ from: cursor, watched: new CountingSet(new Set()), sink: rec.sink }));
     await rec.until(() => rec.lastBlock() === chain.head().head);
-    expect(rec.seen[0]).toEqual({ kind: 'reorg', network: 'BEP20', commonAncestor: { height: 3, hash: (await chain.block(3))!.hash }, depth: 2 });
+    expect(rec.seen[0]).toEqual({
+      kind: 'reorg',
+      network: 'BEP20',
+      commonAncestor: { height: 3, hash: (await chain.block(3))!.hash },
+      depth: 2,
+      cursor: { height: 3, hash: (await chain.block(3))!.hash },
+    });
     expect(rec.of('block').map((b) => b.height)).toEqual([7]); // 4-7 in one step
   });
 });

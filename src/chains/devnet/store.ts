@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor } from '../types';
+import type { BlockRef } from '../types';
 import type { DevnetBlock, PendingTransfer } from './types';
 
 /**
@@ -39,7 +39,7 @@ export interface DevnetChainStore {
 }
 
 export interface StoredChain {
-  readonly head: ChainCursor;
+  readonly head: BlockRef;
   /** Canonical, ascending, contiguous, ending at the head. */
   readonly blocks: readonly DevnetBlock[];
   readonly mempool: readonly PendingTransfer[];
@@ -47,7 +47,7 @@ export interface StoredChain {
 
 /** A chain as created: its head, every block (canonical or orphaned) and its mempool. */
 export interface InitialChain {
-  readonly head: ChainCursor;
+  readonly head: BlockRef;
   readonly blocks: readonly { readonly block: DevnetBlock; readonly canonical: boolean }[];
   readonly mempool: readonly PendingTransfer[];
 }
@@ -56,7 +56,7 @@ export type BlockHeader = Omit<DevnetBlock, 'transfers'>;
 
 export interface ChainExtension {
   /** The head this change was computed from (compare-and-swap). */
-  readonly expectedHead: ChainCursor;
+  readonly expectedHead: BlockRef;
   /** Reorg: canonical blocks above this height are orphaned first. Absent: nothing is dropped. */
   readonly keepHeight?: number;
   /** New canonical blocks, ascending; the first one's parent is the block at keepHeight (or the expected head). */
@@ -75,7 +75,7 @@ export class DevnetHeadMovedError extends Error {
   readonly code = 'devnet_head_moved';
   constructor(
     readonly network: NetworkCode,
-    readonly expectedHead: ChainCursor,
+    readonly expectedHead: BlockRef,
   ) {
     super(`devnet ${network}: the stored head is no longer block ${expectedHead.height} (${expectedHead.hash}); another writer moved it`);
   }

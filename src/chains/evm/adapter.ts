@@ -1,8 +1,10 @@
 import { BlockNotFoundError, type Hex, type PublicClient } from 'viem';
 import { NETWORK_FACTS } from '../../domain/networks';
+import { blockCursor, readBlockCursor } from '../sync/block-cursor';
+import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, Confirmations, TransferPlace, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
 import { ERC20_ABI } from './abi';
 import { EvmBlockSource } from './block-source';
 import { createEvmClient } from './client';
@@ -86,11 +88,10 @@ export class EvmAdapter implements ChainAdapter {
     this.current = new BlockFollower({
       network: this.network,
       source,
-      from: options.from,
-      finalized: options.finalized ?? null,
+      from: options.from ? readBlockCursor(this.network, options.from) : null,
+      finalized: options.finalized ? readBlockCursor(this.network, options.finalized) : null,
       sink: options.sink,
       onError: options.onError,
-      needsExactBlockTime: options.needsExactBlockTime,
       confirmations: this.config.confirmations,
       maxRange: this.config.maxBlockRange,
       pollIntervalMs: this.config.pollIntervalMs,
@@ -108,11 +109,21 @@ export class EvmAdapter implements ChainAdapter {
   async blockAt(height: number): Promise<ChainCursor | null> {
     try {
       const b = await this.client.getBlock({ blockNumber: BigInt(height) });
-      return b.hash === null || b.number === null ? null : { height: Number(b.number), hash: b.hash };
+      return b.hash === null || b.number === null ? null : blockCursor({ height: Number(b.number), hash: b.hash });
     } catch (error) {
       if (error instanceof BlockNotFoundError) return null;
       throw classifyRpcError(error, 'eth_getBlockByNumber');
     }
+  }
+
+  /** ChainAdapter.confirmationsAt: block depth under the cursor; final at finalityDepth. */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations {
+    return blockDepth(place.blockHeight, this.cursorHeight(cursor), this.finalityDepth);
+  }
+
+  /** ChainAdapter.cursorHeight: the EVM cursor is { height, hash } of the last processed block. */
+  cursorHeight(cursor: ChainCursor): number {
+    return readBlockCursor(this.network, cursor).height;
   }
 
   deriveDepositAddress(index: number): string {

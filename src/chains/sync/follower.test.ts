@@ -1,4 +1,4 @@
-import type { ChainCursor, ChainObservation } from '../types';
+import type { BlockRef, ChainObservation } from '../types';
 import { MemoryChain } from './__fixtures__/memory-chain';
 import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTransientError } from './errors';
 import { BlockFollower } from './follower';
@@ -65,7 +65,7 @@ describe('BlockFollower', () => {
   it('catches up from a saved cursor in ranges, every transfer once', async () => {
     const chain = new MemoryChain(new Set([A]));
     chain.mine(10);
-    const from: ChainCursor = { height: 10, hash: chain.hashAt(10) };
+    const from: BlockRef = { height: 10, hash: chain.hashAt(10) };
     for (let i = 0; i < 50; i++) chain.mine(20, [{ to: A, amount: String(i + 1) }]);
     const { follower, seen } = follow(chain, { from, maxRange: 100 });
     await until(() => tip(seen) === chain.headHeight);
@@ -81,37 +81,36 @@ describe('BlockFollower', () => {
     expect(of(seen, 'reorg')).toEqual([]);
   });
 
-  it('in final ranges fetches a block header for its time only when the transfer needs it', async () => {
-    const catchUp = async (needs: (amount: string) => boolean) => {
+  it('in final ranges fetches the header of each block that holds a match, once, and no other: every transfer has its exact block time', async () => {
+    const catchUp = async (paidBlocks: number) => {
       const chain = new MemoryChain(new Set([A]));
       chain.mine(10);
-      const from: ChainCursor = { height: 10, hash: chain.hashAt(10) };
-      for (let i = 0; i < 50; i++) chain.mine(20, [{ to: A, amount: String(i + 1) }]);
-      const asked: { amount: string; earliest: Date; latest: Date; height: number }[] = [];
-      const { follower, seen } = follow(chain, {
-        from,
-        maxRange: 100,
-        needsExactBlockTime: async (t, earliest, latest) => {
-          asked.push({ amount: t.amount, earliest, latest, height: t.blockHeight });
-          return needs(t.amount);
-        },
-      });
+      const from: BlockRef = { height: 10, hash: chain.hashAt(10) };
+      // 50 batches of 20 blocks; the first `paidBlocks` batches end with a block holding two matches.
+      for (let i = 0; i < 50; i++)
+        chain.mine(
+          20,
+          i < paidBlocks
+            ? [
+                { to: A, amount: `${i + 1}` },
+                { to: A, amount: `${i + 1}.5` },
+              ]
+            : [],
+        );
+      const { follower, seen } = follow(chain, { from, maxRange: 100 });
       await until(() => tip(seen) === chain.headHeight);
       await follower.stop();
-      return { calls: chain.calls.block, transfers: of(seen, 'transfer'), asked };
+      return { calls: chain.calls.block, transfers: of(seen, 'transfer') };
     };
-    const none = await catchUp(() => false);
-    const one = await catchUp((amount) => amount === '7');
-    // Each transfer of a final range was asked about, with bounds that hold its block's time.
+    const none = await catchUp(0);
+    const ten = await catchUp(10);
     const real = (height: number) => 1_700_000_000_000 + height * 1000;
-    expect(none.asked.length).toBeGreaterThanOrEqual(40); // the last ones are in the unfinalized window, whose headers are known
-    expect(none.asked.every((a) => a.earliest.getTime() <= real(a.height) && real(a.height) <= a.latest.getTime())).toBe(true);
-    // Not needed: no header request at all beyond the ranges' own; the time is the range's last.
-    expect(one.calls).toBe(none.calls + 1);
-    for (const t of none.transfers) expect(t.blockTime.getTime()).toBeGreaterThanOrEqual(real(t.blockHeight));
-    const seven = one.transfers.find((t) => t.amount === '7')!;
-    expect(seven.blockTime.getTime()).toBe(real(seven.blockHeight));
-    expect(one.transfers.map((t) => t.amount)).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 1)));
+    // At most one header per block holding matches (two matches, one header; none where a range's
+    // own first or last header is that block); no watcher is asked anything.
+    expect(ten.calls).toBeGreaterThan(none.calls);
+    expect(ten.calls).toBeLessThanOrEqual(none.calls + 10);
+    expect(ten.transfers).toHaveLength(20);
+    for (const t of ten.transfers) expect(t.blockTime.getTime()).toBe(real(t.blockHeight));
   });
 
   it('walks back to the common ancestor on a reorg: the vanished transfer is not re-emitted, the new one once', async () => {
@@ -128,7 +127,7 @@ describe('BlockFollower', () => {
     chain.mine(3);
     await until(() => tip(seen) === 15);
     await follower.stop();
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 10, hash: chain.hashAt(10) }, depth: 3 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 10, hash: chain.hashAt(10) }, depth: 3, cursor: { height: 10, hash: chain.hashAt(10) } }]);
     const transfers = of(seen, 'transfer').map((t) => `${t.to}@${t.blockHeight}`);
     expect(transfers).toEqual([`${A}@11`, `${B}@12`]);
     const reorgAt = seen.findIndex((o) => o.kind === 'reorg');
@@ -175,7 +174,7 @@ describe('BlockFollower', () => {
     const { follower, seen } = follow(chain, { from, confirmations: 5 });
     await until(() => tip(seen) === 22);
     await follower.stop();
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 16, hash: chain.hashAt(16) }, depth: 4 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 16, hash: chain.hashAt(16) }, depth: 4, cursor: { height: 16, hash: chain.hashAt(16) } }]);
     expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
   });
 
@@ -189,7 +188,7 @@ describe('BlockFollower', () => {
     await until(() => tip(seen) === 22);
     await follower.stop();
     // The window held only the anchor (16) and the tip (20): 20 and 19 were replaced, 18 was not.
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: chain.hashAt(18) }, depth: 2 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: chain.hashAt(18) }, depth: 2, cursor: { height: 18, hash: chain.hashAt(18) } }]);
     expect(of(seen, 'transfer').map((t) => [t.blockHeight, t.amount])).toEqual([[19, '7']]);
   });
 
@@ -233,7 +232,7 @@ describe('BlockFollower', () => {
     await until(() => tip(seen) === 22);
     await follower.stop();
     expect(errors).toEqual([]);
-    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: finalized.hash }, depth: 2 }]);
+    expect(of(seen, 'reorg')).toEqual([{ kind: 'reorg', network: 'POLYGON', commonAncestor: { height: 18, hash: finalized.hash }, depth: 2, cursor: { height: 18, hash: finalized.hash } }]);
     expect(of(seen, 'transfer').map((t) => t.blockHeight)).toEqual([19]);
   });
 

@@ -1,5 +1,6 @@
 import type { ChainObservation, ChainWatch } from '../types';
 import { backoffDelay, sleep } from './backoff';
+import { blockCursor } from './block-cursor';
 import { isRetryable, RangeTooLargeError } from './errors';
 import { startState } from './start';
 import { syncStep, type StepContext, type SyncState } from './step';
@@ -71,6 +72,8 @@ export class BlockFollower implements ChainWatch {
       try {
         const idle = await this.step();
         this.failures = 0;
+        const until = this.syncedUntil();
+        if (until !== null) this.options.onSynced?.(until);
         if (idle) await this.waitForChange(pollIntervalMs);
       } catch (error) {
         if (this.abort.signal.aborted) break; // stop() during a step: not a failure
@@ -137,7 +140,7 @@ export class BlockFollower implements ChainWatch {
   }
 
   private context(): StepContext {
-    const { network, source, confirmations, headerConcurrency = 8, needsExactBlockTime } = this.options;
-    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency, needsExactBlockTime };
+    const { network, source, confirmations, headerConcurrency = 8, cursorOf = blockCursor } = this.options;
+    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency, cursor: cursorOf };
   }
 }

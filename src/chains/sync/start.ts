@@ -1,4 +1,4 @@
-import type { ChainCursor, ChainObservation } from '../types';
+import type { BlockRef, ChainObservation } from '../types';
 import { InconsistentChainError, ReorgBeyondFinalityError } from './errors';
 import type { StepContext, SyncState } from './step';
 import { BlockWindow } from './window';
@@ -11,18 +11,18 @@ import { BlockWindow } from './window';
  * anchor (it was final when the cursor was saved): a reorg found later walks back at most to it.
  * A first run starts at the current head and emits that block so its cursor is saved.
  */
-export async function startState(ctx: StepContext, from: ChainCursor | null, finalized: ChainCursor | null = null): Promise<{ state: SyncState; observations: ChainObservation[] }> {
+export async function startState(ctx: StepContext, from: BlockRef | null, finalized: BlockRef | null = null): Promise<{ state: SyncState; observations: ChainObservation[] }> {
   if (from !== null && finalized !== null && finalized.height <= from.height) return { state: await verifiedAnchor(ctx, from, finalized), observations: [] };
   if (from !== null) return { state: await anchored(ctx, from), observations: [] };
   const head = await ctx.source.head();
   const tip = await ctx.source.block(head);
   if (tip === null) throw new InconsistentChainError(`head block ${head} not available`, { height: head });
   const state = await anchored(ctx, { height: tip.height, hash: tip.hash });
-  const observation: ChainObservation = { kind: 'block', network: ctx.network, height: tip.height, hash: tip.hash, parentHash: tip.parentHash, timestamp: tip.timestamp };
+  const observation: ChainObservation = { kind: 'block', network: ctx.network, height: tip.height, hash: tip.hash, parentHash: tip.parentHash, timestamp: tip.timestamp, cursor: ctx.cursor(tip) };
   return { state, observations: [observation] };
 }
 
-async function anchored(ctx: StepContext, tip: ChainCursor): Promise<SyncState> {
+async function anchored(ctx: StepContext, tip: BlockRef): Promise<SyncState> {
   const anchorHeight = Math.max(0, tip.height - ctx.confirmations + 1);
   if (anchorHeight === tip.height) return { tip, window: new BlockWindow([tip]), finalized: tip };
   const block = await ctx.source.block(anchorHeight);
@@ -31,7 +31,7 @@ async function anchored(ctx: StepContext, tip: ChainCursor): Promise<SyncState> 
   return { tip, window: new BlockWindow([anchor, tip]), finalized: anchor };
 }
 
-async function verifiedAnchor(ctx: StepContext, tip: ChainCursor, final: ChainCursor): Promise<SyncState> {
+async function verifiedAnchor(ctx: StepContext, tip: BlockRef, final: BlockRef): Promise<SyncState> {
   const block = await ctx.source.block(final.height);
   if (block === null) throw new InconsistentChainError(`chain is behind the last final block ${final.height}`, { height: final.height });
   if (block.hash !== final.hash) throw new ReorgBeyondFinalityError(ctx.network, { finalizedHeight: final.height, finalizedHash: final.hash, tipHeight: tip.height });

@@ -1,5 +1,6 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer, WatchOptions } from '../types';
+import type { BlockRef, ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer } from '../types';
+import { blockDepth } from './depth';
 import { InconsistentChainError } from './errors';
 import { assertLinked, fetchHeaders } from './headers';
 import { planRange, plannedHeights, type RangePlan } from './range-plan';
@@ -13,14 +14,15 @@ export interface StepContext {
   readonly confirmations: number;
   readonly maxRange: number;
   readonly headerConcurrency: number;
-  readonly needsExactBlockTime?: WatchOptions['needsExactBlockTime'];
+  /** The family's cursor of a block (FollowerOptions.cursorOf; default blockCursor: { height, hash }). */
+  readonly cursor: (block: BlockRef) => ChainCursor;
 }
 
 /** What the follower has delivered: its tip, the known hashes down to the last final block. */
 export interface SyncState {
-  readonly tip: ChainCursor;
+  readonly tip: BlockRef;
   readonly window: BlockWindow;
-  readonly finalized: ChainCursor;
+  readonly finalized: BlockRef;
 }
 
 /** One step's observations, to emit in order, and the state to commit once they are all accepted. */
@@ -41,7 +43,7 @@ export async function syncStep(ctx: StepContext, state: SyncState): Promise<Step
   if (headers.get(plan.start)!.parentHash !== state.tip.hash) return reorg(ctx, state, state.tip.height, head);
   if (!plan.final) assertLinked(headers, plan.start, plan.end);
   const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end), plan, headers);
-  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, plan, transfers, headers), finalCap);
+  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, transfers, headers), finalCap);
 }
 
 /** Nothing above our tip: make sure the chain still holds our block at the head's height. */
@@ -58,23 +60,28 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
   // Our tip is still on the chain, yet the next block does not extend it: the node contradicts
   // itself (a lagging backend behind a load balancer). Retry rather than emit an empty reorg.
   if (ancestor.height === state.tip.height) throw new InconsistentChainError(`block ${ancestor.height + 1} does not extend the tip`, { height: ancestor.height });
-  const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height };
+  const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height, cursor: ctx.cursor(ancestor) };
   const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height).with([ancestor]), finalized: state.finalized };
   return { head, idle: false, observations: [observation], next };
 }
 
-function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePlan, headers: Map<number, BlockHeader>, transfers: TransferObservation[], finalCap: number): StepResult {
+/** A transfer with its block's time, before its depth is counted. */
+type Stamped = Omit<TransferObservation, 'confirmations' | 'final'>;
+
+function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePlan, headers: Map<number, BlockHeader>, transfers: Stamped[], finalCap: number): StepResult {
   const last = headers.get(plan.end)!;
   let window = state.window.with([...headers.values()].map(({ height, hash }) => ({ height, hash })));
-  const observations: ChainObservation[] = [...transfers];
-  observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp });
+  // Each transfer's depth as of this step's last block, the cursor its block observation carries
+  // (not final above what the chain holds irreversible, as for the finalize observation below).
+  const observations: ChainObservation[] = transfers.map((t) => ({ ...t, ...blockDepth(t.blockHeight, plan.end, ctx.confirmations, finalCap) }));
+  observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp, cursor: ctx.cursor(last) });
   let finalized = state.finalized;
   // Final = has the required confirmations counted from our tip, and is at or below what the chain
   // itself holds irreversible (BlockSource.finalHeight); only blocks whose hash we know.
   const candidate = window.highestAtOrBelow(Math.min(plan.end - ctx.confirmations + 1, finalCap));
   if (candidate !== null && candidate.height > finalized.height) {
     finalized = candidate;
-    observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash });
+    observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash, cursor: ctx.cursor(candidate) });
   }
   window = window.slice(finalized.height, plan.end);
   return { head, idle: false, observations, next: { tip: { height: last.height, hash: last.hash }, window, finalized } };
@@ -98,25 +105,16 @@ function checkTransfers(transfers: UnstampedTransfer[], plan: RangePlan, headers
 
 /**
  * Each transfer gets its block's timestamp (invoices judge "paid in time" by it). A final range
- * holds only its first and last headers, and block times never decrease, so a transfer inside it
- * was mined between the two. Only when that is not precise enough for its invoice
- * (ctx.needsExactBlockTime: a deadline in between) is its block's header fetched, and then it must
- * be the transfer's block; the others carry the range's last time. So the RPC calls of a range do
- * not grow with the number of watched addresses or payments.
+ * holds only its first and last headers; the header of every other block that holds a match is
+ * fetched (once per block), and must be the transfer's block. Nothing is asked of the watcher: the
+ * RPC calls of a range grow with the blocks that hold our transfers, never with the number of
+ * watched addresses or open invoices.
  */
-async function stampBlockTimes(ctx: StepContext, plan: RangePlan, transfers: UnstampedTransfer[], headers: Map<number, BlockHeader>): Promise<TransferObservation[]> {
-  const earliest = headers.get(plan.start)!.timestamp;
-  const latest = headers.get(plan.end)!.timestamp;
-  const inexact = transfers.filter((t) => !headers.has(t.blockHeight));
-  const needed = new Set<number>();
-  if (earliest.getTime() !== latest.getTime()) {
-    const answers = await Promise.all(inexact.map(async (t) => (ctx.needsExactBlockTime ? ctx.needsExactBlockTime(t, earliest, latest) : true)));
-    inexact.forEach((t, i) => answers[i] && needed.add(t.blockHeight));
-  }
-  const extra = needed.size > 0 ? await fetchHeaders(ctx.source, [...needed], ctx.headerConcurrency) : new Map<number, BlockHeader>();
+async function stampBlockTimes(ctx: StepContext, transfers: UnstampedTransfer[], headers: Map<number, BlockHeader>): Promise<Stamped[]> {
+  const needed = [...new Set(transfers.filter((t) => !headers.has(t.blockHeight)).map((t) => t.blockHeight))];
+  const extra = needed.length > 0 ? await fetchHeaders(ctx.source, needed, ctx.headerConcurrency) : new Map<number, BlockHeader>();
   return transfers.map((t) => {
-    const header = headers.get(t.blockHeight) ?? extra.get(t.blockHeight);
-    if (header === undefined) return { ...t, blockTime: latest };
+    const header = (headers.get(t.blockHeight) ?? extra.get(t.blockHeight))!;
     if (header.hash !== t.blockHash) throw new InconsistentChainError(`transfer ${t.txHash} is on another branch`, { txHash: t.txHash, height: t.blockHeight });
     return { ...t, blockTime: header.timestamp };
   });

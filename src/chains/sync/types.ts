@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor, ObservationSink, UnstampedTransfer, WatchOptions } from '../types';
+import type { BlockRef, ChainCursor, ObservationSink, UnstampedTransfer } from '../types';
 
 /** The header facts the follower needs to detect reorgs. */
 export interface BlockHeader {
@@ -34,7 +34,7 @@ export interface BlockSource {
    * Optional, a source that knows its head exactly and never stamps a later block before now
    * (devnet): now when `tip` is its head, so every block stamped before now was delivered; else null.
    */
-  syncedUntil?(tip: ChainCursor): Date | null;
+  syncedUntil?(tip: BlockRef): Date | null;
   /**
    * Optional, a source that keeps replaced blocks (devnet): the header of the block with `hash` on
    * any branch, null when unknown. A walk-back then follows a replaced tip's parents down to the
@@ -55,13 +55,13 @@ export interface FollowerOptions {
   readonly network: NetworkCode;
   readonly source: BlockSource;
   /** null: start at the source's current head. */
-  readonly from: ChainCursor | null;
+  readonly from: BlockRef | null;
   /**
    * The last block emitted as final before (persisted by the consumer), at or below `from`. When
    * given, it is the anchor and is checked first: a chain that no longer holds it was reorged
    * deeper than finality (maybe while we were down) and the follower fails with ReorgBeyondFinalityError.
    */
-  readonly finalized?: ChainCursor | null;
+  readonly finalized?: BlockRef | null;
   readonly sink: ObservationSink;
   /** Required confirmations: a block with this many confirmations (head - height + 1) is final. */
   readonly confirmations: number;
@@ -73,10 +73,12 @@ export interface FollowerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Parallel block() calls when fetching the headers of the unfinalized window. Default 8. */
   readonly headerConcurrency?: number;
+  /** The family's cursor of a block, carried by the observations (default blockCursor: { height, hash }; TRON: { height, blockId }). */
+  readonly cursorOf?: (block: BlockRef) => ChainCursor;
+  /** WatchOptions.onSynced: the vouched chain time, pushed after each accepted step. */
+  readonly onSynced?: (until: Date) => void;
   /** Every failure (retried or fatal) is reported here. */
   readonly onError?: (error: Error) => void;
-  /** WatchOptions.needsExactBlockTime: which transfers of a final range need their block's header. */
-  readonly needsExactBlockTime?: WatchOptions['needsExactBlockTime'];
 }
 
 export type FollowerState = 'starting' | 'running' | 'stopped' | 'failed';
@@ -88,9 +90,9 @@ export interface SyncStatus {
   /** The chain head as last seen. */
   readonly head: number | null;
   /** The last block whose observations were all delivered to the sink. */
-  readonly cursor: ChainCursor | null;
+  readonly cursor: BlockRef | null;
   /** The last block emitted as final. */
-  readonly finalized: ChainCursor | null;
+  readonly finalized: BlockRef | null;
   /** head - cursor.height, when both are known. */
   readonly lag: number | null;
   readonly lastError: { readonly name: string; readonly message: string; readonly at: Date } | null;

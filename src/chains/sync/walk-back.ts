@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { ChainCursor } from '../types';
+import type { BlockRef } from '../types';
 import { ReorgBeyondFinalityError } from './errors';
 import type { BlockSource } from './types';
 import type { BlockWindow } from './window';
@@ -11,7 +11,7 @@ import type { BlockWindow } from './window';
  * sparse (after a restart: the saved tip and the final anchor only) and the source keeps replaced
  * blocks (BlockSource.blockByHash), the replaced block's parents are followed to the exact ancestor.
  */
-export async function findCommonAncestor(network: NetworkCode, source: BlockSource, window: BlockWindow, fromHeight: number, tipHeight: number): Promise<ChainCursor> {
+export async function findCommonAncestor(network: NetworkCode, source: BlockSource, window: BlockWindow, fromHeight: number, tipHeight: number): Promise<BlockRef> {
   const known = window.descendingFrom(fromHeight);
   for (let i = 0; i < known.length; i++) {
     const entry = known[i]!;
@@ -30,7 +30,7 @@ export async function findCommonAncestor(network: NetworkCode, source: BlockSour
 }
 
 /** The replaced block's ancestors above height `floor`, highest first, until one is on the chain. */
-async function followReplaced(source: BlockSource, hash: string, floor: number): Promise<ChainCursor | null> {
+async function followReplaced(source: BlockSource, hash: string, floor: number): Promise<BlockRef | null> {
   if (!source.blockByHash) return null;
   let replaced = await source.blockByHash(hash);
   while (replaced !== null && replaced.height - 1 > floor) {

@@ -1,4 +1,4 @@
-import type { ChainCursor } from '../types';
+import type { BlockRef } from '../types';
 
 /**
  * The block hashes the follower knows between the last final block (the lowest entry, the
@@ -9,7 +9,7 @@ import type { ChainCursor } from '../types';
 export class BlockWindow {
   private readonly hashes: ReadonlyMap<number, string>;
 
-  constructor(entries: Iterable<ChainCursor> = []) {
+  constructor(entries: Iterable<BlockRef> = []) {
     const map = new Map<number, string>();
     for (const e of entries) map.set(e.height, e.hash);
     this.hashes = map;
@@ -23,7 +23,7 @@ export class BlockWindow {
     return this.hashes.get(height);
   }
 
-  with(blocks: Iterable<ChainCursor>): BlockWindow {
+  with(blocks: Iterable<BlockRef>): BlockWindow {
     return new BlockWindow([...this.entries(), ...blocks]);
   }
 
@@ -32,23 +32,23 @@ export class BlockWindow {
     return new BlockWindow(this.entries().filter((e) => e.height >= low && e.height <= high));
   }
 
-  highestAtOrBelow(height: number): ChainCursor | null {
+  highestAtOrBelow(height: number): BlockRef | null {
     return this.descendingFrom(height)[0] ?? null;
   }
 
-  lowest(): ChainCursor | null {
+  lowest(): BlockRef | null {
     const all = this.entries();
     return all.length === 0 ? null : all[0]!;
   }
 
   /** Known blocks at or below `height`, highest first. */
-  descendingFrom(height: number): ChainCursor[] {
+  descendingFrom(height: number): BlockRef[] {
     return this.entries()
       .filter((e) => e.height <= height)
       .reverse();
   }
 
-  private entries(): ChainCursor[] {
+  private entries(): BlockRef[] {
     return [...this.hashes].map(([height, hash]) => ({ height, hash })).sort((a, b) => a.height - b.height);
   }
 }

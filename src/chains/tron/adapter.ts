@@ -1,11 +1,13 @@
 import { NETWORK_FACTS } from '../../domain/networks';
 import type { Clock } from '../../domain/clock';
+import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
 import { TronBlockSource } from './block-source';
 import { tronHex, type TronCodec } from './codec';
 import type { TronConfig } from './config';
+import { readTronCursor, tronCursor } from './cursor';
 import { TronNotInitializedError } from './errors';
 import { TronHttpClient } from './http-client';
 import { TronNode } from './node';
@@ -44,6 +46,8 @@ export class TronAdapter implements ChainAdapter {
   private readonly closing = new AbortController();
   private readonly payouts: TronPayouts;
   private readonly payoutStatuses: TronPayoutStatus;
+  /** The highest solidified height the block source has read (never lower; -1: none yet). */
+  private solidHeight = -1;
   private initialized = false;
   private current: BlockFollower | null = null;
 
@@ -94,16 +98,22 @@ export class TronAdapter implements ChainAdapter {
     const source = new TronBlockSource(
       this.node,
       { network: this.network, tokenAccountHex: tronHex(this.tokenContract).slice(2).toLowerCase(), decimals: DECIMALS, watched: tronMatcher(options.watched) },
-      { solidHeadMaxAgeMs: this.config.solidHeadMaxAgeMs ?? 3000, concurrency: 4 },
+      {
+        solidHeadMaxAgeMs: this.config.solidHeadMaxAgeMs ?? 3000,
+        concurrency: 4,
+        onSolid: (height) => {
+          this.solidHeight = Math.max(this.solidHeight, height);
+        },
+      },
     );
     this.current = new BlockFollower({
       network: this.network,
       source,
-      from: options.from,
-      finalized: options.finalized ?? null,
+      from: options.from ? readTronCursor(this.network, options.from) : null,
+      finalized: options.finalized ? readTronCursor(this.network, options.finalized) : null,
+      cursorOf: tronCursor,
       sink: options.sink,
       onError: options.onError,
-      needsExactBlockTime: options.needsExactBlockTime,
       confirmations: this.config.confirmations,
       maxRange: this.config.maxBlockRange ?? 20,
       pollIntervalMs: this.config.pollIntervalMs,
@@ -118,7 +128,21 @@ export class TronAdapter implements ChainAdapter {
 
   async blockAt(height: number): Promise<ChainCursor | null> {
     const block = parseBlock(await this.node.blockByNum(height));
-    return block === null ? null : { height: block.header.height, hash: block.header.hash };
+    return block === null ? null : tronCursor(block.header);
+  }
+
+  /**
+   * ChainAdapter.confirmationsAt: block depth under the cursor, final only once the block is also
+   * solidified (the highest solidified head read so far); until then the count stops at
+   * TRC20_CONFIRMATIONS - 1, as the follower's own transfer observations do.
+   */
+  confirmationsAt(place: TransferPlace, cursor: ChainCursor): Confirmations {
+    return blockDepth(place.blockHeight, this.cursorHeight(cursor), this.config.confirmations, this.solidHeight);
+  }
+
+  /** ChainAdapter.cursorHeight: TRON's cursor is { height, blockId } of the last processed block. */
+  cursorHeight(cursor: ChainCursor): number {
+    return readTronCursor(this.network, cursor).height;
   }
 
   deriveDepositAddress(index: number): string {

@@ -11,6 +11,8 @@ export interface TronBlockSourceOptions {
   readonly solidHeadMaxAgeMs: number;
   /** Blocks fetched at once while catching up. */
   readonly concurrency: number;
+  /** Each solidified head read (the adapter's confirmationsAt counts with the highest). */
+  readonly onSolid?: (height: number) => void;
   readonly now?: () => number;
 }
 
@@ -64,6 +66,7 @@ export class TronBlockSource implements BlockSource {
     if (solid === null) throw new InconsistentChainError('walletsolidity/getnowblock returned no block', {});
     // Never backwards: a lagging solidity backend behind a load balancer must not un-finalize.
     this.solid = { height: Math.max(solid.header.height, this.solid?.height ?? 0), at: now };
+    this.options.onSolid?.(this.solid.height);
     return this.solid.height;
   }
 

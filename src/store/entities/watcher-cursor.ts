@@ -1,15 +1,17 @@
-import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import { EntitySchema } from '@mikro-orm/core';
+import type { ChainCursor } from '../../chains/types';
 
-/** The last block a network's watcher fully processed; it resumes from here after downtime. */
+/**
+ * Where a network's watcher resumes. `cursor` and `finalized` are the family's own JSON (opaque to
+ * the daemon: only the adapter builds and reads them).
+ */
 export class WatcherCursor {
   paused = false;
-  /** The last block the watcher saw become final; checked against the chain at start. */
-  finalHeight: number | null = null;
-  finalHash: string | null = null;
+  /** The last final point the watcher saw (the family's cursor JSON); checked against the chain at start. */
+  finalized: ChainCursor | null = null;
   constructor(
     public network: string,
-    public height: number,
-    public hash: string,
+    public cursor: ChainCursor,
     public updatedAt: Date,
   ) {}
 }
@@ -19,10 +21,8 @@ export const WatcherCursorSchema = new EntitySchema<WatcherCursor>({
   tableName: 'watcher_cursors',
   properties: {
     network: { type: 'string', length: 16, primary: true },
-    height: { type: new BigIntType('number') },
-    hash: { type: 'string', length: 128 },
-    finalHeight: { type: new BigIntType('number'), nullable: true },
-    finalHash: { type: 'string', length: 128, nullable: true },
+    cursor: { type: 'json' },
+    finalized: { type: 'json', nullable: true },
     paused: { type: 'boolean' },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
   },

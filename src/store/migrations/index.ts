@@ -7,6 +7,7 @@ import { Migration20261126000000WithdrawalCapHours } from './20261126000000-with
 import { Migration20261127000000DevnetChains } from './20261127000000-devnet-chains';
 import { Migration20261127100000OutboxUnaddressed } from './20261127100000-outbox-unaddressed';
 import { Migration20261128000000InvoiceSnapshotChainTime } from './20261128000000-invoice-snapshot-chain-time';
+import { Migration20261128010000WatcherCursorJson } from './20261128010000-watcher-cursor-json';
 import { Migration20261128020000PayoutBook } from './20261128020000-payout-book';
 import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127000000DevnetChains', class: Migration20261127000000DevnetChains },
   { name: 'Migration20261127100000OutboxUnaddressed', class: Migration20261127100000OutboxUnaddressed },
   { name: 'Migration20261128000000InvoiceSnapshotChainTime', class: Migration20261128000000InvoiceSnapshotChainTime },
+  { name: 'Migration20261128010000WatcherCursorJson', class: Migration20261128010000WatcherCursorJson },
   { name: 'Migration20261128020000PayoutBook', class: Migration20261128020000PayoutBook },
   { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
 ];

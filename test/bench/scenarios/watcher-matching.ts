@@ -102,8 +102,6 @@ async function rpcCallsPerRange(node: HardhatNode, chain: TestChain, token: Addr
         from,
         watched: watchedSet(addresses),
         onError: seen.onError,
-        // As the daemon's watcher answers when no invoice's expires_at falls inside a range's time span.
-        needsExactBlockTime: async () => false,
         sink: async (o) => {
           await seen.sink(o);
           // The follower is sequential: when it reports the head, every call of the scan is done.
