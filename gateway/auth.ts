@@ -9,6 +9,14 @@ import { HttpError } from './errors';
 export interface SignedHeaders {
   readonly apiKey: string;
   readonly signature: string;
+  /** X-Service-Timestamp when sent: the daemon then verifies the timestamped scheme. */
+  readonly timestamp?: string;
+}
+
+/** What a timestamped signature covers besides the body: the method and the request target (path and query) as received. */
+export interface SignedTarget {
+  readonly method: string;
+  readonly path: string;
 }
 
 export const SIGNED_BODY_KEY = 'x-signed-body-bin';
@@ -34,7 +42,11 @@ export function requireSignedHeaders(req: IncomingMessage): SignedHeaders {
   }
   if (!PRINTABLE_ASCII.test(apiKey)) throw new HttpError(401, 'invalid_api_key', 'X-Service-Key is not valid');
   if (!PRINTABLE_ASCII.test(signature)) throw new HttpError(401, 'invalid_signature', 'X-Service-Signature is not valid');
-  return { apiKey, signature };
+  const timestamp = req.headers['x-service-timestamp'];
+  if (timestamp === undefined) return { apiKey, signature };
+  // Its value is the daemon's to judge (422 invalid_timestamp / stale_timestamp); only what metadata can carry passes.
+  if (typeof timestamp !== 'string' || !PRINTABLE_ASCII.test(timestamp)) throw new HttpError(422, 'invalid_timestamp', 'X-Service-Timestamp must be Unix seconds');
+  return { apiKey, signature, timestamp };
 }
 
 /** Metadata every call carries. */
@@ -45,10 +57,16 @@ export function baseMetadata(requestId: string): Metadata {
 }
 
 /** Metadata of a signed call: the key, the signature and the body bytes exactly as received. */
-export function signedMetadata(headers: SignedHeaders, body: Buffer, requestId: string): Metadata {
+export function signedMetadata(headers: SignedHeaders, body: Buffer, requestId: string, target?: SignedTarget): Metadata {
   const md = baseMetadata(requestId);
   md.set('x-service-key', headers.apiKey);
   md.set('x-service-signature', headers.signature);
+  if (headers.timestamp !== undefined) {
+    md.set('x-service-timestamp', headers.timestamp);
+    // Binary values: the request target is the client's bytes (it may hold non-ASCII), passed exactly.
+    md.set('x-signed-method-bin', Buffer.from(target?.method ?? '', 'latin1'));
+    md.set('x-signed-path-bin', Buffer.from(target?.path ?? '', 'latin1'));
+  }
   if (body.length === 0) md.add(SIGNED_BODY_KEY, Buffer.alloc(0));
   for (let at = 0; at < body.length; at += SIGNED_BODY_CHUNK_BYTES) {
     md.add(SIGNED_BODY_KEY, Buffer.from(body.subarray(at, at + SIGNED_BODY_CHUNK_BYTES)));

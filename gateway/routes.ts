@@ -15,10 +15,12 @@ export interface Route {
 
 export const V1_ROUTES: readonly Route[] = [
   { path: '/v1/networks', methods: { GET: { signed: false, handle: v1.listNetworks } } },
-  { path: '/v1/invoices', methods: { POST: { signed: true, handle: v1.createInvoice } } },
+  { path: '/v1/openapi.json', methods: { GET: { signed: false, handle: v1.getOpenApi } } },
+  { path: '/v1/invoices', methods: { POST: { signed: true, handle: v1.createInvoice }, GET: { signed: true, handle: v1.listInvoices } } },
   { path: '/v1/invoices/:uuid', methods: { GET: { signed: true, handle: v1.getInvoice } } },
   { path: '/v1/invoices/:uuid/network', methods: { POST: { signed: true, handle: v1.setInvoiceNetwork } } },
-  { path: '/v1/withdrawals', methods: { POST: { signed: true, handle: v1.createWithdrawal } } },
+  { path: '/v1/invoices/:uuid/cancel', methods: { POST: { signed: true, handle: v1.cancelInvoice } } },
+  { path: '/v1/withdrawals', methods: { POST: { signed: true, handle: v1.createWithdrawal }, GET: { signed: true, handle: v1.listWithdrawals } } },
   // Beyond the spec.
   { path: '/v1/withdrawals/:uuid', methods: { GET: { signed: true, handle: v1.getWithdrawal } } },
   { path: '/v1/balance', methods: { GET: { signed: true, handle: v1.getBalance } } },

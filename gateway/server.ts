@@ -122,7 +122,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     res.once('close', () => {
       if (!res.writableFinished) cancellation.cancel();
     });
-    const result = await match.spec.handle({ params: match.params, daemon, metadata, cancellation });
+    const query = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
+    const result = await match.spec.handle({ params: match.params, daemon, metadata, cancellation, query });
     sendJson(res, result.status, result.body, {}, closing !== undefined);
   }
 
@@ -136,7 +137,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       body = await readBody(req);
       assertJsonObject(body);
     }
-    return signedMetadata(headers, body, requestId);
+    return signedMetadata(headers, body, requestId, { method, path: req.url ?? '' });
   }
 
   async function readiness(requestId: string): Promise<[number, unknown]> {

@@ -6,6 +6,7 @@ import { CreateWithdrawalRequest, WithdrawalServiceService } from '../src/grpc/g
 import type { CallCancellation } from './call-cancellation';
 import type { DaemonClient, UnaryMethod } from './daemon-client';
 import { InvoiceBodies } from './invoice-bodies';
+import { OPENAPI_DOCUMENT } from './openapi/document';
 import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
 
 /**
@@ -18,6 +19,8 @@ export interface HandlerContext {
   readonly daemon: DaemonClient;
   /** x-request-id, plus the signed headers and body on signed routes. */
   readonly metadata: Metadata;
+  /** The request's query string without "?" ("" when none): passed through, the daemon validates it. */
+  readonly query: string;
   /** Fires when the HTTP client goes away before its answer: the daemon call is cancelled. */
   readonly cancellation: CallCancellation;
 }
@@ -63,6 +66,23 @@ export const setInvoiceNetwork: Handler = async (ctx) => {
   return { status: 200, body: encodeInvoice(invoice) };
 };
 
+export const cancelInvoice: Handler = async (ctx) => {
+  const invoice = await ctx.daemon.call(InvoiceServiceService.cancelInvoice, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: 200, body: encodeInvoice(invoice) };
+};
+
+/** GET /v1/invoices: one page, newest first (the daemon parses and validates the query). */
+export const listInvoices: Handler = async ({ daemon, metadata, cancellation, query }) => {
+  const page = await daemon.call(InvoiceServiceService.pageInvoices, { query }, metadata, cancellation);
+  return { status: 200, body: { invoices: page.invoices.map(encodeInvoice), next_cursor: page.next_cursor ?? null } };
+};
+
+/** GET /v1/withdrawals: one page, newest first. */
+export const listWithdrawals: Handler = async ({ daemon, metadata, cancellation, query }) => {
+  const page = await daemon.call(WithdrawalServiceService.pageWithdrawals, { query }, metadata, cancellation);
+  return { status: 200, body: { withdrawals: page.withdrawals.map(encodeWithdrawal), next_cursor: page.next_cursor ?? null } };
+};
+
 export const createWithdrawal: Handler = async ({ daemon, metadata, cancellation }) => {
   const res = await daemon.call(WithdrawalServiceService.createWithdrawal, CreateWithdrawalRequest.create(), metadata, cancellation);
   return { status: res.created ? 201 : 200, body: encodeWithdrawal(present(res.withdrawal, 'withdrawal')) };
@@ -72,6 +92,9 @@ export const getWithdrawal: Handler = async (ctx) => {
   const withdrawal = await ctx.daemon.call(WithdrawalServiceService.getWithdrawal, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
   return { status: 200, body: encodeWithdrawal(withdrawal) };
 };
+
+/** The OpenAPI 3.1 document of this surface (unsigned; no daemon call). */
+export const getOpenApi: Handler = async () => ({ status: 200, body: OPENAPI_DOCUMENT });
 
 export const getBalance: Handler = async ({ daemon, metadata, cancellation }) => {
   const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata, cancellation);

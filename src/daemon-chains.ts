@@ -54,6 +54,7 @@ export function createDaemonChains({ config, mnemonic, clock, orm, logger, onRpc
     },
     live: livemode ? Object.fromEntries(enabled.map((c) => [c, config.networks[c].live?.options])) : undefined,
     onRpc,
+    logger: logger.child({ component: 'chains' }),
   });
   // The derivation thread rebuilds the built-in families' codecs; a family registered at run time
   // (a test's) derives here, by the same two implementations of its codec.

@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from './config/config';
+import { FamilyConfigError } from './chains/errors';
 import { createLogger } from './observability/logger';
 import { startDaemon } from './daemon';
 import { stopOnSignals, STOP_MARGIN_MS } from '../gateway/stop-on-signals';
@@ -28,8 +29,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  // Configuration found wrong only once the database is reached (e.g. keys that are not the database's).
-  if (err instanceof ConfigError) {
+  // Configuration found wrong only once the database or the chain is reached (e.g. keys that are not
+  // the database's, a SOLANA_TOKEN_MINT that is no USDT mint on that RPC).
+  if (err instanceof ConfigError || err instanceof FamilyConfigError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(78);
   }

@@ -11,10 +11,10 @@ import { remainingMs } from './time';
  * daemon's CheckoutView (which already omits metadata, webhook URL and merchant id), so a field
  * added to the Invoice message later never reaches the buyer by accident.
  */
-export type CheckoutStatus = 'pending' | 'confirming' | 'partially_paid' | 'paid' | 'overpaid' | 'underpaid' | 'expired';
+export type CheckoutStatus = 'pending' | 'confirming' | 'partially_paid' | 'paid' | 'overpaid' | 'underpaid' | 'expired' | 'canceled';
 
-const STATUSES: readonly string[] = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired'];
-const FINAL: readonly string[] = ['paid', 'overpaid', 'underpaid', 'expired'];
+const STATUSES: readonly string[] = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired', 'canceled'];
+const FINAL: readonly string[] = ['paid', 'overpaid', 'underpaid', 'expired', 'canceled'];
 
 export interface NetworkOption {
   readonly code: string;

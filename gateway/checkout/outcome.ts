@@ -12,7 +12,9 @@ export function result(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
         ? [r.overpaidTitle, r.overpaidBody]
         : m.status === 'underpaid'
           ? [r.underpaidTitle, r.underpaidBody(m.amountDue, m.currency)]
-          : [r.expiredTitle, r.expiredBody];
+          : m.status === 'canceled'
+            ? [r.canceledTitle, r.canceledBody]
+            : [r.expiredTitle, r.expiredBody];
   return html`<section class="card result result-${m.status ?? 'unknown'}" aria-labelledby="panel-heading">
     <h2 id="panel-heading" tabindex="-1">${title}</h2>
     <p>${body}</p>
@@ -23,7 +25,7 @@ export function result(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
 function contact(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const c = s.contact;
   const merchant = m.merchant.name ?? c.theMerchant;
-  const why = m.status === 'underpaid' ? c.underpaid(merchant) : m.status === 'overpaid' ? c.overpaid(merchant) : c.expired(merchant);
+  const why = m.status === 'underpaid' ? c.underpaid(merchant) : m.status === 'overpaid' ? c.overpaid(merchant) : m.status === 'canceled' ? c.canceled(merchant) : c.expired(merchant);
   const ways = [
     m.merchant.supportUrl ? html`<li><a id="support-url" href="${m.merchant.supportUrl}" rel="noreferrer noopener" target="_blank">${c.supportPage}</a></li>` : '',
     m.merchant.supportMailto ? html`<li>${c.supportEmail}: <a id="support-email" href="${m.merchant.supportMailto}">${m.merchant.supportEmail}</a></li>` : '',

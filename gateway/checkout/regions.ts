@@ -38,6 +38,8 @@ export function statusText(m: CheckoutModel, s: CheckoutStrings): string {
       return s.status.underpaid(m.amountDue, m.currency);
     case 'expired':
       return s.status.expired;
+    case 'canceled':
+      return s.status.canceled;
     case null:
       return s.status.unknown;
   }
@@ -81,12 +83,12 @@ function panel(m: CheckoutModel, s: CheckoutStrings, logos: Logos): SafeHtml {
  */
 function actions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   const paidSomething = m.status === 'paid' || m.status === 'overpaid' || m.status === 'underpaid';
-  const unpaid = m.status === 'pending' || m.status === 'expired';
+  const unpaid = m.status === 'pending' || m.status === 'expired' || m.status === 'canceled';
   const link =
     paidSomething && m.returnUrl
       ? html`<a class="button primary" id="return-link" href="${m.returnUrl}" rel="noreferrer">${s.goBack}</a>`
       : unpaid && m.cancelUrl
-        ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' ? s.returnToMerchant : s.cancel}</a>`
+        ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' || m.status === 'canceled' ? s.returnToMerchant : s.cancel}</a>`
         : '';
   return link ? html`<nav aria-label="${s.merchantLinks}">${link}</nav>` : html``;
 }

@@ -42,14 +42,23 @@ describe('the family registry', () => {
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('a', ['SOLANA']))).toThrow(/registered twice/);
   });
 
-  it.each(['TON', 'SOLANA'] as const)('%s: its family reads <CODE>_RPC_URL (validated, named), which makes it live, and has no live adapter yet', (code) => {
-    const family = FamilyRegistry.builtIn().of(code);
-    const network = { network: code, requiredConfirmations: 3 };
+  it('the SOLANA family reads its own variables (SOLANA_RPC_URL makes it live) and has its live adapter', () => {
+    const solana = FamilyRegistry.builtIn().of('SOLANA');
+    const network = { network: 'SOLANA' as const, requiredConfirmations: 1 };
+    expect(solana.readLive({}, network)).toBeNull();
+    expect(solana.readLive({ SOLANA_RPC_URL: 'http://127.0.0.1:9' }, network)).toMatchObject({ from: 'SOLANA_RPC_URL', options: { SOLANA_RPC_URL: 'http://127.0.0.1:9' } });
+    expect(() => solana.readLive({ SOLANA_RPC_URL: 'nope' }, network)).toThrow(/^invalid configuration: SOLANA_RPC_URL: /);
+    expect(() => solana.readLive({ SOLANA_MAX_SLOT_RANGE: '10' }, network)).toThrow(FamilyConfigError);
+    expect(hasLiveAdapter('SOLANA')).toBe(true);
+  });
+
+  it('TON has its live adapter; its family reads TON_RPC_URL (validated, named), which makes it live', () => {
+    const family = FamilyRegistry.builtIn().of('TON');
+    const network = { network: 'TON', requiredConfirmations: 3 } as const;
     expect(family.readLive({}, network)).toBeNull();
-    expect(family.readLive({ [`${code}_RPC_URL`]: 'http://127.0.0.1:9' }, network)).toEqual({ from: `${code}_RPC_URL`, options: { rpcUrl: 'http://127.0.0.1:9' } });
-    expect(() => family.readLive({ [`${code}_RPC_URL`]: 'nope' }, network)).toThrow(FamilyConfigError);
-    expect(() => family.readLive({ [`${code}_RPC_URL`]: 'nope' }, network)).toThrow(new RegExp(`^invalid configuration: ${code}_RPC_URL: `));
-    expect(hasLiveAdapter(code)).toBe(false);
+    expect(family.readLive({ TON_RPC_URL: 'http://127.0.0.1:9' }, network)).toMatchObject({ from: 'TON_RPC_URL', options: { rpcUrl: 'http://127.0.0.1:9' } });
+    expect(() => family.readLive({ TON_RPC_URL: 'nope' }, network)).toThrow(/^invalid configuration: TON_RPC_URL: /);
+    expect(hasLiveAdapter('TON')).toBe(true);
   });
 
   it('the EVM family reads its own variables: the xpub, and a network live only with its RPC URL', () => {

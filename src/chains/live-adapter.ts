@@ -11,6 +11,14 @@ export interface LiveAdapterInput {
   readonly clock: Clock;
   readonly options: unknown;
   readonly onRpc?: RpcObserver;
+  /** Structured log lines of the family (pino-compatible); absent in tests that do not read them. */
+  readonly logger?: LiveLogger;
+}
+
+export interface LiveLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
 }
 
 export type LiveAdapterFactory = (input: LiveAdapterInput) => ChainAdapter;

@@ -5,6 +5,7 @@ import { DevnetAdapter, type DevnetLogger } from './devnet/adapter';
 import type { DevnetChainStore } from './devnet/store';
 import { AdapterUnavailableError, ChainModeMixError } from './errors';
 import { builtInFamilies, type FamilyRegistry } from './families';
+import type { LiveLogger } from './live-adapter';
 import type { ChainAdapter, DevnetControls, RpcObserver } from './types';
 
 export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
@@ -12,6 +13,8 @@ export type { LiveAdapterFactory, LiveAdapterInput } from './live-adapter';
 export interface ChainAdaptersOptions {
   /** Latency/outcome of every live RPC round trip (metrics). */
   readonly onRpc?: RpcObserver;
+  /** The live families' structured logs. */
+  readonly logger?: LiveLogger;
   readonly networks: readonly NetworkCode[];
   readonly mode: 'devnet' | 'live';
   readonly keys: KeyMaterial;
@@ -61,7 +64,7 @@ export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
     if (opts.mode === 'devnet' && opts.live?.[network] !== undefined) throw new ChainModeMixError(network);
     if (opts.mode === 'live') {
       if (!family.live) throw new AdapterUnavailableError(network, 'live');
-      adapters.set(network, family.live({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc }));
+      adapters.set(network, family.live({ network, codec, keys: opts.keys, clock: opts.clock, options: opts.live?.[network], onRpc: opts.onRpc, logger: opts.logger }));
       continue;
     }
     const adapter = (family.devnet ?? ((o) => new DevnetAdapter(o)))({

@@ -299,6 +299,12 @@ export interface ChainAdapter {
   readonly normalizeDerivedAddress?: (address: string) => string;
   /** The wallet link encoded in an invoice's QR code (DESIGN.md, QR codes and payment links). */
   paymentLink(input: PaymentLinkInput): string;
+  /**
+   * Why a valid address cannot be paid out to (SOLANA: off the ed25519 curve, a token account
+   * pasted instead of its owner), as a 422 code and message; null when it can. Asked when an
+   * address is whitelisted and when a withdrawal names it. Absent: every valid address can.
+   */
+  payeeRefusal?(address: string): { readonly code: string; readonly message: string } | null;
 
   /**
    * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input

@@ -18,5 +18,7 @@ export type InvoiceMachineEvent =
   | { readonly type: 'CHAIN_TIME'; readonly chainTime: string; readonly at: string }
   /** Only taken while pending, unexpired and with nothing received (see canChangeNetwork). */
   | { readonly type: 'NETWORK_CHANGED'; readonly payAmount: string; readonly requiredConfirmations: number; readonly target?: DepositTarget; readonly at?: string }
+  /** The merchant cancels: only taken while pending, unexpired and with nothing received (see canCancel). */
+  | { readonly type: 'CANCEL'; readonly at: string }
   /** Sent by the host right after restoring a snapshot: re-arms the timers from `at`. */
   | { readonly type: 'RESUME'; readonly at: string };

@@ -174,7 +174,8 @@ describe('the invoice machine says the same as the one it replaced', () => {
       old.actor.stop();
     }
     // The random lives reach every status, refusals, closure and the chain wait.
-    expect([...statusesSeen].sort()).toEqual([...INVOICE_STATUSES].sort());
+    // canceled excepted: the replaced machine had no CANCEL (invoice-cancel.test.ts covers it).
+    expect([...statusesSeen].sort()).toEqual(INVOICE_STATUSES.filter((s) => s !== 'canceled').sort());
     expect(refusals).toBeGreaterThan(100);
     expect(closed).toBeGreaterThan(100);
     expect(awaiting).toBeGreaterThan(100);

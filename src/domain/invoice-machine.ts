@@ -11,7 +11,7 @@
  * - Start: createActor(invoiceMachine, { input: createInvoiceContext({...}), clock }).start().
  * - Send watcher observations as TRANSFER_SEEN / CONFIRMATIONS / TRANSFER_REVERTED with
  *   `at: clock.now().toISOString()`. NETWORK_CHANGED is taken only in `pending` when
- *   canChangeNetwork: check it first and answer 409. A TRANSFER_SEEN the machine does not take is
+ *   canChangeNetwork: check it first and answer 409. CANCEL likewise, only in `pending` when canCancel. A TRANSFER_SEEN the machine does not take is
  *   announced as an emitted `transfer.refused` { key, reason } (actor.on): record it as unattributed.
  * - Expiry waits for the chain: an open state past expires_at whose watcher has not processed the
  *   chain that far sits in its `awaitingChain` substate (tag `awaitingChain`); send CHAIN_TIME
@@ -39,6 +39,7 @@ import type { InvoiceStatus } from './invoice-status';
 import {
   advanceInvoiceTime,
   canClose,
+  cancelAllowed,
   chainPassedExpiry,
   changeNetwork,
   derivedStatus,
@@ -77,6 +78,8 @@ export const INVOICE_EDGES: Readonly<Record<InvoiceStatus, readonly InvoiceStatu
   confirming: ['pending', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired'],
   partially_paid: ['confirming', 'paid', 'overpaid', 'underpaid'],
   expired: ['underpaid', 'paid', 'overpaid'],
+  // Entered only by CANCEL from pending (no derived edge leads here); late money moves it like expired.
+  canceled: ['underpaid', 'paid', 'overpaid'],
   underpaid: ['paid', 'overpaid'],
   paid: ['overpaid'],
   overpaid: [],
@@ -111,6 +114,7 @@ const machineSetup = setup({
     /** Not taken (the observation is not applied, only its time). */
     transferRefused: ({ context, event }) => event.type === 'TRANSFER_SEEN' && transferRefusal(ticked(context, event), event) !== null,
     networkChangeAllowed: ({ context, event }) => event.type === 'NETWORK_CHANGED' && networkChangeAllowed(context, event),
+    cancelAllowed: ({ context, event }) => event.type === 'CANCEL' && cancelAllowed(context, event),
   },
   actions: {
     enter: assign(({ context }, params: { status: InvoiceStatus }) => enterStatus(context, params.status)),
@@ -156,7 +160,7 @@ function openState(status: 'pending' | 'confirming' | 'partially_paid') {
 }
 
 /** paid, overpaid, underpaid, expired: late money may still move it up; closes once canClose. */
-function endedState(status: 'paid' | 'overpaid' | 'underpaid' | 'expired') {
+function endedState(status: 'paid' | 'overpaid' | 'underpaid' | 'expired' | 'canceled') {
   return {
     entry: { type: 'enter' as const, params: { status } },
     // The status edges first: late money confirmed in the same step as the window's end still counts.
@@ -178,6 +182,7 @@ export const invoiceMachine = machineSetup.createMachine({
     CHAIN_TIME: { actions: 'chainTime' },
     // Taken only by `pending` (below); anywhere else only its time counts.
     NETWORK_CHANGED: { actions: 'tick' },
+    CANCEL: { actions: 'tick' },
   },
   states: {
     created: {
@@ -188,12 +193,18 @@ export const invoiceMachine = machineSetup.createMachine({
         { guard: ({ context }) => context.status === 'overpaid', target: 'overpaid' },
         { guard: ({ context }) => context.status === 'underpaid', target: 'underpaid' },
         { guard: ({ context }) => context.status === 'expired', target: 'expired' },
+        { guard: ({ context }) => context.status === 'canceled', target: 'canceled' },
         { target: 'pending' },
       ],
     },
     pending: {
       ...openState('pending'),
-      on: { ...openState('pending').on, NETWORK_CHANGED: { guard: 'networkChangeAllowed', actions: 'changeNetwork' } },
+      on: {
+        ...openState('pending').on,
+        NETWORK_CHANGED: { guard: 'networkChangeAllowed', actions: 'changeNetwork' },
+        // Not allowed: only its time counts (an invoice past expires_at then expires as usual).
+        CANCEL: [{ guard: 'cancelAllowed', target: '#invoice.canceled', actions: 'tick' }, { actions: 'tick' }],
+      },
     },
     confirming: openState('confirming'),
     partially_paid: openState('partially_paid'),
@@ -201,6 +212,8 @@ export const invoiceMachine = machineSetup.createMachine({
     overpaid: endedState('overpaid'),
     underpaid: endedState('underpaid'),
     expired: endedState('expired'),
+    /** The merchant canceled it while pending and empty; late money is still recorded and booked. */
+    canceled: endedState('canceled'),
     /** The late-payment window is over and nothing is confirming; context.status keeps the outcome. */
     closed: { type: 'final' },
   },

@@ -6,7 +6,8 @@ import { isTerminalInvoiceStatus, type InvoiceStatus, type TerminalInvoiceStatus
 export { INVOICE_STATUSES, TERMINAL_INVOICE_STATUSES, isTerminalInvoiceStatus, type InvoiceStatus, type TerminalInvoiceStatus } from './invoice-statuses';
 
 /** Outcomes only ever move up this order (confirmed money is never removed). */
-const OUTCOME_RANK: Record<TerminalInvoiceStatus, number> = { expired: 0, underpaid: 1, paid: 2, overpaid: 3 };
+// canceled ranks with expired: money arriving after a cancel is late money, booked like any other.
+const OUTCOME_RANK: Record<TerminalInvoiceStatus, number> = { expired: 0, canceled: 0, underpaid: 1, paid: 2, overpaid: 3 };
 
 type StatusInputs = Pick<InvoiceMachineContext, 'status' | 'payments' | 'payAmount' | 'underpaymentTolerance'>;
 

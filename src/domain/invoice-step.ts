@@ -194,6 +194,19 @@ export function canChangeNetwork(ctx: InvoiceMachineContext): boolean {
   return ctx.status === 'pending' && !ctx.expired && Date.parse(ctx.observedAt) < Date.parse(ctx.expiresAt) && ctx.payments.every((p) => p.state === 'reverted');
 }
 
+/**
+ * REST rule: an invoice may be canceled only while pending, unexpired, with nothing received (the
+ * same window as a network change: no money is on its way that the cancel could strand).
+ */
+export function canCancel(ctx: InvoiceMachineContext): boolean {
+  return canChangeNetwork(ctx);
+}
+
+/** The cancel is judged on the event's time: a cancel at or after expires_at is refused (the invoice expires instead). */
+export function cancelAllowed(ctx: InvoiceMachineContext, event: { readonly at: string }): boolean {
+  return canCancel(advanceInvoiceTime(ctx, event.at));
+}
+
 /** When the late-payment window closes (null while the invoice has not ended). */
 export function lateWindowEndsAt(ctx: InvoiceMachineContext): string | null {
   return ctx.endedAt === null ? null : new Date(Date.parse(ctx.endedAt) + ctx.lateWindowMs).toISOString();

@@ -8,6 +8,7 @@ export type InvoiceWebhookType =
   | 'invoice.overpaid'
   | 'invoice.underpaid'
   | 'invoice.expired'
+  | 'invoice.canceled'
   | 'invoice.paid_late'
   | 'invoice.reverted';
 

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
-import { UnauthenticatedError } from '../domain/errors';
+import { UnauthenticatedError, ValidationError } from '../domain/errors';
 import { verifyHmac } from '../security/hmac';
+import { isFreshTimestamp, isTimestampText, TIMESTAMP_TOLERANCE_S, verifyTimestamped, type SigningSecret } from '../security/signed-request';
 
 export interface SigningSecretSource {
-  signingSecret(apiKey: string): Promise<{ merchantId: string; secret: string } | null>;
+  signingSecret(apiKey: string): Promise<SigningSecret | null>;
 }
 
 /** Who is calling a merchant-facing RPC, and (for signed calls) the exact body that was signed. */
@@ -21,6 +22,12 @@ function first(md: Metadata, key: string): string | undefined {
   return typeof v === 'string' ? v : v?.toString('utf8');
 }
 
+/** A binary metadata value as its bytes (empty when absent). */
+function firstBytes(md: Metadata, key: string): Buffer {
+  const v = md.get(key)[0];
+  return v === undefined ? Buffer.alloc(0) : Buffer.isBuffer(v) ? v : Buffer.from(v);
+}
+
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -30,6 +37,28 @@ function safeEqual(a: string, b: string): boolean {
 export function bearer(md: Metadata): string | undefined {
   const h = first(md, 'authorization');
   return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
+}
+
+/**
+ * The spec's rule (HMAC of the body) without X-Service-Timestamp; with it, the HMAC of
+ * `timestamp.method.path.body` (method and path as the gateway received them: `x-signed-method-bin`,
+ * `x-signed-path-bin`), and the timestamp must be within ±300 s of the wall clock (422 stale_timestamp,
+ * checked after the signature so only the key holder learns it). A merchant that requires
+ * timestamps refuses calls without one.
+ */
+function verifySignature(found: SigningSecret, md: Metadata, body: Buffer, signature: string, nowMs = Date.now()): void {
+  const timestamp = first(md, 'x-service-timestamp');
+  if (timestamp === undefined) {
+    if (found.requireTimestamp) throw new UnauthenticatedError('missing_timestamp', 'X-Service-Timestamp header is required for this API key');
+    if (!verifyHmac(found.secret, body, signature)) throw new UnauthenticatedError('invalid_signature', 'signature does not match the body');
+    return;
+  }
+  if (!isTimestampText(timestamp)) throw new ValidationError('invalid_timestamp', 'X-Service-Timestamp must be Unix seconds (digits only)');
+  const parts = { timestamp, method: firstBytes(md, 'x-signed-method-bin'), path: firstBytes(md, 'x-signed-path-bin'), body };
+  if (!verifyTimestamped(found.secret, parts, signature)) throw new UnauthenticatedError('invalid_signature', 'signature does not match timestamp.method.path.body');
+  if (!isFreshTimestamp(timestamp, nowMs)) {
+    throw new ValidationError('stale_timestamp', `X-Service-Timestamp is more than ${TIMESTAMP_TOLERANCE_S} s from the server clock`, undefined, { server_time: Math.floor(nowMs / 1000) });
+  }
 }
 
 export class Authenticator {
@@ -55,7 +84,7 @@ export class Authenticator {
       const body = Buffer.concat(md.get('x-signed-body-bin').map((v) => (Buffer.isBuffer(v) ? v : Buffer.from(v))));
       const found = await this.secrets.signingSecret(apiKey);
       if (!found) throw new UnauthenticatedError('invalid_api_key', 'unknown API key');
-      if (!verifyHmac(found.secret, body, signature)) throw new UnauthenticatedError('invalid_signature', 'signature does not match the body');
+      verifySignature(found, md, body, signature);
       return { merchantId: found.merchantId, signedBody: body, via: 'signature' };
     }
     const token = bearer(md);

@@ -1,6 +1,7 @@
 import type { SigningSecretSource } from './auth';
+import type { SigningSecret } from '../security/signed-request';
 
-type Entry = { value: { merchantId: string; secret: string } | null; until: number };
+type Entry = { value: SigningSecret | null; until: number };
 
 /**
  * Keeps decrypted signing secrets for a few seconds so a burst of signed calls does not decrypt per
@@ -17,15 +18,15 @@ export class SigningSecretCache implements SigningSecretSource {
    * One load per key at a time: when an entry expires under load, the calls that find it expired
    * share the lookup instead of each reading the row (dropped by forget(): later calls read anew).
    */
-  private readonly loading = new Map<string, Promise<{ merchantId: string; secret: string } | null>>();
+  private readonly loading = new Map<string, Promise<SigningSecret | null>>();
   private inFlight = 0;
   constructor(
-    private readonly load: (apiKey: string) => Promise<{ merchantId: string; secret: string } | null>,
+    private readonly load: (apiKey: string) => Promise<SigningSecret | null>,
     private readonly ttlMs = 5000,
     private readonly maxEntries = 10_000,
   ) {}
 
-  signingSecret(apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
+  signingSecret(apiKey: string): Promise<SigningSecret | null> {
     const hit = this.entries.get(apiKey);
     if (hit && hit.until > Date.now()) return Promise.resolve(hit.value);
     const shared = this.loading.get(apiKey);
@@ -39,11 +40,11 @@ export class SigningSecretCache implements SigningSecretSource {
     return lookup;
   }
 
-  private async lookup(apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
+  private async lookup(apiKey: string): Promise<SigningSecret | null> {
     const now = Date.now();
     const generation = this.generations.get(apiKey) ?? 0;
     this.inFlight++;
-    let value: { merchantId: string; secret: string } | null;
+    let value: SigningSecret | null;
     try {
       value = await this.load(apiKey);
     } finally {

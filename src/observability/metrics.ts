@@ -21,7 +21,7 @@ export interface MetricsSources {
 }
 
 const WATCHER_STATES = ['starting', 'running', 'paused', 'halted', 'stopped'] as const;
-const OUTCOMES = new Set(['paid', 'overpaid', 'underpaid', 'expired']);
+const OUTCOMES = new Set(['paid', 'overpaid', 'underpaid', 'expired', 'canceled']);
 /** `unaddressed`: kept, not sent, no webhook URL (a polling merchant); not a failure. */
 const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed', 'unaddressed'] as const;
 /** Figures from the database are read at most this often, however many series ask. */

@@ -56,10 +56,19 @@ describe('dependency direction (DESIGN.md, Layout and Chains)', () => {
     ['viem', 'src/chains/evm'],
     ['tronweb', 'src/chains/tron'],
     ['@ton/ton', 'src/chains/ton'],
+    ['@ton/core', 'src/chains/ton'],
     ['@solana/web3.js', 'src/chains/solana'],
   ])('%s is imported only under %s', (pkg, home) => {
     const outside = offenders('src', sdk(pkg)).filter((o) => !o.startsWith(`${home}/`));
     expect(outside).toEqual([]);
+  });
+
+  it('a chain family folder imports no other family folder (shared code lives in src/chains/)', () => {
+    const families = ['evm', 'tron', 'ton', 'solana'];
+    for (const family of families) {
+      const others = families.filter((f) => f !== family).map((f) => `src/chains/${f}/`);
+      expect([family, offenders(`src/chains/${family}`, (t) => others.some((o) => `${t}/`.startsWith(o)))]).toEqual([family, []]);
+    }
   });
 
   it('domain imports nothing of ours but its own modules', () => {

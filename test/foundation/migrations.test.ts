@@ -26,6 +26,7 @@ describe('migrations', () => {
       'Migration20261128010000WatcherCursorJson',
       'Migration20261128020000PayoutBook',
       'Migration20261128080000CheckoutSettings',
+      'Migration20261128100000RequireSignedTimestamp',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();

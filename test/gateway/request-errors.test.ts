@@ -77,12 +77,13 @@ describe('refusals before any gRPC call', () => {
   });
 
   it.each([
-    ['DELETE', '/v1/invoices', 'POST'],
-    ['GET', '/v1/invoices', 'POST'],
+    ['DELETE', '/v1/invoices', 'POST, GET'],
     ['POST', '/v1/networks', 'GET'],
     ['PUT', '/v1/invoices/abc', 'GET'],
     ['GET', '/v1/invoices/abc/network', 'POST'],
-    ['GET', '/v1/withdrawals', 'POST'],
+    ['DELETE', '/v1/withdrawals', 'POST, GET'],
+    ['GET', '/v1/invoices/abc/cancel', 'POST'],
+    ['POST', '/v1/openapi.json', 'GET'],
     ['POST', '/v1/balance', 'GET'],
     ['POST', '/healthz', 'GET'],
   ])('405 for %s %s with Allow: %s', async (method, path, allow) => {

@@ -44,7 +44,7 @@ function openState(status: 'pending' | 'confirming' | 'partially_paid') {
 }
 
 /** Closes once the late window is over and no payment is confirming (see canClose). */
-function endedState(status: 'paid' | 'overpaid' | 'underpaid' | 'expired') {
+function endedState(status: 'paid' | 'overpaid' | 'underpaid' | 'expired' | 'canceled') {
   return {
     always: [{ guard: 'canClose' as const, target: 'closed' }, ...routesFrom(status)],
     after: { untilLateWindowEnds: { actions: 'reachLateWindowEnd' as const } },
@@ -72,6 +72,8 @@ export const legacyInvoiceMachine = machineSetup.createMachine({
     overpaid: endedState('overpaid'),
     underpaid: endedState('underpaid'),
     expired: endedState('expired'),
+    // The legacy step never cancels (it predates CANCEL); the state exists because every status routes.
+    canceled: endedState('canceled'),
     /** The late-payment window is over; context.status keeps the outcome. */
     closed: { type: 'final' },
   },

@@ -15,6 +15,7 @@ import { NetworkServiceClient } from '../../src/grpc/generated/chainpay/v1/netwo
 import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoices';
 import { DevnetServiceClient } from '../../src/grpc/generated/chainpay/v1/devnet';
 import { OperatorServiceClient } from '../../src/grpc/generated/chainpay/v1/operator';
+import { assertMatchesOpenApi } from './openapi';
 import { WithdrawalServiceClient } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 
 /** A real daemon (real PostgreSQL, real gRPC on an ephemeral port) and a real gateway in front of it. */
@@ -132,6 +133,9 @@ export async function signed(stack: Stack, creds: { apiKey: string; apiSecret: s
   } catch {
     parsed = null;
   }
+  // Opt-in for now (CHAINPAY_OPENAPI_CHECK=1): every signed REST response of the suite is checked
+  // against the served OpenAPI document (test/support/openapi.ts). docs/pending/merchant.md.
+  if (process.env.CHAINPAY_OPENAPI_CHECK === '1') assertMatchesOpenApi(method, urlPath, res.status, parsed);
   return { status: res.status, body: parsed, text, headers: res.headers };
 }
 

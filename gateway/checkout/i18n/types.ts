@@ -46,6 +46,7 @@ export interface CheckoutStrings {
     readonly overpaid: string;
     readonly underpaid: (due: string, currency: string) => string;
     readonly expired: string;
+    readonly canceled: string;
     readonly unknown: string;
   };
   readonly timeLeft: string;
@@ -109,6 +110,8 @@ export interface CheckoutStrings {
     readonly underpaidBody: (due: string, currency: string) => string;
     readonly expiredTitle: string;
     readonly expiredBody: string;
+    readonly canceledTitle: string;
+    readonly canceledBody: string;
   };
   // Whom to contact, and what to quote (underpaid, overpaid, expired)
   readonly contact: {
@@ -116,6 +119,7 @@ export interface CheckoutStrings {
     readonly underpaid: (merchant: string) => string;
     readonly overpaid: (merchant: string) => string;
     readonly expired: (merchant: string) => string;
+    readonly canceled: (merchant: string) => string;
     readonly quote: string;
     readonly supportPage: string;
     readonly supportEmail: string;

@@ -5,7 +5,7 @@ import { flatUuid } from '../flat-uuid';
 import { ConflictError, NotFoundError, UnavailableError } from '../../domain/errors';
 import { computeInvoiceAmounts } from '../../domain/fees';
 import { createInvoiceContext, type DepositTarget as MachineTarget } from '../../domain/invoice-context';
-import { canChangeNetwork } from '../../domain/invoice-step';
+import { canCancel, canChangeNetwork } from '../../domain/invoice-step';
 import { assertMeetsMinimum, type CreateInvoiceInput } from '../../domain/invoice-request';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
@@ -264,6 +264,29 @@ export class Invoices {
         });
       },
     );
+  }
+
+  /**
+   * Cancels a pending invoice with nothing received (409 `cancel_not_allowed` otherwise). The actor
+   * decides (CANCEL is taken only while canCancel holds at its time); the address stays watched
+   * through the late-payment window like an expired invoice's, so money sent anyway is recorded.
+   */
+  async cancel(uuid: string, merchantId: string | null, requestId?: string): Promise<LoadedInvoice> {
+    const { row: current } = await this.get(uuid, merchantId);
+    const refused = (status: string): ConflictError => new ConflictError('cancel_not_allowed', 'only a pending invoice with nothing received can be canceled', undefined, { status });
+    const ctx = this.deps.actors.context(uuid);
+    if (!ctx || current.status !== 'pending' || !canCancel(ctx)) throw refused(current.status);
+    // Judged in the actor's queue: a payment, the expiry or another cancel may have come first.
+    let wasPending = false;
+    await this.deps.actors.send(uuid, async () => {
+      wasPending = this.deps.actors.context(uuid)?.status === 'pending';
+      return { type: 'CANCEL', at: this.deps.clock.now().toISOString() };
+    });
+    // The committed row, not the actor: with no late window the actor has closed already.
+    const after = await this.get(uuid, merchantId);
+    if (!wasPending || after.row.status !== 'canceled') throw refused(after.row.status);
+    this.deps.logger.info({ invoiceUuid: uuid, merchantId: current.merchantId, requestId }, 'invoice canceled');
+    return after;
   }
 
   /**

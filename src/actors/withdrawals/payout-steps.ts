@@ -99,10 +99,7 @@ export class PayoutSteps {
         payout = await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, attempt, book });
       } catch (error) {
         const classified = classifyPayoutError(error);
-        // Retried (not failed): say why, so an operator can act (e.g. a TRON hot wallet short of TRX or USDT).
-        if (!(classified instanceof DomainError)) {
-          this.deps.logger.warn({ err: error, withdrawalUuid: input.id, network: input.network, attention: errorText(error) }, 'payout not signed yet: retried after the poll interval');
-        }
+        if (!(classified instanceof DomainError)) this.signRetried(input, error);
         throw classified;
       }
       payout = stamped(payout, this.deps.clock.now(), row.payout);
@@ -114,6 +111,19 @@ export class PayoutSteps {
     await this.killPoint('after_sign');
     if (resigned) await this.killPoint('after_resign');
     return signed;
+  }
+
+  /**
+   * Signing failed in a way that is retried (the withdrawal keeps waiting, its amount held). A hot
+   * wallet that cannot pay the fees (`payout_hot_wallet_underfunded`, SOLANA) is the operator's to
+   * fix: an error line with an alert; anything else (RPC trouble) a warning.
+   */
+  private signRetried(input: SignPayoutInput, error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    const line = { err: error, withdrawalUuid: input.id, network: input.network, code: typeof code === 'string' ? code : undefined };
+    if (code === 'payout_hot_wallet_underfunded')
+      this.deps.logger.error({ ...line, alert: 'hot_wallet_underfunded' }, 'payout waiting: the hot wallet cannot pay the fees; fund it (the signing is retried)');
+    else this.deps.logger.warn(line, 'payout signing failed; retried');
   }
 
   /**

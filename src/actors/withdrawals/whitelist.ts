@@ -42,6 +42,9 @@ export class Whitelist {
 
   async add(merchantId: string, network: NetworkSettings, address: string, actor: string): Promise<WhitelistEntry> {
     const normalized = this.normalize(network, address);
+    // A valid address the chain cannot pay (SOLANA: off the curve) is never listed.
+    const refusal = this.deps.adapters.get(network.code)?.payeeRefusal?.(address);
+    if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
     return this.deps.orm.em.fork().transactional(async (em) => {
       await lockMerchant(em, merchantId);
       const now = this.deps.clock.now();

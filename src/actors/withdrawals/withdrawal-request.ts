@@ -42,13 +42,15 @@ function requiredString(body: Record<string, unknown>, field: string): string {
 
 /**
  * Rules in the order a merchant fixes them: only known fields (`unknown_field`), network known and active (`unknown_network`), address
- * format of that network (`invalid_address`), amount a decimal string at the token's precision,
+ * format of that network (`invalid_address`), an address the chain can pay (the adapter's payeeRefusal code, e.g.
+ * `address_off_curve` on SOLANA), amount a decimal string at the token's precision,
  * at least `min_withdrawal` (`amount_below_minimum`) and above the fee (`amount_not_above_fee`).
  */
 export function parseCreateWithdrawal(
   body: Record<string, unknown>,
   active: readonly NetworkSettings[],
   isValidAddress: (network: NetworkSettings, address: string) => boolean,
+  payeeRefusal: (network: NetworkSettings, address: string) => { readonly code: string; readonly message: string } | null = () => null,
 ): CreateWithdrawalInput {
   CREATE_WITHDRAWAL_FIELDS.assertKnown(body);
   const reference = parseReference(body);
@@ -58,6 +60,8 @@ export function parseCreateWithdrawal(
   if (address.length > ADDRESS_MAX || !isValidAddress(network, address)) {
     throw new ValidationError('invalid_address', `address is not a valid ${network.code} address`, 'address');
   }
+  const refusal = payeeRefusal(network, address);
+  if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
   if (body.amount === undefined || body.amount === null) throw new MalformedRequestError('amount is required', 'amount', 'missing_field');
   const amount = formatAmount(parseAmount(body.amount, { field: 'amount', maxDecimals: network.tokenDecimals }));
   if (toDecimal(amount).lessThan(toDecimal(network.minWithdrawal))) {

@@ -114,7 +114,12 @@ export class Withdrawals {
     const reference = parseReference(body);
     let input: CreateWithdrawalInput;
     try {
-      input = parseCreateWithdrawal(body, active, (network, address) => this.addresses.isValid(network.code, address));
+      input = parseCreateWithdrawal(
+        body,
+        active,
+        (network, address) => this.addresses.isValid(network.code, address),
+        (network, address) => this.deps.adapters.get(network.code)?.payeeRefusal?.(address) ?? null,
+      );
     } catch (err) {
       // A repeat answers with the original whatever its body says now, so a body refused here may
       // still name a reference already used (the entity is loaded only for such a repeat).

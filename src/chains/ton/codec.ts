@@ -22,6 +22,7 @@ export class TonCodec implements AddressCodec {
   readonly family = 'ton' as const;
   private shared: string | undefined;
   private hot: HotWalletKey | undefined;
+  private service: HotWalletKey | undefined;
 
   constructor(private readonly keys: KeyMaterial) {}
 
@@ -61,6 +62,16 @@ export class TonCodec implements AddressCodec {
     const units = toBaseUnits(input.amount, input.tokenDecimals);
     const text = input.memo === null ? '' : `&text=${encodeURIComponent(input.memo)}`;
     return `ton://transfer/${input.address}?jetton=${input.tokenContract}&amount=${units}${text}`;
+  }
+
+  /**
+   * The shared deposit wallet's key: it owns our jetton wallet, so it also signs the payouts (a
+   * jetton transfer is an order from the owner to its jetton wallet).
+   */
+  serviceWallet(): HotWalletKey {
+    const address = this.sharedDepositAddress();
+    this.service ??= { address, privateKeyHex: walletAt(this.mnemonic(), TON_SHARED_WALLET_PATH).privateKeyHex };
+    return this.service;
   }
 
   hotWallet(): HotWalletKey {

@@ -1,15 +1,13 @@
 import type { ChainFamilyDefinition } from '../family';
-import { rpcUrlOnly } from '../family-env';
 import { TonCodec } from './codec';
+import { readTonLive } from './config';
+import { tonLiveFactory } from './live-factory';
 
-/**
- * The TON family. No live adapter yet: `TON_RPC_URL` makes the network live and the daemon then
- * refuses to start (exit 78) rather than simulate it. The live adapter's own configuration parser
- * replaces rpcUrlOnly and adds `live` (docs/chains.md).
- */
+/** The TON family: one registry entry (src/chains/families.ts). */
 export const tonFamily: ChainFamilyDefinition = {
   id: 'ton',
   networks: ['TON'],
-  readLive: (env, { network }) => rpcUrlOnly(env, network),
+  readLive: readTonLive,
   codec: (keys) => new TonCodec(keys),
+  live: tonLiveFactory,
 };

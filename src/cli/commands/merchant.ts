@@ -1,6 +1,7 @@
 import type { Merchant } from '../../grpc/generated/chainpay/v1/merchants';
 import { fields, table } from '../output';
 import type { CommandSpec } from '../command';
+import { UsageError } from '../errors';
 
 const MERCHANT_FIELDS = [
   'merchant_id',
@@ -86,22 +87,26 @@ export const merchantCommands: readonly CommandSpec[] = [
   },
   {
     name: 'merchant update',
-    usage: '--merchant ID [--name N] [--webhook-url U] [--underpayment-tolerance A]',
-    summary: "change a merchant's name, webhook URL or underpayment tolerance",
+    usage: '--merchant ID [--name N] [--webhook-url U] [--underpayment-tolerance A] [--require-timestamp on|off]',
+    summary: "change a merchant's name, webhook URL, underpayment tolerance or whether signed calls need X-Service-Timestamp",
     options: {
       merchant: { type: 'string', required: true },
       name: { type: 'string' },
       'webhook-url': { type: 'string' },
       'underpayment-tolerance': { type: 'string' },
+      'require-timestamp': { type: 'string' },
     },
     async run({ args, rpc, out }) {
-      args.requireAny(['name', 'webhook-url', 'underpayment-tolerance']);
+      args.requireAny(['name', 'webhook-url', 'underpayment-tolerance', 'require-timestamp']);
+      const requireTimestamp = args.opt('require-timestamp');
+      if (requireTimestamp !== undefined && requireTimestamp !== 'on' && requireTimestamp !== 'off') throw new UsageError('--require-timestamp is on or off', args.command);
       const c = rpc.merchants;
       const m = await rpc.call(c, c.updateMerchant, {
         merchant_id: args.str('merchant'),
         name: args.opt('name'),
         webhook_url: args.opt('webhook-url'),
         underpayment_tolerance: args.opt('underpayment-tolerance'),
+        require_signed_timestamp: requireTimestamp === undefined ? undefined : requireTimestamp === 'on',
       });
       out.result(m, () => showMerchant(m));
     },

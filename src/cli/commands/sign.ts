@@ -9,6 +9,14 @@ export function signBody(secret: string, body: Buffer): string {
   return createHmac('sha256', secret).update(body).digest('hex');
 }
 
+/**
+ * The replay-safe scheme: hex HMAC-SHA256 of `timestamp.method.path.body` (path = request target
+ * with its query string, exactly as sent). Same bytes as the daemon's timestampedPayload.
+ */
+export function signTimestamped(secret: string, parts: { timestamp: string; method: string; path: string; body: Buffer }): string {
+  return createHmac('sha256', secret).update(`${parts.timestamp}.${parts.method}.${parts.path}.`).update(parts.body).digest('hex');
+}
+
 /** POSIX single quotes: everything literal, newlines included. */
 export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -32,6 +40,8 @@ export interface CurlParams {
   /** When the body came from a file, curl reads the same file (`@file`): byte-identical by construction. */
   readonly bodyFile?: string;
   readonly method?: string;
+  /** X-Service-Timestamp, when the signature is the timestamped one. */
+  readonly timestamp?: string;
 }
 
 /** A ready-to-paste curl command carrying the signed body byte for byte. */
@@ -41,6 +51,7 @@ export function curlCommand(p: CurlParams): string {
   const lines = [`curl -sS -X ${method} ${shellQuote(p.url)}`];
   if (hasBody) lines.push(`-H ${shellQuote('Content-Type: application/json')}`);
   lines.push(`-H ${shellQuote(`X-Service-Key: ${p.key}`)}`, `-H ${shellQuote(`X-Service-Signature: ${p.signature}`)}`);
+  if (p.timestamp !== undefined) lines.push(`-H ${shellQuote(`X-Service-Timestamp: ${p.timestamp}`)}`);
   if (hasBody) lines.push(`--data-binary ${p.bodyFile !== undefined ? `@${shellQuote(p.bodyFile)}` : bodyWord(p.body)}`);
   return lines.join(' \\\n  ');
 }
@@ -60,11 +71,30 @@ async function readBody(args: Args, stdin: Parameters<typeof readAllBytes>[0]): 
   return { body: await readAllBytes(stdin) };
 }
 
+/** --timestamp: `now` (this machine's clock) or Unix seconds. */
+function timestampOf(args: Args): string | undefined {
+  const value = args.opt('timestamp');
+  if (value === undefined) return undefined;
+  if (value === 'now') return String(Math.floor(Date.now() / 1000));
+  if (!/^\d{1,12}$/.test(value)) throw new UsageError('--timestamp is now or Unix seconds', args.command);
+  return value;
+}
+
+/** The request target of a URL: its path and query, as curl sends them. */
+function targetOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    throw new CliError('invalid_url', `${url} is not a URL`);
+  }
+}
+
 export const signCommands: readonly CommandSpec[] = [
   {
     name: 'sign',
-    usage: "[--secret S] [--body '<json>' | --body-file F] [--curl URL --key K [--method M]]",
-    summary: 'X-Service-Signature of a request body (stdin when no --body/--body-file; empty for a GET)',
+    usage: "[--secret S] [--body '<json>' | --body-file F] [--curl URL --key K [--method M]] [--timestamp now|SECONDS [--path P]]",
+    summary: 'X-Service-Signature of a request body (stdin when no --body/--body-file; empty for a GET); --timestamp: the replay-safe scheme',
     options: {
       secret: { type: 'string' },
       body: { type: 'string' },
@@ -72,6 +102,8 @@ export const signCommands: readonly CommandSpec[] = [
       curl: { type: 'string' },
       key: { type: 'string' },
       method: { type: 'string' },
+      timestamp: { type: 'string' },
+      path: { type: 'string' },
     },
     async run({ args, out, io }) {
       const secret = args.opt('secret') ?? io.env.CHAINPAY_API_SECRET;
@@ -80,13 +112,24 @@ export const signCommands: readonly CommandSpec[] = [
       const key = args.opt('key') ?? io.env.CHAINPAY_API_KEY;
       if (url !== undefined && !key) throw new UsageError('--curl needs --key (or CHAINPAY_API_KEY)', args.command);
       const { body, file } = await readBody(args, io.stdin);
-      const signature = signBody(secret, body);
+      const method = (args.opt('method') ?? (body.length > 0 ? 'POST' : 'GET')).toUpperCase();
+      const timestamp = timestampOf(args);
+      let signature: string;
+      if (timestamp === undefined) {
+        signature = signBody(secret, body);
+      } else {
+        // The path as the server receives it: from --path, else the --curl URL's path and query.
+        const path = args.opt('path') ?? (url !== undefined ? targetOf(url) : undefined);
+        if (path === undefined) throw new UsageError('--timestamp needs --path (or --curl URL)', args.command);
+        signature = signTimestamped(secret, { timestamp, method, path, body });
+      }
+      const stamped = timestamp === undefined ? {} : { timestamp };
       if (url === undefined) {
-        out.result({ signature }, () => signature);
+        out.result({ signature, ...stamped }, () => (timestamp === undefined ? signature : `${signature}\nX-Service-Timestamp: ${timestamp}`));
         return;
       }
-      const curl = curlCommand({ url, key: key!, signature, body, bodyFile: file, method: args.opt('method') });
-      out.result({ signature, curl }, () => curl);
+      const curl = curlCommand({ url, key: key!, signature, body, bodyFile: file, method: args.opt('method'), timestamp });
+      out.result({ signature, ...stamped, curl }, () => curl);
     },
   },
 ];

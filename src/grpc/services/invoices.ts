@@ -10,6 +10,13 @@ import { serverStream, unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { serializeOnce } from '../serialize-once';
 import { stopIfCancelled } from '../call-cancelled';
+import { BodyFields } from '../../domain/request-fields';
+import { INVOICE_STATUSES } from '../../domain/invoice-statuses';
+import { parseListQuery } from '../../domain/list-query';
+import { keysetPage } from '../../store/repos/keyset-page';
+
+/** POST /v1/invoices/{uuid}/cancel takes an empty JSON object. */
+const CANCEL_INVOICE_FIELDS = new BodyFields([]);
 
 type LoadedRows = { readonly row: Invoice; readonly payments: InvoicePayment[] };
 
@@ -81,6 +88,12 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       stopIfCancelled(call, 'SetInvoiceNetwork');
       return message(await ctx.invoices.setNetwork(call.request.uuid, caller.merchantId, network, log.requestId));
     }),
+    cancelInvoice: unary(ctx.logger, 'CancelInvoice', async (call, log) => {
+      const caller = await ctx.auth.merchant(call.metadata);
+      CANCEL_INVOICE_FIELDS.assertKnown(requestBody(caller, () => ({})));
+      stopIfCancelled(call, 'CancelInvoice');
+      return message(await ctx.invoices.cancel(call.request.uuid, caller.merchantId, log.requestId));
+    }),
     watchInvoice: serverStream(ctx.logger, 'WatchInvoice', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);
       const uuid = call.request.uuid;
@@ -89,6 +102,23 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
         const invoice = await message(loaded);
         return { message: { invoice, reason }, open: loaded.row.open, key: JSON.stringify(invoice) };
       });
+    }),
+    pageInvoices: unary(ctx.logger, 'PageInvoices', async (call) => {
+      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const query = parseListQuery(call.request.query, { statuses: INVOICE_STATUSES, keyParam: 'order_id' });
+      const em = ctx.orm.em.fork();
+      const page = await keysetPage(em, Invoice, caller.merchantId, query, 'orderId');
+      const payments = page.rows.length ? await em.find(InvoicePayment, { invoiceUuid: { $in: page.rows.map((r) => r.uuid) } }) : [];
+      const invoices = await Promise.all(
+        page.rows.map((row) =>
+          toInvoiceMessage(
+            row,
+            payments.filter((p) => p.invoiceUuid === row.uuid),
+            ctx,
+          ),
+        ),
+      );
+      return { invoices, next_cursor: page.nextCursor ?? undefined };
     }),
     listInvoices: unary(ctx.logger, 'ListInvoices', async (call) => {
       const caller = await ctx.auth.merchant(call.metadata);

@@ -24,6 +24,7 @@ export function toMerchantMessage(m: MerchantRow): MerchantMessage {
     display_name: m.displayName ?? '',
     support_url: m.supportUrl ?? '',
     support_email: m.supportEmail ?? '',
+    require_signed_timestamp: m.requireSignedTimestamp,
   };
 }
 
@@ -93,6 +94,7 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         displayName: displayNameSetting(r.display_name),
         supportUrl: supportUrlSetting(r.support_url),
         supportEmail: supportEmailSetting(r.support_email),
+        requireSignedTimestamp: r.require_signed_timestamp,
       };
       const em = ctx.orm.em.fork();
       const updated = await em.transactional(async (tx) => {
@@ -105,6 +107,8 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         recordAudit(tx, { actor, action: 'merchant.update', target: `merchant:${m.id}`, before, after, at: ctx.clock.now() });
         return after;
       });
+      // The signing rule is cached with the secret: this daemon applies a change at once.
+      if (r.require_signed_timestamp !== undefined) ctx.onMerchantCredentialsChanged(updated.api_key);
       return updated;
     }),
     rotateSecret: unary(ctx.logger, 'RotateSecret', async (call) => {

@@ -8,6 +8,10 @@ import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
 import { stopIfCancelled } from '../call-cancelled';
+import { WITHDRAWAL_STATUSES } from '../../domain/withdrawal-context';
+import { parseListQuery } from '../../domain/list-query';
+import { keysetPage } from '../../store/repos/keyset-page';
+import { Withdrawal } from '../../store/entities';
 
 /**
  * Merchant-facing payouts (signed REST through the gateway, or a service token) and the whitelist
@@ -57,6 +61,12 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
       const merchantId = caller.via === 'signature' ? caller.merchantId : (caller.merchantId ?? (call.request.merchant_id || null));
       const rows = await ctx.withdrawals.list({ merchantId, status: call.request.status || null, limit: call.request.limit });
       return { withdrawals: rows.map((row) => toWithdrawalMessage(row, ctx)) };
+    }),
+    pageWithdrawals: unary(ctx.logger, 'PageWithdrawals', async (call) => {
+      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const query = parseListQuery(call.request.query, { statuses: WITHDRAWAL_STATUSES, keyParam: 'reference' });
+      const page = await keysetPage(ctx.orm.em.fork(), Withdrawal, caller.merchantId, query, 'reference');
+      return { withdrawals: page.rows.map((row) => toWithdrawalMessage(row, ctx)), next_cursor: page.nextCursor ?? undefined };
     }),
     addWhitelist: unary(ctx.logger, 'AddWhitelist', async (call) => {
       const target = await whitelistTarget(call.metadata, call.request.merchant_id, true);

@@ -14,6 +14,8 @@ export class Merchant {
   displayName: string | null = null;
   supportUrl: string | null = null;
   supportEmail: string | null = null;
+  /** Signed calls must carry X-Service-Timestamp (the replay-safe scheme). */
+  requireSignedTimestamp = false;
   createdAt: Date;
   updatedAt: Date;
   version = 1;
@@ -50,6 +52,7 @@ export const MerchantSchema = new EntitySchema<Merchant>({
     displayName: { type: 'string', length: 100, nullable: true },
     supportUrl: { type: 'text', nullable: true },
     supportEmail: { type: 'string', length: 254, nullable: true },
+    requireSignedTimestamp: { type: 'boolean', default: false },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     version: { type: 'integer', version: true },

@@ -10,6 +10,7 @@ import { Migration20261128000000InvoiceSnapshotChainTime } from './2026112800000
 import { Migration20261128010000WatcherCursorJson } from './20261128010000-watcher-cursor-json';
 import { Migration20261128020000PayoutBook } from './20261128020000-payout-book';
 import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
+import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-require-signed-timestamp';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128010000WatcherCursorJson', class: Migration20261128010000WatcherCursorJson },
   { name: 'Migration20261128020000PayoutBook', class: Migration20261128020000PayoutBook },
   { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
+  { name: 'Migration20261128100000RequireSignedTimestamp', class: Migration20261128100000RequireSignedTimestamp },
 ];

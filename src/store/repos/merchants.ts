@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../../domain/errors';
 import type { SecretBox } from '../../security/secret-box';
+import type { SigningSecret } from '../../security/signed-request';
 import { Merchant, MerchantBalance } from '../entities';
 
 export interface CreatedMerchant {
@@ -37,12 +38,14 @@ export class MerchantsRepo {
   }
 
   /** The API key and decrypted secret for request verification; null for an unknown key. */
-  async signingSecret(em: EntityManager, apiKey: string): Promise<{ merchantId: string; secret: string } | null> {
+  async signingSecret(em: EntityManager, apiKey: string): Promise<SigningSecret | null> {
     // Read on every cache miss of every signed call (a burst of new merchants misses all at once):
     // one plain statement, no entity to hydrate.
-    const rows = await em.execute<{ id: string; api_secret_enc: string }[]>('select id, api_secret_enc from merchants where api_key = ?', [apiKey]);
+    const rows = await em.execute<{ id: string; api_secret_enc: string; require_signed_timestamp: boolean }[]>('select id, api_secret_enc, require_signed_timestamp from merchants where api_key = ?', [
+      apiKey,
+    ]);
     const row = rows[0];
-    return row ? { merchantId: row.id, secret: this.box.open(row.api_secret_enc) } : null;
+    return row ? { merchantId: row.id, secret: this.box.open(row.api_secret_enc), requireTimestamp: row.require_signed_timestamp } : null;
   }
 
   /** A secret sealed by this repository (the webhook dispatcher reads the sealed columns with its claim). */

@@ -110,6 +110,10 @@ export interface SetInvoiceNetworkRequest {
   network: string;
 }
 
+export interface CancelInvoiceRequest {
+  uuid: string;
+}
+
 export interface WatchInvoiceRequest {
   uuid: string;
 }
@@ -185,6 +189,21 @@ export interface ListInvoicesRequest {
 
 export interface ListInvoicesResponse {
   invoices: Invoice[];
+}
+
+/** One page of the caller's invoices (GET /v1/invoices): newest first, keyset cursor. */
+export interface PageInvoicesRequest {
+  /**
+   * The REST query string (without "?"): status, network, order_id, created_from, created_to,
+   * limit (1..100, default 20), cursor. The daemon validates it (422 on anything else).
+   */
+  query: string;
+}
+
+export interface InvoicePage {
+  invoices: Invoice[];
+  /** Absent on the last page. */
+  next_cursor?: string | undefined;
 }
 
 function createBasePayment(): Payment {
@@ -1568,6 +1587,73 @@ export const SetInvoiceNetworkRequest: MessageFns<SetInvoiceNetworkRequest> = {
   },
 };
 
+function createBaseCancelInvoiceRequest(): CancelInvoiceRequest {
+  return { uuid: "" };
+}
+
+export const CancelInvoiceRequest: MessageFns<CancelInvoiceRequest> = {
+  encode(message: CancelInvoiceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.uuid !== "") {
+      writer.uint32(10).string(message.uuid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelInvoiceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelInvoiceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.uuid = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelInvoiceRequest {
+    return { uuid: isSet(object.uuid) ? globalThis.String(object.uuid) : "" };
+  },
+
+  toJSON(message: CancelInvoiceRequest): unknown {
+    const obj: any = {};
+    if (message.uuid !== "") {
+      obj.uuid = message.uuid;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CancelInvoiceRequest>): CancelInvoiceRequest {
+    return CancelInvoiceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelInvoiceRequest>): CancelInvoiceRequest {
+    const message = createBaseCancelInvoiceRequest();
+    message.uuid = object.uuid ?? "";
+    return message;
+  },
+};
+
 function createBaseWatchInvoiceRequest(): WatchInvoiceRequest {
   return { uuid: "" };
 }
@@ -2510,6 +2596,162 @@ export const ListInvoicesResponse: MessageFns<ListInvoicesResponse> = {
   },
 };
 
+function createBasePageInvoicesRequest(): PageInvoicesRequest {
+  return { query: "" };
+}
+
+export const PageInvoicesRequest: MessageFns<PageInvoicesRequest> = {
+  encode(message: PageInvoicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PageInvoicesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePageInvoicesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PageInvoicesRequest {
+    return { query: isSet(object.query) ? globalThis.String(object.query) : "" };
+  },
+
+  toJSON(message: PageInvoicesRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PageInvoicesRequest>): PageInvoicesRequest {
+    return PageInvoicesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PageInvoicesRequest>): PageInvoicesRequest {
+    const message = createBasePageInvoicesRequest();
+    message.query = object.query ?? "";
+    return message;
+  },
+};
+
+function createBaseInvoicePage(): InvoicePage {
+  return { invoices: [], next_cursor: undefined };
+}
+
+export const InvoicePage: MessageFns<InvoicePage> = {
+  encode(message: InvoicePage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.invoices) {
+      Invoice.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.next_cursor !== undefined) {
+      writer.uint32(18).string(message.next_cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvoicePage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvoicePage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invoices.push(Invoice.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next_cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InvoicePage {
+    return {
+      invoices: globalThis.Array.isArray(object?.invoices) ? object.invoices.map((e: any) => Invoice.fromJSON(e)) : [],
+      next_cursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: InvoicePage): unknown {
+    const obj: any = {};
+    if (message.invoices?.length) {
+      obj.invoices = message.invoices.map((e) => Invoice.toJSON(e));
+    }
+    if (message.next_cursor !== undefined) {
+      obj.nextCursor = message.next_cursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<InvoicePage>): InvoicePage {
+    return InvoicePage.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InvoicePage>): InvoicePage {
+    const message = createBaseInvoicePage();
+    message.invoices = object.invoices?.map((e) => Invoice.fromPartial(e)) || [];
+    message.next_cursor = object.next_cursor ?? undefined;
+    return message;
+  },
+};
+
 /** Merchant-facing invoice calls (signed or service token) and the buyer's public checkout calls. */
 export type InvoiceServiceService = typeof InvoiceServiceService;
 export const InvoiceServiceService = {
@@ -2542,6 +2784,16 @@ export const InvoiceServiceService = {
     responseSerialize: (value: Invoice): Buffer => Buffer.from(Invoice.encode(value).finish()),
     responseDeserialize: (value: Buffer): Invoice => Invoice.decode(value),
   },
+  /** Pending with nothing received -> canceled (FAILED_PRECONDITION / 409 cancel_not_allowed otherwise). */
+  cancelInvoice: {
+    path: "/chainpay.v1.InvoiceService/CancelInvoice" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelInvoiceRequest): Buffer => Buffer.from(CancelInvoiceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelInvoiceRequest => CancelInvoiceRequest.decode(value),
+    responseSerialize: (value: Invoice): Buffer => Buffer.from(Invoice.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Invoice => Invoice.decode(value),
+  },
   /** Emits the current invoice, then every change until it is final (or the client cancels). */
   watchInvoice: {
     path: "/chainpay.v1.InvoiceService/WatchInvoice" as const,
@@ -2562,15 +2814,27 @@ export const InvoiceServiceService = {
       Buffer.from(ListInvoicesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListInvoicesResponse => ListInvoicesResponse.decode(value),
   },
+  pageInvoices: {
+    path: "/chainpay.v1.InvoiceService/PageInvoices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PageInvoicesRequest): Buffer => Buffer.from(PageInvoicesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PageInvoicesRequest => PageInvoicesRequest.decode(value),
+    responseSerialize: (value: InvoicePage): Buffer => Buffer.from(InvoicePage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): InvoicePage => InvoicePage.decode(value),
+  },
 } as const;
 
 export interface InvoiceServiceServer extends UntypedServiceImplementation {
   createInvoice: handleUnaryCall<CreateInvoiceRequest, CreateInvoiceResponse>;
   getInvoice: handleUnaryCall<GetInvoiceRequest, Invoice>;
   setInvoiceNetwork: handleUnaryCall<SetInvoiceNetworkRequest, Invoice>;
+  /** Pending with nothing received -> canceled (FAILED_PRECONDITION / 409 cancel_not_allowed otherwise). */
+  cancelInvoice: handleUnaryCall<CancelInvoiceRequest, Invoice>;
   /** Emits the current invoice, then every change until it is final (or the client cancels). */
   watchInvoice: handleServerStreamingCall<WatchInvoiceRequest, InvoiceUpdate>;
   listInvoices: handleUnaryCall<ListInvoicesRequest, ListInvoicesResponse>;
+  pageInvoices: handleUnaryCall<PageInvoicesRequest, InvoicePage>;
 }
 
 export interface InvoiceServiceClient extends Client {
@@ -2619,6 +2883,22 @@ export interface InvoiceServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Invoice) => void,
   ): ClientUnaryCall;
+  /** Pending with nothing received -> canceled (FAILED_PRECONDITION / 409 cancel_not_allowed otherwise). */
+  cancelInvoice(
+    request: CancelInvoiceRequest,
+    callback: (error: ServiceError | null, response: Invoice) => void,
+  ): ClientUnaryCall;
+  cancelInvoice(
+    request: CancelInvoiceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Invoice) => void,
+  ): ClientUnaryCall;
+  cancelInvoice(
+    request: CancelInvoiceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Invoice) => void,
+  ): ClientUnaryCall;
   /** Emits the current invoice, then every change until it is final (or the client cancels). */
   watchInvoice(request: WatchInvoiceRequest, options?: Partial<CallOptions>): ClientReadableStream<InvoiceUpdate>;
   watchInvoice(
@@ -2640,6 +2920,21 @@ export interface InvoiceServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListInvoicesResponse) => void,
+  ): ClientUnaryCall;
+  pageInvoices(
+    request: PageInvoicesRequest,
+    callback: (error: ServiceError | null, response: InvoicePage) => void,
+  ): ClientUnaryCall;
+  pageInvoices(
+    request: PageInvoicesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: InvoicePage) => void,
+  ): ClientUnaryCall;
+  pageInvoices(
+    request: PageInvoicesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: InvoicePage) => void,
   ): ClientUnaryCall;
 }
 

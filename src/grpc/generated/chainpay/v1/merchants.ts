@@ -37,6 +37,8 @@ export interface Merchant {
   display_name: string;
   support_url: string;
   support_email: string;
+  /** Signed calls must carry X-Service-Timestamp (docs/api.md, Signing requests). */
+  require_signed_timestamp: boolean;
 }
 
 export interface CreateMerchantRequest {
@@ -86,6 +88,7 @@ export interface UpdateMerchantRequest {
   display_name?: string | undefined;
   support_url?: string | undefined;
   support_email?: string | undefined;
+  require_signed_timestamp?: boolean | undefined;
 }
 
 export interface ListMerchantsRequest {
@@ -121,6 +124,7 @@ function createBaseMerchant(): Merchant {
     display_name: "",
     support_url: "",
     support_email: "",
+    require_signed_timestamp: false,
   };
 }
 
@@ -161,6 +165,9 @@ export const Merchant: MessageFns<Merchant> = {
     }
     if (message.support_email !== "") {
       writer.uint32(98).string(message.support_email);
+    }
+    if (message.require_signed_timestamp !== false) {
+      writer.uint32(104).bool(message.require_signed_timestamp);
     }
     return writer;
   },
@@ -274,6 +281,14 @@ export const Merchant: MessageFns<Merchant> = {
             message.support_email = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.require_signed_timestamp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -344,6 +359,11 @@ export const Merchant: MessageFns<Merchant> = {
         : isSet(object.support_email)
         ? globalThis.String(object.support_email)
         : "",
+      require_signed_timestamp: isSet(object.requireSignedTimestamp)
+        ? globalThis.Boolean(object.requireSignedTimestamp)
+        : isSet(object.require_signed_timestamp)
+        ? globalThis.Boolean(object.require_signed_timestamp)
+        : false,
     };
   },
 
@@ -385,6 +405,9 @@ export const Merchant: MessageFns<Merchant> = {
     if (message.support_email !== "") {
       obj.supportEmail = message.support_email;
     }
+    if (message.require_signed_timestamp !== false) {
+      obj.requireSignedTimestamp = message.require_signed_timestamp;
+    }
     return obj;
   },
 
@@ -405,6 +428,7 @@ export const Merchant: MessageFns<Merchant> = {
     message.display_name = object.display_name ?? "";
     message.support_url = object.support_url ?? "";
     message.support_email = object.support_email ?? "";
+    message.require_signed_timestamp = object.require_signed_timestamp ?? false;
     return message;
   },
 };
@@ -953,6 +977,7 @@ function createBaseUpdateMerchantRequest(): UpdateMerchantRequest {
     display_name: undefined,
     support_url: undefined,
     support_email: undefined,
+    require_signed_timestamp: undefined,
   };
 }
 
@@ -987,6 +1012,9 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     }
     if (message.support_email !== undefined) {
       writer.uint32(82).string(message.support_email);
+    }
+    if (message.require_signed_timestamp !== undefined) {
+      writer.uint32(88).bool(message.require_signed_timestamp);
     }
     return writer;
   },
@@ -1084,6 +1112,14 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
             message.support_email = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.require_signed_timestamp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1144,6 +1180,11 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
         : isSet(object.support_email)
         ? globalThis.String(object.support_email)
         : undefined,
+      require_signed_timestamp: isSet(object.requireSignedTimestamp)
+        ? globalThis.Boolean(object.requireSignedTimestamp)
+        : isSet(object.require_signed_timestamp)
+        ? globalThis.Boolean(object.require_signed_timestamp)
+        : undefined,
     };
   },
 
@@ -1179,6 +1220,9 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     if (message.support_email !== undefined) {
       obj.supportEmail = message.support_email;
     }
+    if (message.require_signed_timestamp !== undefined) {
+      obj.requireSignedTimestamp = message.require_signed_timestamp;
+    }
     return obj;
   },
 
@@ -1197,6 +1241,7 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     message.display_name = object.display_name ?? undefined;
     message.support_url = object.support_url ?? undefined;
     message.support_email = object.support_email ?? undefined;
+    message.require_signed_timestamp = object.require_signed_timestamp ?? undefined;
     return message;
   },
 };

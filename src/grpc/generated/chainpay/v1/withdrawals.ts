@@ -82,6 +82,21 @@ export interface ListWithdrawalsResponse {
   withdrawals: Withdrawal[];
 }
 
+/** One page of the caller's withdrawals (GET /v1/withdrawals): newest first, keyset cursor. */
+export interface PageWithdrawalsRequest {
+  /**
+   * The REST query string (without "?"): status, network, reference, created_from, created_to,
+   * limit (1..100, default 20), cursor. The daemon validates it (422 on anything else).
+   */
+  query: string;
+}
+
+export interface WithdrawalPage {
+  withdrawals: Withdrawal[];
+  /** Absent on the last page. */
+  next_cursor?: string | undefined;
+}
+
 export interface WhitelistEntry {
   merchant_id: string;
   network: string;
@@ -911,6 +926,164 @@ export const ListWithdrawalsResponse: MessageFns<ListWithdrawalsResponse> = {
   },
 };
 
+function createBasePageWithdrawalsRequest(): PageWithdrawalsRequest {
+  return { query: "" };
+}
+
+export const PageWithdrawalsRequest: MessageFns<PageWithdrawalsRequest> = {
+  encode(message: PageWithdrawalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PageWithdrawalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePageWithdrawalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PageWithdrawalsRequest {
+    return { query: isSet(object.query) ? globalThis.String(object.query) : "" };
+  },
+
+  toJSON(message: PageWithdrawalsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PageWithdrawalsRequest>): PageWithdrawalsRequest {
+    return PageWithdrawalsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PageWithdrawalsRequest>): PageWithdrawalsRequest {
+    const message = createBasePageWithdrawalsRequest();
+    message.query = object.query ?? "";
+    return message;
+  },
+};
+
+function createBaseWithdrawalPage(): WithdrawalPage {
+  return { withdrawals: [], next_cursor: undefined };
+}
+
+export const WithdrawalPage: MessageFns<WithdrawalPage> = {
+  encode(message: WithdrawalPage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.withdrawals) {
+      Withdrawal.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.next_cursor !== undefined) {
+      writer.uint32(18).string(message.next_cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawalPage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawalPage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.withdrawals.push(Withdrawal.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next_cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WithdrawalPage {
+    return {
+      withdrawals: globalThis.Array.isArray(object?.withdrawals)
+        ? object.withdrawals.map((e: any) => Withdrawal.fromJSON(e))
+        : [],
+      next_cursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WithdrawalPage): unknown {
+    const obj: any = {};
+    if (message.withdrawals?.length) {
+      obj.withdrawals = message.withdrawals.map((e) => Withdrawal.toJSON(e));
+    }
+    if (message.next_cursor !== undefined) {
+      obj.nextCursor = message.next_cursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WithdrawalPage>): WithdrawalPage {
+    return WithdrawalPage.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WithdrawalPage>): WithdrawalPage {
+    const message = createBaseWithdrawalPage();
+    message.withdrawals = object.withdrawals?.map((e) => Withdrawal.fromPartial(e)) || [];
+    message.next_cursor = object.next_cursor ?? undefined;
+    return message;
+  },
+};
+
 function createBaseWhitelistEntry(): WhitelistEntry {
   return { merchant_id: "", network: "", address: "", added_at: "", usable_at: "" };
 }
@@ -1355,6 +1528,16 @@ export const WithdrawalServiceService = {
       Buffer.from(ListWithdrawalsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListWithdrawalsResponse => ListWithdrawalsResponse.decode(value),
   },
+  pageWithdrawals: {
+    path: "/chainpay.v1.WithdrawalService/PageWithdrawals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PageWithdrawalsRequest): Buffer =>
+      Buffer.from(PageWithdrawalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PageWithdrawalsRequest => PageWithdrawalsRequest.decode(value),
+    responseSerialize: (value: WithdrawalPage): Buffer => Buffer.from(WithdrawalPage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WithdrawalPage => WithdrawalPage.decode(value),
+  },
   addWhitelist: {
     path: "/chainpay.v1.WithdrawalService/AddWhitelist" as const,
     requestStream: false as const,
@@ -1389,6 +1572,7 @@ export interface WithdrawalServiceServer extends UntypedServiceImplementation {
   createWithdrawal: handleUnaryCall<CreateWithdrawalRequest, CreateWithdrawalResponse>;
   getWithdrawal: handleUnaryCall<GetWithdrawalRequest, Withdrawal>;
   listWithdrawals: handleUnaryCall<ListWithdrawalsRequest, ListWithdrawalsResponse>;
+  pageWithdrawals: handleUnaryCall<PageWithdrawalsRequest, WithdrawalPage>;
   addWhitelist: handleUnaryCall<WhitelistRequest, WhitelistEntry>;
   removeWhitelist: handleUnaryCall<WhitelistRequest, WhitelistEntry>;
   listWhitelist: handleUnaryCall<ListWhitelistRequest, ListWhitelistResponse>;
@@ -1439,6 +1623,21 @@ export interface WithdrawalServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListWithdrawalsResponse) => void,
+  ): ClientUnaryCall;
+  pageWithdrawals(
+    request: PageWithdrawalsRequest,
+    callback: (error: ServiceError | null, response: WithdrawalPage) => void,
+  ): ClientUnaryCall;
+  pageWithdrawals(
+    request: PageWithdrawalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WithdrawalPage) => void,
+  ): ClientUnaryCall;
+  pageWithdrawals(
+    request: PageWithdrawalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WithdrawalPage) => void,
   ): ClientUnaryCall;
   addWhitelist(
     request: WhitelistRequest,

@@ -1,0 +1,131 @@
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the REST bodies: components of the document in
+ * document.ts. Responses are closed (`additionalProperties: false`) so a field that drifts from
+ * the document fails validation. Amounts are decimal strings, never JSON numbers.
+ */
+const decimal = { type: 'string', pattern: '^\\d+(\\.\\d+)?$', description: 'A decimal amount as a string' } as const;
+const time = { type: 'string', format: 'date-time' } as const;
+const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], ...extra });
+
+export const INVOICE_STATUS_VALUES = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired', 'canceled'];
+export const WITHDRAWAL_STATUS_VALUES = ['review', 'processing', 'completed', 'rejected', 'failed'];
+
+function closed(properties: Record<string, unknown>, optional: readonly string[] = []): Record<string, unknown> {
+  return { type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !optional.includes(k)), properties };
+}
+
+export const SCHEMAS: Record<string, unknown> = {
+  Network: closed({
+    code: { type: 'string' },
+    name: { type: 'string' },
+    buyer_network_fee: decimal,
+    withdrawal_fee: decimal,
+    min_invoice: decimal,
+    min_withdrawal: decimal,
+    required_confirmations: { type: 'integer', minimum: 0 },
+    deposit_mode: { type: 'string' },
+  }),
+  Payment: closed({
+    tx_hash: { type: 'string' },
+    event_index: { type: 'integer', minimum: 0 },
+    from: { type: 'string' },
+    amount: decimal,
+    confirmations: { type: 'integer', minimum: 0 },
+    status: { enum: ['confirming', 'confirmed', 'reverted'] },
+  }),
+  Invoice: closed({
+    uuid: { type: 'string', format: 'uuid' },
+    status: { enum: INVOICE_STATUS_VALUES },
+    order_id: nullable('string'),
+    title: nullable('string'),
+    amount: decimal,
+    currency: { const: 'USDT' },
+    platform_fee: decimal,
+    network_fee: decimal,
+    pay_amount: decimal,
+    merchant_net: decimal,
+    fee_payer: { enum: ['buyer', 'merchant'] },
+    network: nullable('string'),
+    address: nullable('string'),
+    memo: nullable('string'),
+    checkout_url: { type: 'string' },
+    qr_svg: { type: 'string' },
+    received_amount: decimal,
+    confirmations: { type: 'integer', minimum: 0 },
+    required_confirmations: { type: 'integer', minimum: 0 },
+    tx_hash: nullable('string'),
+    metadata: { type: 'object' },
+    expires_at: time,
+    paid_at: nullable('string', { format: 'date-time' }),
+    created_at: time,
+    paid_late: { type: 'boolean' },
+    payments: { type: 'array', items: { $ref: '#/components/schemas/Payment' } },
+    return_url: nullable('string'),
+    cancel_url: nullable('string'),
+    livemode: { type: 'boolean' },
+  }),
+  Withdrawal: closed({
+    uuid: { type: 'string', format: 'uuid' },
+    reference: nullable('string'),
+    status: { enum: WITHDRAWAL_STATUS_VALUES },
+    network: { type: 'string' },
+    address: { type: 'string' },
+    amount: decimal,
+    network_fee: decimal,
+    net_payout: decimal,
+    tx_hash: nullable('string'),
+    rejection_reason: nullable('string'),
+    failure_reason: nullable('string'),
+    created_at: time,
+    completed_at: nullable('string', { format: 'date-time' }),
+    livemode: { type: 'boolean' },
+  }),
+  Balance: closed({ available: decimal, held: decimal, currency: { const: 'USDT' } }),
+  NetworkList: closed({ networks: { type: 'array', items: { $ref: '#/components/schemas/Network' } }, livemode: { type: 'boolean' } }),
+  InvoicePage: closed({ invoices: { type: 'array', items: { $ref: '#/components/schemas/Invoice' } }, next_cursor: nullable('string') }),
+  WithdrawalPage: closed({ withdrawals: { type: 'array', items: { $ref: '#/components/schemas/Withdrawal' } }, next_cursor: nullable('string') }),
+  Error: closed(
+    {
+      error: closed({ code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' }, id: { type: 'string' } }, ['field', 'id']),
+    },
+    [],
+  ),
+  CreateInvoice: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount'],
+    properties: {
+      amount: decimal,
+      currency: { const: 'USDT' },
+      order_id: { type: 'string', minLength: 1, maxLength: 200 },
+      title: { type: 'string' },
+      network: { type: 'string' },
+      fee_payer: { enum: ['buyer', 'merchant'] },
+      lifetime_minutes: { type: 'integer', minimum: 5, maximum: 10080 },
+      webhook_url: { type: 'string' },
+      return_url: { type: 'string' },
+      cancel_url: { type: 'string' },
+      metadata: { type: 'object' },
+    },
+  },
+  SetInvoiceNetwork: { type: 'object', additionalProperties: false, required: ['network'], properties: { network: { type: 'string' } } },
+  Empty: { type: 'object', additionalProperties: false, properties: {} },
+  CreateWithdrawal: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['network', 'address', 'amount'],
+    properties: { network: { type: 'string' }, address: { type: 'string' }, amount: decimal, reference: { type: 'string' } },
+  },
+  InvoiceEvent: closed({
+    id: { type: 'string' },
+    type: { type: 'string', pattern: '^invoice\\.' },
+    created_at: time,
+    data: { $ref: '#/components/schemas/Invoice' },
+  }),
+  WithdrawalEvent: closed({
+    id: { type: 'string' },
+    type: { type: 'string', pattern: '^withdrawal\\.' },
+    created_at: time,
+    data: { $ref: '#/components/schemas/Withdrawal' },
+  }),
+};

@@ -1,0 +1,122 @@
+import { ACCOUNT_SIZE, createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync, unpackAccount } from '@solana/spl-token';
+import { ComputeBudgetProgram, type Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
+import { base58 } from '@scure/base';
+import { ValidationError } from '../../domain/errors';
+import { fromBaseUnits, toBaseUnits } from '../amount';
+import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
+import { SolanaBroadcastError, SolanaHotWalletUnderfundedError, SolanaInsufficientTokenError } from './errors';
+import { offCurveRefusal } from './payee';
+import { priorityFee } from './priority-fee';
+import type { SolanaRpc } from './rpc';
+
+/** Enough for the compute budget, an idempotent ATA creation (creating: ~22k CU) and transferChecked (~6k). */
+export const PAYOUT_COMPUTE_UNITS = 60_000;
+const SIGNATURE_FEE_LAMPORTS = 5000;
+
+export interface SolanaPayoutDeps {
+  readonly rpc: SolanaRpc;
+  readonly mint: PublicKey;
+  readonly decimals: number;
+  readonly hot: Keypair;
+  /** Ceiling of the priority fee in micro-lamports per compute unit. */
+  readonly maxPriorityFee: number;
+}
+
+/**
+ * SPL payouts from the hot wallet: compute budget (unit limit, price from recent prioritization
+ * fees), createAssociatedTokenAccountIdempotent for the payee (the hot wallet pays its rent when it
+ * is missing), transferChecked (mint, decimals). A payout's transaction lives until its blockhash
+ * expires: meta.lastValidBlockHeight; after that status() says `expired` and the host signs the
+ * next attempt (docs/chains.md, The family contract). meta: { payoutId, to, amount, from,
+ * blockhash, lastValidBlockHeight, computeUnitPrice, attempt }; the host adds the hashes of the
+ * expired versions (expired_tx_hashes).
+ */
+export class SolanaPayouts {
+  constructor(private readonly deps: SolanaPayoutDeps) {}
+
+  /**
+   * Signs one version of the payout with a fresh `finalized` blockhash. The host asks for a new
+   * attempt only after status() said `expired` for the stored one (and checked it again under the
+   * withdrawal's lock), so at most one version can ever execute; the attempt is in `meta` only for
+   * the operator (a new blockhash already makes a new transaction).
+   */
+  sign(request: PayoutRequest): Promise<SignedPayout> {
+    return this.signVersion(request.id, request.to, request.amount, request.attempt ?? 0);
+  }
+
+  /**
+   * Sends the stored transaction as it is: skipPreflight, maxRetries 0 (we resend ourselves until it
+   * lands or expires). An expired one is sent too (the RPC accepts and drops it): status() decides.
+   */
+  async broadcast(payout: SignedPayout): Promise<void> {
+    try {
+      await this.deps.rpc.call('sendTransaction', (c) => c.sendRawTransaction(Buffer.from(payout.raw, 'base64'), { skipPreflight: true, maxRetries: 0 }));
+    } catch (error) {
+      throw new SolanaBroadcastError(payout.txHash, error);
+    }
+  }
+
+  /**
+   * Finalized only: `mined` once its block is finalized (confirmations counted in finalized slots
+   * since its slot), `reverted` when that finalized transaction failed, `pending` while it is known
+   * but not finalized. Unknown to the chain: `unknown` (send it again) while its blockhash can still
+   * land, `expired` once the finalized block height is above lastValidBlockHeight: a block holding
+   * it would have a height at most lastValidBlockHeight, so it is either in the finalized history
+   * (and getSignatureStatuses with history finds it) or on a fork that can never be finalized.
+   * The block height is read before the status, so "expired and not found" is never a race.
+   */
+  async status(payout: SignedPayout): Promise<PayoutStatus> {
+    const height = await this.finalizedHeight();
+    const statuses = await this.deps.rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses([payout.txHash], { searchTransactionHistory: true }));
+    const s = statuses.value[0] ?? null;
+    if (s === null) return height > Number(payout.meta.lastValidBlockHeight) ? { state: 'expired' } : { state: 'unknown' };
+    if (s.confirmationStatus !== 'finalized') return { state: 'pending' };
+    if (s.err !== null) return { state: 'reverted', blockHeight: s.slot };
+    const finalSlot = await this.deps.rpc.call('getSlot', (c) => c.getSlot('finalized'));
+    return { state: 'mined', blockHeight: s.slot, confirmations: Math.max(1, finalSlot - s.slot + 1) };
+  }
+
+  private finalizedHeight(): Promise<number> {
+    return this.deps.rpc.call('getBlockHeight', (c) => c.getBlockHeight('finalized'));
+  }
+
+  private async signVersion(payoutId: string, to: string, amount: string, attempt: number): Promise<SignedPayout> {
+    const { rpc, mint, decimals, hot } = this.deps;
+    const refusal = offCurveRefusal(to);
+    if (refusal) throw new ValidationError(refusal.code, refusal.message, 'to');
+    const units = toBaseUnits(amount, decimals);
+    if (units <= 0n) throw new ValidationError('invalid_amount', 'payout amount must be positive', 'amount');
+    const payee = new PublicKey(to);
+    const hotAta = getAssociatedTokenAddressSync(mint, hot.publicKey);
+    const payeeAta = getAssociatedTokenAddressSync(mint, payee);
+    const wallet = hot.publicKey.toBase58();
+    const hotAccount = await rpc.call('getAccountInfo', (c) => c.getAccountInfo(hotAta));
+    const tokens = hotAccount === null ? 0n : unpackAccount(hotAta, hotAccount).amount;
+    if (tokens < units) throw new SolanaInsufficientTokenError({ wallet, balance: fromBaseUnits(tokens, decimals), needed: fromBaseUnits(units, decimals) });
+    const payeeAccount = await rpc.call('getAccountInfo', (c) => c.getAccountInfo(payeeAta));
+    const rent = payeeAccount === null ? await rpc.call('getMinimumBalanceForRentExemption', (c) => c.getMinimumBalanceForRentExemption(ACCOUNT_SIZE)) : 0;
+    const recent = await rpc.call('getRecentPrioritizationFees', (c) => c.getRecentPrioritizationFees({ lockedWritableAccounts: [hotAta, payeeAta] }));
+    const price = priorityFee(recent, this.deps.maxPriorityFee);
+    const needed = BigInt(SIGNATURE_FEE_LAMPORTS + rent) + (BigInt(PAYOUT_COMPUTE_UNITS) * price + 999_999n) / 1_000_000n;
+    const lamports = BigInt(await rpc.call('getBalance', (c) => c.getBalance(hot.publicKey)));
+    if (lamports < needed) throw new SolanaHotWalletUnderfundedError({ wallet, balance: sol(lamports), needed: sol(needed) });
+    const { blockhash, lastValidBlockHeight } = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhash('finalized'));
+    const tx = new Transaction({ feePayer: hot.publicKey, blockhash, lastValidBlockHeight }).add(
+      ComputeBudgetProgram.setComputeUnitLimit({ units: PAYOUT_COMPUTE_UNITS }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }),
+      createAssociatedTokenAccountIdempotentInstruction(hot.publicKey, payeeAta, payee, mint),
+      createTransferCheckedInstruction(hotAta, mint, payeeAta, hot.publicKey, units, decimals),
+    );
+    tx.sign(hot);
+    const signature = base58.encode(tx.signature!);
+    return {
+      txHash: signature,
+      raw: tx.serialize().toString('base64'),
+      meta: { payoutId, to, amount, from: wallet, blockhash, lastValidBlockHeight, computeUnitPrice: price.toString(), attempt },
+    };
+  }
+}
+
+function sol(lamports: bigint): string {
+  return fromBaseUnits(lamports, Math.log10(LAMPORTS_PER_SOL));
+}
