@@ -42,16 +42,6 @@ describe('the family registry', () => {
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('a', ['SOLANA']))).toThrow(/registered twice/);
   });
 
-  it.each(['TRC20'] as const)('%s: its family reads <CODE>_RPC_URL (validated, named), which makes it live, and has no live adapter yet', (code) => {
-    const family = FamilyRegistry.builtIn().of(code);
-    const network = { network: code, requiredConfirmations: 3 };
-    expect(family.readLive({}, network)).toBeNull();
-    expect(family.readLive({ [`${code}_RPC_URL`]: 'http://127.0.0.1:9' }, network)).toEqual({ from: `${code}_RPC_URL`, options: { rpcUrl: 'http://127.0.0.1:9' } });
-    expect(() => family.readLive({ [`${code}_RPC_URL`]: 'nope' }, network)).toThrow(FamilyConfigError);
-    expect(() => family.readLive({ [`${code}_RPC_URL`]: 'nope' }, network)).toThrow(new RegExp(`^invalid configuration: ${code}_RPC_URL: `));
-    expect(hasLiveAdapter(code)).toBe(false);
-  });
-
   it('the SOLANA family reads its own variables (SOLANA_RPC_URL makes it live) and has its live adapter', () => {
     const solana = FamilyRegistry.builtIn().of('SOLANA');
     const network = { network: 'SOLANA' as const, requiredConfirmations: 1 };
@@ -82,5 +72,21 @@ describe('the family registry', () => {
     expect(() => evm.readLive({ BEP20_TOKEN_ADDRESS: '0x1' }, { network: 'BEP20', requiredConfirmations: 15 })).toThrow(
       /^invalid configuration: BEP20_TOKEN_ADDRESS: is a live chain setting and needs BEP20_RPC_URL/,
     );
+  });
+
+  it('the TRON family reads its own variables (zod, named), is live with TRC20_RPC_URL and has a live adapter', () => {
+    const tron = FamilyRegistry.builtIn().of('TRC20');
+    const network = { network: 'TRC20' as const, requiredConfirmations: 20 };
+    expect(tron.id).toBe('tron');
+    expect(hasLiveAdapter('TRC20')).toBe(true);
+    expect(tron.readLive({}, network)).toBeNull();
+    expect(tron.readLive({ TRC20_RPC_URL: 'https://api.trongrid.io/', TRC20_API_KEY: 'k' }, network)).toEqual({
+      from: 'TRC20_RPC_URL',
+      options: { rpcUrl: 'https://api.trongrid.io', apiKey: 'k', tokenAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', confirmations: 20, feeLimitSun: 50_000_000, pollIntervalMs: 3000 },
+    });
+    expect(() => tron.readLive({ TRC20_RPC_URL: 'nope' }, network)).toThrow(FamilyConfigError);
+    for (const stray of ['TRC20_API_KEY', 'TRC20_FEE_LIMIT', 'TRC20_TOKEN_ADDRESS']) {
+      expect(() => tron.readLive({ [stray]: '5' }, network)).toThrow(new RegExp(`^invalid configuration: ${stray}: is a live chain setting and needs TRC20_RPC_URL`));
+    }
   });
 });

@@ -2,6 +2,8 @@ import { NETWORK_CODES } from '../domain/networks';
 import { DevnetAdapter } from './devnet/adapter';
 import { manualClock } from './devnet/testing';
 import { AdapterUnavailableError, ChainModeMixError } from './errors';
+import { EvmCodec } from './evm/codec';
+import { FamilyRegistry } from './families';
 import { createChainAdapters, hasLiveAdapter } from './registry';
 
 const keys = { mnemonic: 'test test test test test test test test test test test junk' };
@@ -59,10 +61,17 @@ describe('createChainAdapters', () => {
       }),
     ).toThrow(ChainModeMixError);
     expect(hasLiveAdapter('POLYGON')).toBe(true);
-    expect(hasLiveAdapter('TRC20')).toBe(false);
+    expect(hasLiveAdapter('TRC20')).toBe(true);
   });
 
   it('live: refuses a family without a live adapter instead of falling back to devnet', () => {
-    expect(() => createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } })).toThrow(AdapterUnavailableError);
+    // Every built-in family has one now: a stand-in family without `live` takes TON over.
+    const families = FamilyRegistry.builtIn().with({ id: 'nolive', networks: ['TON'], readLive: () => null, codec: (k) => new EvmCodec(k) });
+    expect(hasLiveAdapter('TON', families)).toBe(false);
+    expect(() => createChainAdapters({ networks: ['TON'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 }, families })).toThrow(AdapterUnavailableError);
+  });
+
+  it('live TRC20 without its options: refused naming TRC20_RPC_URL', () => {
+    expect(() => createChainAdapters({ networks: ['TRC20'], mode: 'live', keys, clock: manualClock(), devnet: { blockIntervalMs: 0 } })).toThrow(/TRC20_RPC_URL/);
   });
 });

@@ -11,8 +11,9 @@ export interface NetworkDefaults {
 }
 
 export const NETWORK_DEFAULTS: Readonly<Record<NetworkCode, NetworkDefaults>> = {
-  // TRON transfers burn energy; the buyer covers it. 19 blocks = solidified.
-  TRC20: { buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '5', requiredConfirmations: 19 },
+  // TRON transfers burn energy; the buyer covers it. 20 deep (TRC20_CONFIRMATIONS), and the live
+  // adapter also waits for the block to be solidified (19 of 27 super representatives).
+  TRC20: { buyerNetworkFee: '1', withdrawalFee: '1', minInvoice: '1', minWithdrawal: '5', requiredConfirmations: 20 },
   BEP20: { buyerNetworkFee: '0', withdrawalFee: '0.3', minInvoice: '0.5', minWithdrawal: '2', requiredConfirmations: 15 },
   TON: { buyerNetworkFee: '0', withdrawalFee: '0.2', minInvoice: '0.5', minWithdrawal: '2', requiredConfirmations: 3 },
   POLYGON: { buyerNetworkFee: '0', withdrawalFee: '0.2', minInvoice: '0.5', minWithdrawal: '2', requiredConfirmations: 64 },

@@ -20,6 +20,7 @@ import { liveActors } from './scenarios/live-actors';
 import { watcherMatching } from './scenarios/watcher-matching';
 import { detectionLatency } from './scenarios/detection';
 import { withdrawalsUnderContention } from './scenarios/withdrawals';
+import { tronCallsPerBlock } from './scenarios/tron-calls';
 import { tonScenario } from './scenarios/ton';
 import { solanaScenario } from './scenarios/solana';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
@@ -38,7 +39,7 @@ interface Options {
 const REPO = path.resolve(__dirname, '..', '..');
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? '';
@@ -157,6 +158,8 @@ async function main(): Promise<void> {
     await run(7, 'TON: toncenter calls per poll and detection latency (sandbox harness)', () => tonScenario(ctx));
     await run(8, 'SOLANA: RPC calls per slot and detection latency (litesvm harness)', () => solanaScenario(ctx));
   }
+  // Its own TRON harness (a hardhat node behind the java-tron HTTP API); needs no daemon.
+  await run(9, 'TRC20 watcher: HTTP calls per block and detection (TRON harness)', () => tronCallsPerBlock(o.quick));
 
   reports.sort((a, b) => a.id - b.id);
   const total = (performance.now() - started) / 1000;

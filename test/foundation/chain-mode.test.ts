@@ -33,11 +33,11 @@ describe('chain mode refusals at start (exit 78, EX_CONFIG)', () => {
     expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 
-  it('live with TRC20_RPC_URL: TRC20 has no live adapter yet, so the daemon refuses to start rather than simulate it', async () => {
+  it('live with TRC20_RPC_URL: TRC20 runs live, its own settings are checked by the family before anything is set up', async () => {
     const dataDir = tmp('trc20');
-    const p = spawnTs('src/main.ts', { TRC20_RPC_URL: 'http://127.0.0.1:9', POLYGON_RPC_URL: 'http://127.0.0.1:9', DATA_DIR: dataDir, GRPC_PORT: '0' });
+    const p = spawnTs('src/main.ts', { TRC20_RPC_URL: 'http://127.0.0.1:9', TRC20_FEE_LIMIT: 'lots', DATA_DIR: dataDir, GRPC_PORT: '0' });
     expect(await p.exited()).toBe(78);
-    expect(p.output()).toMatch(/invalid configuration: TRC20_RPC_URL: TRC20 cannot run on a real chain in this version/);
+    expect(p.output()).toMatch(/invalid configuration: TRC20_FEE_LIMIT: must be TRX as a decimal/);
     expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 

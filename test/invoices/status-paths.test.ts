@@ -29,7 +29,7 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
       confirmations: 0,
       tx_hash: null,
       paid_at: null,
-      required_confirmations: 19,
+      required_confirmations: 20,
       network_fee: '1',
       platform_fee: '0.25',
       pay_amount: '26.25',
@@ -44,7 +44,7 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
     await mine(stack, 'TRC20', 5);
     await eventually(async () => ((await getInvoice(stack, shop, inv.uuid)).confirmations === 6 ? true : undefined));
     expect((await getInvoice(stack, shop, inv.uuid)).status).toBe('confirming');
-    await mine(stack, 'TRC20', 13);
+    await mine(stack, 'TRC20', 14);
     const paid = await waitForStatus(stack, shop, inv.uuid, 'paid');
     expect(paid.paid_at).not.toBeNull();
     expect(paid.payments).toEqual([expect.objectContaining({ tx_hash: tx.tx_hash, amount: '26.25', status: 'confirmed' })]);

@@ -11,7 +11,7 @@ describe('reorgs and finality on devnet (required confirmations = final)', () =>
   let stack: Stack;
   let m: MerchantCredentials;
   beforeAll(async () => {
-    // TRC20 at 3 confirmations (19 by default): its devnet window, and so its deepest reorg, follows.
+    // TRC20 at 3 confirmations (20 by default): its devnet window, and so its deepest reorg, follows.
     stack = await startStack({ env: { TRC20_CONFIRMATIONS: '3' } });
     m = await createMerchant(stack);
   });

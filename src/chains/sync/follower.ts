@@ -1,5 +1,6 @@
 import type { ChainObservation, ChainWatch } from '../types';
 import { backoffDelay, sleep } from './backoff';
+import { blockCursor } from './block-cursor';
 import { isRetryable, RangeTooLargeError } from './errors';
 import { startState } from './start';
 import { syncStep, type StepContext, type SyncState } from './step';
@@ -139,7 +140,7 @@ export class BlockFollower implements ChainWatch {
   }
 
   private context(): StepContext {
-    const { network, source, confirmations, headerConcurrency = 8 } = this.options;
-    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency };
+    const { network, source, confirmations, headerConcurrency = 8, cursorOf = blockCursor } = this.options;
+    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency, cursor: cursorOf };
   }
 }

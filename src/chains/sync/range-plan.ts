@@ -10,9 +10,10 @@ export interface RangePlan {
   readonly final: boolean;
 }
 
-export function planRange(tipHeight: number, head: number, confirmations: number, maxRange: number): RangePlan {
+/** `finalCap`: the highest height the chain itself holds irreversible (BlockSource.finalHeight), when it has such a rule. */
+export function planRange(tipHeight: number, head: number, confirmations: number, maxRange: number, finalCap = Number.POSITIVE_INFINITY): RangePlan {
   const start = tipHeight + 1;
-  const chainFinal = head - confirmations + 1;
+  const chainFinal = Math.min(head - confirmations + 1, finalCap);
   if (start <= chainFinal) return { start, end: Math.min(start + maxRange - 1, chainFinal), final: true };
   return { start, end: Math.min(start + maxRange - 1, head), final: false };
 }

@@ -1,5 +1,4 @@
 import type { BlockRef, ChainObservation } from '../types';
-import { blockCursor } from './block-cursor';
 import { InconsistentChainError, ReorgBeyondFinalityError } from './errors';
 import type { StepContext, SyncState } from './step';
 import { BlockWindow } from './window';
@@ -19,7 +18,7 @@ export async function startState(ctx: StepContext, from: BlockRef | null, finali
   const tip = await ctx.source.block(head);
   if (tip === null) throw new InconsistentChainError(`head block ${head} not available`, { height: head });
   const state = await anchored(ctx, { height: tip.height, hash: tip.hash });
-  const observation: ChainObservation = { kind: 'block', network: ctx.network, height: tip.height, hash: tip.hash, parentHash: tip.parentHash, timestamp: tip.timestamp, cursor: blockCursor(tip) };
+  const observation: ChainObservation = { kind: 'block', network: ctx.network, height: tip.height, hash: tip.hash, parentHash: tip.parentHash, timestamp: tip.timestamp, cursor: ctx.cursor(tip) };
   return { state, observations: [observation] };
 }
 

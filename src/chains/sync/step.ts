@@ -1,6 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { BlockRef, ChainObservation, TransferObservation, UnstampedTransfer } from '../types';
-import { blockCursor } from './block-cursor';
+import type { BlockRef, ChainCursor, ChainObservation, TransferObservation, UnstampedTransfer } from '../types';
 import { blockDepth } from './depth';
 import { InconsistentChainError } from './errors';
 import { assertLinked, fetchHeaders } from './headers';
@@ -15,6 +14,8 @@ export interface StepContext {
   readonly confirmations: number;
   readonly maxRange: number;
   readonly headerConcurrency: number;
+  /** The family's cursor of a block (FollowerOptions.cursorOf; default blockCursor: { height, hash }). */
+  readonly cursor: (block: BlockRef) => ChainCursor;
 }
 
 /** What the follower has delivered: its tip, the known hashes down to the last final block. */
@@ -36,12 +37,13 @@ export interface StepResult {
 export async function syncStep(ctx: StepContext, state: SyncState): Promise<StepResult> {
   const head = await ctx.source.head();
   if (head <= state.tip.height) return checkTip(ctx, state, head);
-  const plan = planRange(state.tip.height, head, ctx.confirmations, ctx.maxRange);
+  const finalCap = ctx.source.finalHeight ? await ctx.source.finalHeight(head - ctx.confirmations + 1) : Number.POSITIVE_INFINITY;
+  const plan = planRange(state.tip.height, head, ctx.confirmations, ctx.maxRange, finalCap);
   const headers = await fetchHeaders(ctx.source, plannedHeights(plan), ctx.headerConcurrency);
   if (headers.get(plan.start)!.parentHash !== state.tip.hash) return reorg(ctx, state, state.tip.height, head);
   if (!plan.final) assertLinked(headers, plan.start, plan.end);
   const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end), plan, headers);
-  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, transfers, headers));
+  return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, transfers, headers), finalCap);
 }
 
 /** Nothing above our tip: make sure the chain still holds our block at the head's height. */
@@ -58,7 +60,7 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
   // Our tip is still on the chain, yet the next block does not extend it: the node contradicts
   // itself (a lagging backend behind a load balancer). Retry rather than emit an empty reorg.
   if (ancestor.height === state.tip.height) throw new InconsistentChainError(`block ${ancestor.height + 1} does not extend the tip`, { height: ancestor.height });
-  const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height, cursor: blockCursor(ancestor) };
+  const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height, cursor: ctx.cursor(ancestor) };
   const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height).with([ancestor]), finalized: state.finalized };
   return { head, idle: false, observations: [observation], next };
 }
@@ -66,18 +68,20 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
 /** A transfer with its block's time, before its depth is counted. */
 type Stamped = Omit<TransferObservation, 'confirmations' | 'final'>;
 
-function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePlan, headers: Map<number, BlockHeader>, transfers: Stamped[]): StepResult {
+function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePlan, headers: Map<number, BlockHeader>, transfers: Stamped[], finalCap: number): StepResult {
   const last = headers.get(plan.end)!;
   let window = state.window.with([...headers.values()].map(({ height, hash }) => ({ height, hash })));
-  // Each transfer's depth as of this step's last block, the cursor its block observation carries.
-  const observations: ChainObservation[] = transfers.map((t) => ({ ...t, ...blockDepth(t.blockHeight, plan.end, ctx.confirmations) }));
-  observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp, cursor: blockCursor(last) });
+  // Each transfer's depth as of this step's last block, the cursor its block observation carries
+  // (not final above what the chain holds irreversible, as for the finalize observation below).
+  const observations: ChainObservation[] = transfers.map((t) => ({ ...t, ...blockDepth(t.blockHeight, plan.end, ctx.confirmations, finalCap) }));
+  observations.push({ kind: 'block', network: ctx.network, height: last.height, hash: last.hash, parentHash: last.parentHash, timestamp: last.timestamp, cursor: ctx.cursor(last) });
   let finalized = state.finalized;
-  // Final = has the required confirmations counted from our tip; only blocks whose hash we know.
-  const candidate = window.highestAtOrBelow(plan.end - ctx.confirmations + 1);
+  // Final = has the required confirmations counted from our tip, and is at or below what the chain
+  // itself holds irreversible (BlockSource.finalHeight); only blocks whose hash we know.
+  const candidate = window.highestAtOrBelow(Math.min(plan.end - ctx.confirmations + 1, finalCap));
   if (candidate !== null && candidate.height > finalized.height) {
     finalized = candidate;
-    observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash, cursor: blockCursor(candidate) });
+    observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash, cursor: ctx.cursor(candidate) });
   }
   window = window.slice(finalized.height, plan.end);
   return { head, idle: false, observations, next: { tip: { height: last.height, hash: last.hash }, window, finalized } };

@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import type { BlockRef, ObservationSink, UnstampedTransfer } from '../types';
+import type { BlockRef, ChainCursor, ObservationSink, UnstampedTransfer } from '../types';
 
 /** The header facts the follower needs to detect reorgs. */
 export interface BlockHeader {
@@ -42,6 +42,13 @@ export interface BlockSource {
    * follower knows only the saved tip's hash and the final anchor).
    */
   blockByHash?(hash: string): Promise<BlockHeader | null>;
+  /**
+   * Optional, a chain with an irreversibility rule of its own besides depth (TRON: the solidified
+   * head, confirmed by 19 of 27 super representatives). Given the highest height final by depth,
+   * the highest height the chain holds irreversible; a block is final only when both say so. It may
+   * answer a lower height than the truth (e.g. a cached one): finality then only comes later.
+   */
+  finalHeight?(depthFinal: number): Promise<number>;
 }
 
 export interface FollowerOptions {
@@ -66,6 +73,8 @@ export interface FollowerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Parallel block() calls when fetching the headers of the unfinalized window. Default 8. */
   readonly headerConcurrency?: number;
+  /** The family's cursor of a block, carried by the observations (default blockCursor: { height, hash }; TRON: { height, blockId }). */
+  readonly cursorOf?: (block: BlockRef) => ChainCursor;
   /** WatchOptions.onSynced: the vouched chain time, pushed after each accepted step. */
   readonly onSynced?: (until: Date) => void;
   /** Every failure (retried or fatal) is reported here. */

@@ -14,11 +14,14 @@ export interface HardhatNode {
 /**
  * A real `hardhat node` (chain id 31337, automine) on a free port. Hardhat insists on a config
  * file and a local installation: the config is written to a temp dir, the process runs in the repo.
+ * `network`: other settings of its hardhat network (the TRON harness mines by hand and keeps reverted
+ * transactions: `{ mining: { auto: false }, throwOnTransactionFailures: false }`).
  */
-export async function startHardhatNode(): Promise<HardhatNode> {
+export async function startHardhatNode(network: Record<string, unknown> = {}): Promise<HardhatNode> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chainpay-hardhat-'));
   const config = path.join(dir, 'hardhat.config.js');
-  writeFileSync(config, `module.exports = { networks: { hardhat: { chainId: 31337, mining: { auto: true } } } };\n`);
+  const settings = { chainId: 31337, mining: { auto: true }, ...network };
+  writeFileSync(config, `module.exports = { networks: { hardhat: ${JSON.stringify(settings)} } };\n`);
   const port = await freePort();
   const child = spawn(path.join(ROOT, 'node_modules/.bin/hardhat'), ['--config', config, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
     cwd: ROOT,
