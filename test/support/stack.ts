@@ -134,7 +134,7 @@ export async function signed(stack: Stack, creds: { apiKey: string; apiSecret: s
     parsed = null;
   }
   // Opt-in for now (CHAINPAY_OPENAPI_CHECK=1): every signed REST response of the suite is checked
-  // against the served OpenAPI document (test/support/openapi.ts). docs/pending/merchant.md.
+  // against the served OpenAPI document (test/support/openapi.ts).
   if (process.env.CHAINPAY_OPENAPI_CHECK === '1') assertMatchesOpenApi(method, urlPath, res.status, parsed);
   return { status: res.status, body: parsed, text, headers: res.headers };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { toBaseUnits } from '../../src/chains/amount';
 import { TEST_MNEMONIC } from '../evm/support/adapter';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { createMerchant, eventually, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
+import { createMerchant, eventually, signed, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 import { backdateWhitelist, stackRpcs, whitelist } from '../withdrawals/support';
 import { testTronCodec } from './support/adapter';
 import { TronTestChain } from './support/tron-chain';
@@ -42,8 +42,15 @@ beforeAll(async () => {
   m = await createMerchant(stack);
   const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '30', network: 'TRC20' })).body as { uuid: string; address: string; pay_amount: string };
   await chain.pay(inv.address, toBaseUnits(inv.pay_amount, 6));
-  await chain.produce(4);
-  await waitForStatus(stack, m, inv.uuid, 'paid', 20_000);
+  // Paid once its block is solidified too: blocks keep coming, as on mainnet every 3 s.
+  await eventually(
+    async () => {
+      await chain.produce(1);
+      return (await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}`)).body?.status === 'paid' ? true : undefined;
+    },
+    30_000,
+    'the funding invoice to be paid',
+  );
   await whitelist(stackRpcs(stack), m.merchantId, 'TRC20', payee);
   await backdateWhitelist(stack.databaseUrl, m.merchantId);
 }, 120_000);
