@@ -52,7 +52,9 @@ describe('migration 20261128010000-watcher-cursor-json', () => {
       const columns = await conn.execute<{ column_name: string }[]>(`select column_name from information_schema.columns where table_name = 'watcher_cursors' order by column_name`);
       expect(columns.map((c) => c.column_name)).toEqual(['cursor', 'finalized', 'network', 'paused', 'updated_at']);
 
-      // The watcher reads the migrated cursor through its adapter and goes on at block 6.
+      // The watcher reads the migrated cursor through its adapter and goes on at block 6 (on the
+      // schema of today: the later migrations leave the cursors as they are).
+      await orm.getMigrator().up();
       const logger = pino({ level: 'silent' });
       actors = new InvoiceActors({ orm, logger, clock, writeOutbox: async () => undefined, onClosed: () => undefined });
       const activity = new ActorActivity('watcher', () => clock.now(), 100);
@@ -68,8 +70,14 @@ describe('migration 20261128010000-watcher-cursor-json', () => {
       // Not one block skipped, not one seen again: the transfers of blocks 6..8 only.
       expect(heights('transfer')).toEqual([6, 7, 8]);
       expect(heights('block')[0]).toBe(6); // the first block processed is the one after the saved cursor
-      const [saved] = await conn.execute<{ cursor: unknown }[]>(`select cursor from watcher_cursors where network = 'POLYGON'`);
-      expect(saved!.cursor).toEqual({ height: 8, hash: await hash(8) });
+      // Saved in the family's shape (the in-memory cursor can be a block ahead of the committed one).
+      const tip = { height: 8, hash: await hash(8) };
+      let saved: unknown;
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+        saved = (await conn.execute<{ cursor: unknown }[]>(`select cursor from watcher_cursors where network = 'POLYGON'`))[0]!.cursor;
+        if (JSON.stringify(saved) === JSON.stringify(tip)) break;
+      }
+      expect(saved).toEqual(tip);
     } finally {
       await watcher?.stop();
       await actors?.stop();
