@@ -89,7 +89,7 @@ describe('timestamped signatures', () => {
     const mixed = await fetch(`${stack.baseUrl}/v1/invoices/${uuid}`, { headers: { 'X-Service-Key': m.apiKey, 'X-Service-Signature': plain, 'X-Service-Timestamp': String(ts) } });
     expect(mixed.status).toBe(401);
     const malformed = await fetch(`${stack.baseUrl}/v1/invoices/${uuid}`, { headers: { 'X-Service-Key': m.apiKey, 'X-Service-Signature': plain, 'X-Service-Timestamp': '17e8' } });
-    expect({ status: malformed.status, code: ((await malformed.json()) as any).error.code }).toEqual({ status: 422, code: 'invalid_timestamp' });
+    expect({ status: malformed.status, code: ((await malformed.json()) as { error: { code: string } }).error.code }).toEqual({ status: 422, code: 'invalid_timestamp' });
     expect((await signed(stack, m, 'GET', '/v1/invoices?order_id=tamper')).body.invoices).toEqual([]);
   });
 
