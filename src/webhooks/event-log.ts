@@ -23,7 +23,8 @@ export interface EventLogPage {
  * then the order they were written in it.
  *
  * Only transactions below the horizon are read: `pg_snapshot_xmin(pg_current_snapshot())` is the
- * oldest transaction still running when this statement's snapshot was taken (cluster-wide), so
+ * lowest xid still running when this statement's snapshot was taken (cluster-wide; read-only
+ * transactions have no xid and do not count), so
  * every row with a lower tx_id belongs to a finished transaction, is visible in this snapshot if it
  * committed, and no row can ever again appear below it: a transaction that has no xid yet gets one
  * at or above the horizon. Hence a cursor never has an event land behind it, which ordering by
