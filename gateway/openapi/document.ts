@@ -114,7 +114,7 @@ export const OPENAPI_DOCUMENT = {
         requestBody: body('Empty'),
         responses: {
           '202': ok('RedeliveredEvent', 'Queued for delivery now, with a fresh retry schedule'),
-          '404': err('Unknown event (or another merchant\'s): event_not_found'),
+          '404': err("Unknown event (or another merchant's): event_not_found"),
           '409': err('webhook_url_not_set'),
           ...COMMON_ERRORS,
         },

@@ -77,7 +77,9 @@ describe('merchant event log, redelivery and test ping', () => {
     // The same event ids as the outbox (and the webhooks).
     const ids = await stack.daemon.orm.em.fork().execute<{ id: string; status: string }[]>('select id, status from outbox_events where aggregate_id = ?', [polled]);
     expect(ids.map((r) => r.id)).toEqual([c[0].id]);
-    await eventually(async () => ((await stack.daemon.orm.em.fork().execute<{ status: string }[]>('select status from outbox_events where id = ?', [c[0].id]))[0]?.status === 'unaddressed' ? true : undefined));
+    await eventually(async () =>
+      (await stack.daemon.orm.em.fork().execute<{ status: string }[]>('select status from outbox_events where id = ?', [c[0].id]))[0]?.status === 'unaddressed' ? true : undefined,
+    );
   });
 
   it('an empty page keeps the cursor; a fresh reader starts at the start cursor', async () => {

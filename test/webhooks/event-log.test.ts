@@ -143,8 +143,6 @@ describe('GET /v1/events: the event log under concurrent writes', () => {
   }, 28_000);
 
   async function payInvoice(inv: { address: string; pay_amount: string }): Promise<void> {
-    await new Promise<void>((resolve, reject) =>
-      stack.clients.devnet.pay({ network: 'TRC20', to: inv.address, amount: inv.pay_amount }, stack.operator, (err) => (err ? reject(err) : resolve())),
-    );
+    await new Promise<void>((resolve, reject) => stack.clients.devnet.pay({ network: 'TRC20', to: inv.address, amount: inv.pay_amount }, stack.operator, (err) => (err ? reject(err) : resolve())));
   }
 });
