@@ -57,7 +57,7 @@ export function eventService(ctx: ServiceContext, deps: EventServiceDeps): { def
     testWebhook: unary(ctx.logger, 'TestWebhook', async (call) => {
       const caller = await ctx.auth.merchantRequired(call.metadata);
       EMPTY_BODY.assertKnown(requestBody(caller, () => ({})));
-      const merchant = await ctx.merchants.get(ctx.orm.em.fork(), caller.merchantId);
+      const merchant = await ctx.merchants.getWithSecrets(ctx.orm.em.fork(), caller.merchantId);
       const result = await pingWebhook(merchant, { send: deps.send, openSecret: (sealed) => ctx.merchants.openSecret(sealed), now: ctx.clock.now() });
       return {
         delivered: result.delivered,
