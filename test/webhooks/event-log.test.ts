@@ -140,7 +140,7 @@ describe('GET /v1/events: the event log under concurrent writes', () => {
       const bodies = page.ids.map((id) => delivered.get(id)!);
       expect(page.text).toBe(`{"events":[${bodies.join(',')}],"next_cursor":${JSON.stringify(page.nextCursor)},"has_more":${page.hasMore}}`);
     }
-  }, 28_000);
+  }, 45_000);
 
   async function payInvoice(inv: { address: string; pay_amount: string }): Promise<void> {
     await new Promise<void>((resolve, reject) => stack.clients.devnet.pay({ network: 'TRC20', to: inv.address, amount: inv.pay_amount }, stack.operator, (err) => (err ? reject(err) : resolve())));
