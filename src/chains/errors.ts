@@ -74,3 +74,16 @@ export class InvalidCursorError extends Error {
     super(`${network}: the saved cursor is not a cursor of this chain family`);
   }
 }
+
+/**
+ * What an operator must do before a payout can be signed, carried by a family's error as
+ * `operatorAlert`: the withdrawal keeps its hold and signing is retried (not a failure), and the
+ * host logs an error line with this `alert` (docs/operations.md, Logs).
+ */
+export type PayoutOperatorAlert = 'hot_wallet_underfunded' | 'payout_fee_limit_too_low';
+
+/** The operator alert a payout error carries, if any (by its property, never by its message). */
+export function operatorAlertOf(error: unknown): PayoutOperatorAlert | undefined {
+  const alert = (error as { operatorAlert?: unknown } | null)?.operatorAlert;
+  return alert === 'hot_wallet_underfunded' || alert === 'payout_fee_limit_too_low' ? alert : undefined;
+}

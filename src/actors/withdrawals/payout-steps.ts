@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import { operatorAlertOf } from '../../chains/errors';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
@@ -114,15 +115,16 @@ export class PayoutSteps {
   }
 
   /**
-   * Signing failed in a way that is retried (the withdrawal keeps waiting, its amount held). A hot
-   * wallet that cannot pay the fees (`payout_hot_wallet_underfunded`, SOLANA) is the operator's to
-   * fix: an error line with an alert; anything else (RPC trouble) a warning.
+   * Signing failed in a way that is retried (the withdrawal keeps waiting, its amount held). What
+   * only an operator can fix (a family's error with an `operatorAlert`: a hot wallet short of the
+   * fee coin or the token, a fee limit too low) is an error line with that alert; anything else
+   * (RPC trouble) a warning.
    */
   private signRetried(input: SignPayoutInput, error: unknown): void {
     const code = (error as { code?: unknown } | null)?.code;
     const line = { err: error, withdrawalUuid: input.id, network: input.network, code: typeof code === 'string' ? code : undefined };
-    if (code === 'payout_hot_wallet_underfunded')
-      this.deps.logger.error({ ...line, alert: 'hot_wallet_underfunded' }, 'payout waiting: the hot wallet cannot pay the fees; fund it (the signing is retried)');
+    const alert = operatorAlertOf(error);
+    if (alert) this.deps.logger.error({ ...line, alert }, 'payout waiting for an operator (the signing is retried)');
     else this.deps.logger.warn(line, 'payout signing failed; retried');
   }
 

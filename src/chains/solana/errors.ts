@@ -1,3 +1,4 @@
+import type { PayoutOperatorAlert } from '../errors';
 import { ChainSyncError } from '../sync/errors';
 
 export type SolanaErrorDetails = Record<string, string | number | boolean | null | undefined>;
@@ -62,6 +63,7 @@ export class SolanaNotInitializedError extends SolanaAdapterError {
 export class SolanaHotWalletUnderfundedError extends SolanaAdapterError {
   override readonly name = 'SolanaHotWalletUnderfundedError';
   readonly code = 'payout_hot_wallet_underfunded';
+  readonly operatorAlert: PayoutOperatorAlert = 'hot_wallet_underfunded';
   constructor(details: { wallet: string; balance: string; needed: string }) {
     super(`SOLANA hot wallet ${details.wallet} has ${details.balance} SOL; this payout needs ${details.needed} SOL for fees and the payee's token account rent: send SOL to it`, details);
   }

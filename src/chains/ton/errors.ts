@@ -1,3 +1,4 @@
+import type { PayoutOperatorAlert } from '../errors';
 /** Errors of the TON adapter; callers branch on the class or `code`, never on the message. */
 export abstract class TonAdapterError extends Error {
   abstract readonly code: string;
@@ -65,6 +66,7 @@ export class TonPayoutBroadcastError extends TonAdapterError {
 export class TonPayoutGasShortError extends TonAdapterError {
   override readonly name = 'TonPayoutGasShortError';
   readonly code = 'payout_gas_short';
+  readonly operatorAlert: PayoutOperatorAlert = 'hot_wallet_underfunded';
   constructor(wallet: string, balance: string, needed: string) {
     super(`TON service wallet ${wallet} holds ${balance} nanoton, a payout needs ${needed}: fund it with TON (the withdrawal waits)`, { wallet, balance, needed });
   }

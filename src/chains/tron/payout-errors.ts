@@ -1,3 +1,4 @@
+import type { PayoutOperatorAlert } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import { TronAdapterError } from './errors';
 
@@ -9,6 +10,7 @@ import { TronAdapterError } from './errors';
 export class TronHotWalletShortError extends TronAdapterError {
   override readonly name = 'TronHotWalletShortError';
   readonly code = 'payout_hot_wallet_short';
+  readonly operatorAlert: PayoutOperatorAlert = 'hot_wallet_underfunded';
   constructor(network: NetworkCode, wallet: string, symbol: 'TRX' | 'USDT', balance: string, needed: string) {
     super(`${network} hot wallet ${wallet} holds ${balance} ${symbol}; this payout needs ${needed} ${symbol}: send ${symbol} to it (the withdrawal waits and goes on by itself)`, {
       network,
@@ -24,6 +26,7 @@ export class TronHotWalletShortError extends TronAdapterError {
 export class TronFeeLimitTooLowError extends TronAdapterError {
   override readonly name = 'TronFeeLimitTooLowError';
   readonly code = 'payout_fee_limit_too_low';
+  readonly operatorAlert: PayoutOperatorAlert = 'payout_fee_limit_too_low';
   constructor(network: NetworkCode, neededTrx: string, limitTrx: string) {
     super(`${network} payout needs about ${neededTrx} TRX of energy, above TRC20_FEE_LIMIT=${limitTrx}: raise TRC20_FEE_LIMIT or stake TRX for energy`, {
       network,
