@@ -52,15 +52,18 @@ export class Transport {
     const body = call.method === 'GET' ? '' : JSON.stringify(call.body ?? {});
     // The request target as the gateway will see it: what fetch sends for this URL.
     const target = url.pathname + url.search;
-    const headers: Record<string, string> = call.signed === false ? {} : signRequest({
-      apiKey: this.options.apiKey,
-      apiSecret: this.options.apiSecret,
-      scheme: this.options.signing ?? 'timestamped',
-      method: call.method,
-      path: target,
-      body,
-      timestamp: Math.floor((this.options.now?.() ?? Date.now()) / 1000),
-    });
+    const headers: Record<string, string> =
+      call.signed === false
+        ? {}
+        : signRequest({
+            apiKey: this.options.apiKey,
+            apiSecret: this.options.apiSecret,
+            scheme: this.options.signing ?? 'timestamped',
+            method: call.method,
+            path: target,
+            body,
+            timestamp: Math.floor((this.options.now?.() ?? Date.now()) / 1000),
+          });
     if (call.method === 'POST') headers['Content-Type'] = 'application/json';
     headers.Accept = 'application/json';
     const res = await this.fetch(url.href, {

@@ -19,9 +19,7 @@ describe('request signing', () => {
   });
 
   it('timestamped scheme: hex HMAC-SHA256 of timestamp.method.path.body (vectors from openssl)', () => {
-    expect(signTimestamped(SECRET, { timestamp: TS, method: 'GET', path: '/v1/invoices?limit=5&status=paid', body: '' })).toBe(
-      '62985af77148fad528f351be51da2791fd17ef2e97e575b3269f9bf2e29f5016',
-    );
+    expect(signTimestamped(SECRET, { timestamp: TS, method: 'GET', path: '/v1/invoices?limit=5&status=paid', body: '' })).toBe('62985af77148fad528f351be51da2791fd17ef2e97e575b3269f9bf2e29f5016');
     expect(signTimestamped(SECRET, { timestamp: TS, method: 'POST', path: '/v1/invoices', body: BODY })).toBe('80e5c34efc6ceaac23a5f0e361c607f0131e81cd17fc49f44443f1a0fd3f64f4');
     // Each part is signed: another method, path, body or time is another signature.
     const base = { timestamp: TS, method: 'POST', path: '/v1/invoices', body: BODY };
