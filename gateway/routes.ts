@@ -24,6 +24,9 @@ export const V1_ROUTES: readonly Route[] = [
   // Beyond the spec.
   { path: '/v1/withdrawals/:uuid', methods: { GET: { signed: true, handle: v1.getWithdrawal } } },
   { path: '/v1/balance', methods: { GET: { signed: true, handle: v1.getBalance } } },
+  { path: '/v1/events', methods: { GET: { signed: true, handle: v1.listEvents } } },
+  { path: '/v1/events/:id/redeliver', methods: { POST: { signed: true, handle: v1.redeliverEvent } } },
+  { path: '/v1/webhooks/test', methods: { POST: { signed: true, handle: v1.testWebhook } } },
 ];
 
 export type RouteMatch =

@@ -1,4 +1,5 @@
 import type { Metadata } from '@grpc/grpc-js';
+import { EventServiceService } from '../src/grpc/generated/chainpay/v1/events';
 import { CreateInvoiceRequest, InvoiceServiceService, type GetInvoiceRequest } from '../src/grpc/generated/chainpay/v1/invoices';
 import { MerchantServiceService } from '../src/grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceService } from '../src/grpc/generated/chainpay/v1/networks';
@@ -100,6 +101,33 @@ export const getOpenApi: Handler = async () => ({ status: 200, body: OPENAPI_DOC
 export const getBalance: Handler = async ({ daemon, metadata, cancellation }) => {
   const balance = await daemon.call(MerchantServiceService.getBalance, { merchant_id: '' }, metadata, cancellation);
   return { status: 200, body: encodeBalance(balance) };
+};
+
+/**
+ * GET /v1/events: the merchant's event log (the daemon parses the query). Each event is the
+ * webhook body as stored, spliced in as its bytes: never parsed and re-serialized here.
+ */
+export const listEvents: Handler = async ({ daemon, metadata, cancellation, query }) => {
+  const page = await daemon.call(EventServiceService.listEvents, { query }, metadata, cancellation);
+  const parts = [
+    Buffer.from('{"events":['),
+    ...page.events.flatMap((e, i) => (i === 0 ? [Buffer.from(e.body_json, 'utf8')] : [Buffer.from(','), Buffer.from(e.body_json, 'utf8')])),
+    Buffer.from(`],"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`),
+  ];
+  return { status: 200, body: new JsonBytes(Buffer.concat(parts)) };
+};
+
+/** POST /v1/events/{id}/redeliver: 202, the event is queued (delivery happens after the answer). */
+export const redeliverEvent: Handler = async (ctx) => {
+  const res = await ctx.daemon.call(EventServiceService.redeliverEvent, { id: param(ctx, 'id') }, ctx.metadata, ctx.cancellation);
+  return { status: 202, body: { id: res.id, type: res.type, status: res.status } };
+};
+
+/** POST /v1/webhooks/test: the ping's outcome; `event` is the body sent, spliced as its bytes. */
+export const testWebhook: Handler = async ({ daemon, metadata, cancellation }) => {
+  const res = await daemon.call(EventServiceService.testWebhook, {}, metadata, cancellation);
+  const head = JSON.stringify({ delivered: res.delivered, url: res.url, status_code: res.status_code ?? null, latency_ms: res.latency_ms, error: res.error ?? null });
+  return { status: 200, body: new JsonBytes(Buffer.concat([Buffer.from(`${head.slice(0, -1)},"event":`), Buffer.from(res.event_json, 'utf8'), Buffer.from('}')])) };
 };
 
 /** A page of a list: its items are JSON text already (the one REST definition), so the page is joined as text. */

@@ -37,6 +37,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 import { PRIVATE_TARGETS_WARNING } from './webhooks/private-targets';
 import { operatorService } from './grpc/services/operator';
 import { operatorWebhooks } from './grpc/services/operator-webhooks';
+import { eventService } from './grpc/services/events';
 import { invoiceService } from './grpc/services/invoices';
 import { checkoutService } from './grpc/services/checkout';
 import { devnetService } from './grpc/services/devnet';
@@ -316,7 +317,17 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         const adapter = chains.adapters.get(code as NetworkCode);
         return adapter?.mode === 'live' ? adapter.finalityDepth : null;
       };
-      const services = [networkService(ctx, liveFinalityOf), merchantService(ctx), invoiceService(ctx), checkoutService(ctx), operatorService(ctx, operatorPieces), withdrawalService(ctx)];
+      // The ping goes out under the dispatcher's own guard and trust settings.
+      const send = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ca: options.webhooks?.ca, resolver: options.webhooks?.resolver };
+      const services = [
+        networkService(ctx, liveFinalityOf),
+        merchantService(ctx),
+        invoiceService(ctx),
+        checkoutService(ctx),
+        operatorService(ctx, operatorPieces),
+        withdrawalService(ctx),
+        eventService(ctx, { webhooks, send }),
+      ];
       // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
       return livemode ? services : [...services, devnetService(ctx, chains.devnet, advanceClock)];
     })(),

@@ -94,10 +94,45 @@ export const OPENAPI_DOCUMENT = {
       get: { operationId: 'getWithdrawal', security: SIGNED, parameters: [uuidParam], responses: { '200': ok('Withdrawal', 'The withdrawal'), '404': err('Unknown withdrawal'), ...COMMON_ERRORS } },
     },
     '/v1/balance': { get: { operationId: 'getBalance', security: SIGNED, responses: { '200': ok('Balance', 'The merchant balance'), ...COMMON_ERRORS } } },
+    '/v1/events': {
+      get: {
+        operationId: 'listEvents',
+        security: SIGNED,
+        description: "The merchant's webhook events in one total order (docs/webhooks.md); poll from next_cursor",
+        parameters: [
+          { name: 'after', in: 'query', schema: { type: 'string' }, description: 'The next_cursor of the previous page; the start of the log when absent' },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+        ],
+        responses: { '200': ok('EventPage', 'The events after the cursor, oldest first'), ...COMMON_ERRORS },
+      },
+    },
+    '/v1/events/{id}/redeliver': {
+      post: {
+        operationId: 'redeliverEvent',
+        security: SIGNED,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: body('Empty'),
+        responses: {
+          '202': ok('RedeliveredEvent', 'Queued for delivery now, with a fresh retry schedule'),
+          '404': err("Unknown event (or another merchant's): event_not_found"),
+          '409': err('webhook_url_not_set'),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/v1/webhooks/test': {
+      post: {
+        operationId: 'testWebhook',
+        security: SIGNED,
+        requestBody: body('Empty'),
+        responses: { '200': ok('WebhookTestResult', 'A signed ping was sent (or refused by the address guard): its outcome'), '409': err('webhook_url_not_set'), ...COMMON_ERRORS },
+      },
+    },
   },
   webhooks: {
     invoiceEvent: { post: { requestBody: body('InvoiceEvent'), responses: { '200': { description: 'Any 2xx acknowledges' } } } },
     withdrawalEvent: { post: { requestBody: body('WithdrawalEvent'), responses: { '200': { description: 'Any 2xx acknowledges' } } } },
+    pingEvent: { post: { description: 'Sent only by POST /v1/webhooks/test', requestBody: body('PingEvent'), responses: { '200': { description: 'Any 2xx acknowledges' } } } },
   },
   components: {
     schemas: SCHEMAS,

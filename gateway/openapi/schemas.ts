@@ -128,4 +128,25 @@ export const SCHEMAS: Record<string, unknown> = {
     created_at: time,
     data: { $ref: '#/components/schemas/Withdrawal' },
   }),
+  // Beyond the spec: the event log, redelivery and the test ping (docs/webhooks.md).
+  EventPage: closed({
+    events: { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/InvoiceEvent' }, { $ref: '#/components/schemas/WithdrawalEvent' }] } },
+    next_cursor: { type: 'string', minLength: 1 },
+    has_more: { type: 'boolean' },
+  }),
+  RedeliveredEvent: closed({ id: { type: 'string' }, type: { type: 'string' }, status: { const: 'pending' } }),
+  PingEvent: closed({
+    id: { type: 'string' },
+    type: { const: 'ping' },
+    created_at: time,
+    data: closed({ merchant_id: { type: 'string', format: 'uuid' } }),
+  }),
+  WebhookTestResult: closed({
+    delivered: { type: 'boolean' },
+    url: { type: 'string' },
+    status_code: nullable('integer'),
+    latency_ms: { type: 'integer', minimum: 0 },
+    error: nullable('string'),
+    event: { $ref: '#/components/schemas/PingEvent' },
+  }),
 };

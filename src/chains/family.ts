@@ -54,6 +54,12 @@ export interface LiveSettings {
   readonly from: string;
   /** Handed unchanged to the family's live factory (LiveAdapterInput.options). */
   readonly options: unknown;
+  /**
+   * The network's required confirmations on its real chain when `<CODE>_CONFIRMATIONS` is not set
+   * (e.g. 1 on TON, final after one masterchain block); absent: the network's default
+   * (config/network-defaults.ts), which devnet keeps so that its walk-through shows `confirming`.
+   */
+  readonly requiredConfirmations?: number;
 }
 
 /** Construction options of a codec; tests only. */

@@ -103,7 +103,10 @@ function networkConfig(env: FamilyEnv, code: NetworkCode, families: FamilyRegist
     return parsed.data;
   };
   const enabled = read('ENABLED', flag, true, 'enabled');
-  const requiredConfirmations = read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations, 'requiredConfirmations');
+  const configured = read('CONFIRMATIONS', z.coerce.number().int().min(1).max(10000), d.requiredConfirmations, 'requiredConfirmations');
+  const live = families.of(code).readLive(env, { network: code, requiredConfirmations: configured });
+  // A live family may default lower than devnet's default (TON: 1); a set variable always wins.
+  const requiredConfirmations = fromEnvironment.includes('requiredConfirmations') ? configured : (live?.requiredConfirmations ?? configured);
   return {
     code,
     enabled,
@@ -113,7 +116,7 @@ function networkConfig(env: FamilyEnv, code: NetworkCode, families: FamilyRegist
     minWithdrawal: read('MIN_WITHDRAWAL', decimalString, d.minWithdrawal, 'minWithdrawal'),
     requiredConfirmations,
     fromEnvironment,
-    live: families.of(code).readLive(env, { network: code, requiredConfirmations }),
+    live,
   };
 }
 

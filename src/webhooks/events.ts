@@ -1,7 +1,8 @@
 import { IsolationLevel, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NotFoundError, ValidationError } from '../domain/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../domain/errors';
 import { Merchant, OutboxEvent, WebhookAttempt, type OutboxStatus } from '../store/entities';
+import { recordAudit } from '../store/repos/audit';
 import { pickTarget } from './delivery';
 
 /** An outbox event with its delivery log and where it goes now. */
@@ -54,10 +55,11 @@ function snapshot<T>(em: EntityManager, fn: (tx: EntityManager) => Promise<T>): 
 /**
  * Queues an event for delivery again, now, with a fresh retry schedule (whatever its status: an
  * operator may also resend a delivered one). Waits for an attempt in flight (row lock).
+ * `merchantId`: only that merchant's event (the merchant API); another's is not found.
  */
-export async function redeliverWebhookEvent(em: EntityManager, id: string, now: Date): Promise<{ before: { status: OutboxStatus; attempts: number }; event: OutboxEvent }> {
-  const event = await em.findOne(OutboxEvent, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!event) throw new NotFoundError('webhook_event', id);
+export async function redeliverWebhookEvent(em: EntityManager, id: string, now: Date, merchantId?: string): Promise<{ before: { status: OutboxStatus; attempts: number }; event: OutboxEvent }> {
+  const event = await em.findOne(OutboxEvent, merchantId === undefined ? { id } : { id, merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!event) throw new NotFoundError(merchantId === undefined ? 'webhook_event' : 'event', id);
   const before = { status: event.status, attempts: event.attempts };
   event.status = 'pending';
   event.attempts = 0;
@@ -77,4 +79,32 @@ async function views(em: EntityManager, events: readonly OutboxEvent[]): Promise
     deliveries: attempts.filter((a) => a.eventId === event.id),
     target: pickTarget(event, urls.get(event.merchantId)),
   }));
+}
+
+/** 409: an event (or a ping) has nowhere to go: neither the invoice nor the merchant has a webhook URL. */
+export class WebhookUrlNotSetError extends ConflictError {
+  constructor(what: string) {
+    super('webhook_url_not_set', `${what}: neither the invoice nor the merchant has a webhook URL (the operator sets the merchant's with chainpay merchant update --webhook-url)`);
+  }
+}
+
+/** What an event id looks like (event-id.ts); anything else cannot name an event. */
+const EVENT_ID = /^evt_[0-9a-f]{24}$/;
+
+/**
+ * The merchant API's redelivery (`POST /v1/events/{id}/redeliver`): redeliverWebhookEvent scoped to
+ * the merchant (another merchant's event or an unknown id: 404 event_not_found), refused with 409
+ * when the event has no target (it would only be set aside as unaddressed again), audited like the
+ * operator's. One transaction: a refusal changes nothing.
+ */
+export async function redeliverMerchantEvent(em: EntityManager, input: { merchantId: string; id: string; actor: string; now: Date }): Promise<OutboxEvent> {
+  if (!EVENT_ID.test(input.id)) throw new NotFoundError('event', input.id.slice(0, 40));
+  return em.transactional(async (tx) => {
+    const { before, event } = await redeliverWebhookEvent(tx, input.id, input.now, input.merchantId);
+    const merchant = await tx.findOne(Merchant, { id: input.merchantId });
+    if (pickTarget(event, merchant?.webhookUrl) === null) throw new WebhookUrlNotSetError(`event ${input.id} cannot be redelivered`);
+    recordAudit(tx, { actor: input.actor, action: 'webhook.redeliver', target: `webhook_event:${input.id}`, before, after: { status: event.status, attempts: event.attempts }, at: input.now });
+    await tx.flush();
+    return event;
+  });
 }

@@ -11,6 +11,7 @@ describe('TON configuration (the family readLive)', () => {
     expect(readTonLive({ TON_RPC_URL: 'https://toncenter.com/api/v2/jsonRPC' }, TON)).toEqual({
       from: 'TON_RPC_URL',
       options: { rpcUrl: 'https://toncenter.com/api/v2/jsonRPC', jettonMaster: MASTER, pollIntervalMs: 2000 },
+      requiredConfirmations: 1,
     });
     expect(readTonLive({ TON_RPC_URL: 'https://x.example/api', TON_API_KEY: 'k', TON_POLL_INTERVAL_MS: '500' }, { network: 'TON', requiredConfirmations: 1 })?.options).toMatchObject({
       apiKey: 'k',
@@ -36,9 +37,13 @@ describe('TON configuration (the family readLive)', () => {
   it('loadConfig: TON_RPC_URL makes the daemon live with TON configured; TON_CONFIRMATIONS is the network setting; bad values are ConfigErrors (exit 78)', () => {
     const live = loadConfig({ TON_RPC_URL: 'https://x.example/api' });
     expect(live.CHAIN_MODE).toBe('live');
-    expect(live.networks.TON.live).toEqual({ from: 'TON_RPC_URL', options: expect.objectContaining({ rpcUrl: 'https://x.example/api' }) });
-    const one = loadConfig({ TON_RPC_URL: 'https://x.example/api', TON_CONFIRMATIONS: '1' });
-    expect(one.networks.TON.requiredConfirmations).toBe(1);
+    expect(live.networks.TON.live).toEqual({ from: 'TON_RPC_URL', options: expect.objectContaining({ rpcUrl: 'https://x.example/api' }), requiredConfirmations: 1 });
+    // Live TON defaults to 1 confirmation (final after one masterchain block); devnet keeps 3; a set variable wins.
+    expect(live.networks.TON.requiredConfirmations).toBe(1);
+    expect(live.networks.TON.fromEnvironment).not.toContain('requiredConfirmations');
+    expect(loadConfig({}).networks.TON.requiredConfirmations).toBe(3);
+    const five = loadConfig({ TON_RPC_URL: 'https://x.example/api', TON_CONFIRMATIONS: '5' });
+    expect(five.networks.TON.requiredConfirmations).toBe(5);
     expect(loadConfig({}).networks.TON.live).toBeNull();
     expect(() => loadConfig({ TON_RPC_URL: 'nope' })).toThrow(expect.objectContaining({ name: 'ConfigError', variable: 'TON_RPC_URL' }));
     expect(() => loadConfig({ TON_JETTON_MASTER: MASTER })).toThrow(expect.objectContaining({ name: 'ConfigError', variable: 'TON_JETTON_MASTER' }));

@@ -47,7 +47,8 @@ export function readTonLive(env: FamilyEnv, { network }: FamilyNetwork): LiveSet
     jettonMaster: jettonMaster ?? NETWORK_FACTS[network].mainnetToken,
     pollIntervalMs: pollIntervalMs ?? 2000,
   };
-  return { from: 'TON_RPC_URL', options };
+  // TON is final after one masterchain block (no reorgs): TON_CONFIRMATIONS defaults to 1 live.
+  return { from: 'TON_RPC_URL', options, requiredConfirmations: 1 };
 }
 
 const optionsSchema = z.object({

@@ -13,6 +13,13 @@ export type OutboxStatus = 'pending' | 'delivered' | 'failed' | 'unaddressed';
  */
 export class OutboxEvent {
   seq?: number;
+  /**
+   * The id of the transaction that inserted the row (xid8 as decimal text), set by the column's
+   * default `pg_current_xact_id()`, never by us: left undefined, a flush sends DEFAULT and the
+   * raw-SQL insert (OUTBOX_INSERT) does not name the column. The merchant's event log orders by
+   * (txId, seq) (src/webhooks/event-log.ts).
+   */
+  txId?: string;
   status: OutboxStatus = 'pending';
   attempts = 0;
   nextAttemptAt: Date;
@@ -51,12 +58,15 @@ export const OutboxEventSchema = new EntitySchema<OutboxEvent>({
     { properties: ['status', 'nextAttemptAt'] },
     { properties: ['aggregateId', 'seq'] },
     { properties: ['merchantId', 'seq'] },
+    // The merchant's event log, in (tx_id, seq) order (migration 20261129000000-outbox-tx-order).
+    { properties: ['merchantId', 'txId', 'seq'] },
     // The oldest pending event per aggregate (migration 20261125000000-outbox-pending-order).
     { name: 'outbox_events_pending_aggregate_seq_index', expression: `create index "outbox_events_pending_aggregate_seq_index" on "outbox_events" ("aggregate_id", "seq") where "status" = 'pending'` },
   ],
   properties: {
     id: { type: 'string', length: 40, primary: true },
     seq: { type: new BigIntType('number'), autoincrement: true, unique: true, columnType: 'bigserial' } as never,
+    txId: { type: 'string', columnType: 'xid8', defaultRaw: 'pg_current_xact_id()' },
     merchantId: { type: 'uuid' },
     aggregateType: { type: 'string', length: 16 },
     aggregateId: { type: 'uuid' },

@@ -12,6 +12,7 @@ import { Migration20261128020000PayoutBook } from './20261128020000-payout-book'
 import { Migration20261128030000SeenDeposits } from './20261128030000-seen-deposits';
 import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
 import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-require-signed-timestamp';
+import { Migration20261129000000OutboxTxOrder } from './20261129000000-outbox-tx-order';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128030000SeenDeposits', class: Migration20261128030000SeenDeposits },
   { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
   { name: 'Migration20261128100000RequireSignedTimestamp', class: Migration20261128100000RequireSignedTimestamp },
+  { name: 'Migration20261129000000OutboxTxOrder', class: Migration20261129000000OutboxTxOrder },
 ];

@@ -37,6 +37,13 @@ export class MerchantsRepo {
     return m;
   }
 
+  /** get, with the sealed secrets (lazy columns) loaded: for signing a webhook outside the dispatcher (the test ping). */
+  async getWithSecrets(em: EntityManager, id: string): Promise<Merchant> {
+    const m = /^[0-9a-f-]{36}$/i.test(id) ? await em.findOne(Merchant, { id }, { populate: ['apiSecretEnc', 'webhookSecretEnc'] }) : null;
+    if (!m) throw new NotFoundError('merchant', id);
+    return m;
+  }
+
   /** The API key and decrypted secret for request verification; null for an unknown key. */
   async signingSecret(em: EntityManager, apiKey: string): Promise<SigningSecret | null> {
     // Read on every cache miss of every signed call (a burst of new merchants misses all at once):
