@@ -58,6 +58,12 @@ describe('invoice smoke (through the TypeScript client)', () => {
     expect(events.map((e) => e.type)).toEqual(['invoice.confirming', 'invoice.paid']);
     const paidEvent = events[1]!;
     expect(isInvoiceEvent(paidEvent) && paidEvent.data).toMatchObject({ uuid: inv.uuid, status: 'paid', order_id: 'o-1', amount: '10', metadata: { a: 1 } });
+    // The event log holds the very same events: a shop that polls instead sees them too.
+    const logged = await eventually(async () => {
+      const all = await client.events.list({ limit: 1 }).toArray();
+      return all.length >= 2 ? all : undefined;
+    });
+    expect(logged).toEqual(events);
     // A forged or replayed delivery does not verify.
     const real = deliveries[1]!;
     expect(() => client.webhooks.verify(Buffer.from(real.body.toString('utf8').replace('"paid"', '"overpaid"')), real.headers)).toThrow(WebhookVerificationError);

@@ -1,4 +1,4 @@
-import { ChainpayClient, isWithdrawalEvent, type Withdrawal, type WithdrawalStatus } from '../../clients/typescript/src';
+import { ChainpayClient, isPingEvent, isWithdrawalEvent, type Withdrawal, type WithdrawalStatus } from '../../clients/typescript/src';
 import { startStack, createMerchant, eventually, rpc, type Stack, type MerchantCredentials } from '../support/stack';
 import type { Merchant } from '../../src/grpc/generated/chainpay/v1/merchants';
 import type { ListWithdrawalsResponse, Withdrawal as GrpcWithdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
@@ -206,6 +206,46 @@ describe('withdrawal flow on devnet (through the TypeScript client)', () => {
     );
     expect(await balance()).toEqual({ available: '150', held: '0' });
     await expectLedgerExact(stack.daemon.orm);
+  });
+
+  it('the event log through the client: read, resumed from its cursor; a redelivery and a test ping arrive signed', async () => {
+    const log = client.events.list({ limit: 3 });
+    const first = await log.toArray();
+    const withdrawals = first.filter((e) => e.type.startsWith('withdrawal.'));
+    expect(withdrawals.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(first.map((e) => e.id)).size).toBe(first.length);
+    const cursor = log.cursor;
+    expect(cursor).toEqual(expect.any(String));
+    // Resumed from the cursor: only later events (the log may still show older transactions' events
+    // late, never again and never before the cursor), the new withdrawal's among them.
+    const w = await client.createWithdrawal({ network: 'TRC20', address: payee, amount: '2', reference: 'w-log' });
+    const next = await eventually(async () => {
+      const got = await client.events.list({ after: cursor }).toArray();
+      return got.some((e) => e.data.uuid === w.uuid) ? got : undefined;
+    });
+    expect(next.filter((e) => first.some((f) => f.id === e.id))).toEqual([]);
+    expect(next.filter((e) => e.data.uuid === w.uuid).map((e) => e.type)).toEqual([`withdrawal.${w.status}`]);
+
+    // Redelivery: the same bytes again, signed anew.
+    const target = withdrawals[0]!;
+    const before = receiver.at('/merchant').filter((d) => d.json.id === target.id).length;
+    expect(await client.events.redeliver(target.id)).toEqual({ id: target.id, type: target.type, status: 'pending' });
+    expect(statuses.at(-1)).toBe(202);
+    const again = await eventually(async () => {
+      const got = receiver.at('/merchant').filter((d) => d.json.id === target.id);
+      return got.length > before ? got : undefined;
+    });
+    expect(again.at(-1)!.body.equals(again[0]!.body)).toBe(true);
+    expect(client.webhooks.verify(again.at(-1)!.body, again.at(-1)!.headers)).toEqual(target);
+    expect(await client.redeliverEvent('evt_000000000000000000000000').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'event_not_found' });
+
+    // The test ping: delivered to the merchant URL, and verifiable like any event.
+    const ping = await client.webhooks.test();
+    expect(ping).toMatchObject({ delivered: true, url: receiver.url('/merchant'), status_code: 200, error: null });
+    const received = receiver.at('/merchant').find((d) => d.json.id === ping.event.id)!;
+    const verified = client.webhooks.verify(received.body, received.headers);
+    expect(isPingEvent(verified) && verified.data.merchant_id).toBe(m.merchantId);
+    expect(verified).toEqual(ping.event);
   });
 
   it('another merchant sees none of it (404)', async () => {

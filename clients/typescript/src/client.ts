@@ -10,9 +10,10 @@ import type {
   Invoice,
   InvoiceListQuery,
   InvoicePage,
+  LoggedEvent,
   NetworkList,
   OpenApiDocument,
-  RedeliverResult,
+  RedeliveredEvent,
   SetInvoiceNetwork,
   WebhookEvent,
   WebhookTestResult,
@@ -98,8 +99,8 @@ export class ChainpayClient {
   }
 
   /** Sends an event to the webhook URL again. */
-  redeliverEvent(id: string): Promise<RedeliverResult> {
-    return this.call('redeliverEvent', { id }, { body: {} }) as Promise<RedeliverResult>;
+  redeliverEvent(id: string): Promise<RedeliveredEvent> {
+    return this.call('redeliverEvent', { id }, { body: {} }) as Promise<RedeliveredEvent>;
   }
 
   /** Sends a test event to the merchant's webhook URL and reports how the endpoint answered. */
@@ -138,14 +139,14 @@ export class ChainpayClient {
      * The event log from `after` (a cursor kept from an earlier run; from the start without one)
      * up to now. Keep the list's `cursor` when the loop ends and pass it next time to go on.
      */
-    list: (options: EventListQuery & { after?: string } = {}): CursorList<WebhookEvent> => {
+    list: (options: EventListQuery & { after?: string } = {}): CursorList<LoggedEvent> => {
       const { after, ...query } = options;
       return new CursorList(async (at) => {
         const page = await this.listEvents({ ...query, after: at });
         return { items: page.events, cursor: page.next_cursor, more: page.has_more };
       }, after);
     },
-    redeliver: (id: string): Promise<RedeliverResult> => this.redeliverEvent(id),
+    redeliver: (id: string): Promise<RedeliveredEvent> => this.redeliverEvent(id),
   };
 
   readonly webhooks = {

@@ -15,6 +15,7 @@ export {
   assertStandardWebhook,
   DEFAULT_TOLERANCE_S,
   isInvoiceEvent,
+  isPingEvent,
   isWithdrawalEvent,
   verifyServiceSignature,
   verifyStandardWebhook,

@@ -3,14 +3,10 @@ import type { components, operations } from './generated/openapi';
 /**
  * The API's types, taken from the OpenAPI document by operation and schema name
  * (src/generated/openapi.ts, written by `npm run client:gen` from gateway/openapi/). Amounts are
- * decimal strings there, never numbers. An operation or schema the document does not describe yet
- * falls back to the hand-written shape below; once the document has it, its generated type wins.
+ * decimal strings there, never numbers.
  */
 type Operations = operations;
 type Schemas = components['schemas'];
-
-/** The generated operation `N`, or `Fallback` while the document has none of that name. */
-type OperationOr<N extends string, Fallback> = N extends keyof Operations ? Operations[N] : Fallback;
 
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 /** The JSON body of an operation's success answer (200, 201 or 202). */
@@ -49,31 +45,13 @@ export type OpenApiDocument = Record<string, unknown>;
 
 export type InvoiceEvent = Schemas['InvoiceEvent'];
 export type WithdrawalEvent = Schemas['WithdrawalEvent'];
-/** A webhook body: what is POSTed to your endpoint and what the event log lists. */
-export type WebhookEvent = InvoiceEvent | WithdrawalEvent;
-
-// The event log and webhook test (GET /v1/events, POST /v1/events/{id}/redeliver,
-// POST /v1/webhooks/test): hand-written until the document describes them.
-interface EventPageShape {
-  events: WebhookEvent[];
-  /** Where the next page starts; keep it to resume later, even when has_more is false. */
-  next_cursor: string;
-  has_more: boolean;
-}
-interface WebhookTestShape {
-  delivered: boolean;
-  url: string | null;
-  status_code: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  event: { id: string; type: string; created_at: string; data: Record<string, unknown> };
-}
-type Json<B> = { content: { 'application/json': B } };
-type ListEventsFallback = { parameters: { query?: { after?: string; limit?: number } }; requestBody?: never; responses: { 200: Json<EventPageShape> } };
-type RedeliverEventFallback = { parameters: { path: { id: string } }; requestBody: Json<Record<string, never>>; responses: { 202: Json<Record<string, unknown>> } };
-type TestWebhookFallback = { parameters: { query?: never }; requestBody: Json<Record<string, never>>; responses: { 200: Json<WebhookTestShape> } };
-
-export type EventPage = ResponseOf<OperationOr<'listEvents', ListEventsFallback>>;
-export type EventListQuery = Omit<QueryOf<OperationOr<'listEvents', ListEventsFallback>>, 'after'>;
-export type RedeliverResult = ResponseOf<OperationOr<'redeliverEvent', RedeliverEventFallback>>;
-export type WebhookTestResult = ResponseOf<OperationOr<'testWebhook', TestWebhookFallback>>;
+/** The event POST /v1/webhooks/test sends: never in the event log, never retried. */
+export type PingEvent = Schemas['PingEvent'];
+/** An event of the log (GET /v1/events): an invoice or withdrawal event, the webhook body as stored. */
+export type LoggedEvent = EventPage['events'][number];
+/** A webhook body: what is POSTed to your endpoint (a logged event, or a test ping). */
+export type WebhookEvent = LoggedEvent | PingEvent;
+export type EventPage = ResponseOf<Operations['listEvents']>;
+export type EventListQuery = Omit<QueryOf<Operations['listEvents']>, 'after'>;
+export type RedeliveredEvent = ResponseOf<Operations['redeliverEvent']>;
+export type WebhookTestResult = ResponseOf<Operations['testWebhook']>;

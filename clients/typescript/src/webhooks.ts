@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { InvoiceEvent, WebhookEvent, WithdrawalEvent } from './types';
+import type { InvoiceEvent, PingEvent, WebhookEvent, WithdrawalEvent } from './types';
 
 /**
  * Verifying chainpay's webhooks (docs/webhooks.md, "Headers and signatures"). Every delivery is
@@ -104,6 +104,11 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
 /** `invoice.*` events carry an Invoice as `data`. */
 export function isInvoiceEvent(event: WebhookEvent): event is InvoiceEvent {
   return event.type.startsWith('invoice.');
+}
+
+/** The test ping of POST /v1/webhooks/test (`data.merchant_id` only): acknowledge it, nothing to do. */
+export function isPingEvent(event: WebhookEvent): event is PingEvent {
+  return event.type === 'ping';
 }
 
 /** `withdrawal.*` events carry a Withdrawal as `data`. */

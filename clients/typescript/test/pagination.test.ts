@@ -1,13 +1,13 @@
-import { ChainpayClient, ChainpayError, type Invoice, type WebhookEvent } from '../src';
+import { ChainpayClient, ChainpayError, type Invoice, type LoggedEvent } from '../src';
 import { FakeServer, type Answer, type Seen } from './fake-server';
 
 /** Invoices i-0 … i-6 (newest first), paged by a keyset cursor "c<index>" like the gateway's. */
 const INVOICES = Array.from({ length: 7 }, (_, i) => ({ uuid: `i-${i}`, status: 'paid', amount: `${i}.5` }) as unknown as Invoice);
-const EVENTS: WebhookEvent[] = [];
+const EVENTS: LoggedEvent[] = [];
 const addEvents = (n: number): void => {
   for (let i = 0; i < n; i++) {
     const k = EVENTS.length;
-    EVENTS.push({ id: `evt_${k}`, type: 'invoice.paid', created_at: '2026-11-26T00:00:00Z', data: { uuid: `i-${k}` } } as unknown as WebhookEvent);
+    EVENTS.push({ id: `evt_${k}`, type: 'invoice.paid', created_at: '2026-11-26T00:00:00Z', data: { uuid: `i-${k}` } } as unknown as LoggedEvent);
   }
 };
 
