@@ -51,7 +51,9 @@ describe('GET /v1/events: the event log under concurrent writes', () => {
   });
 
   const outbox = async (merchantId: string): Promise<OutboxRow[]> =>
-    stack.daemon.orm.em.fork().execute<OutboxRow[]>('select e.id, e.aggregate_id, e.tx_id::text as tx_id, e.seq::text as seq from outbox_events e where e.merchant_id = ? order by e.seq', [merchantId]);
+    stack.daemon.orm.em
+      .fork()
+      .execute<OutboxRow[]>('select e.id, e.aggregate_id, e.tx_id::text as tx_id, e.seq::text as seq from outbox_events e where e.merchant_id = ? order by e.seq', [merchantId]);
 
   it(`${INVOICES} invoices paid and ${WITHDRAWALS} withdrawals at once, read with limit=7 meanwhile: each event exactly once, in order, as delivered`, async () => {
     const pages: Page[] = [];
