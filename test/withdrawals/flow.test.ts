@@ -1,4 +1,4 @@
-import { ChainpayClient, isPingEvent, isWithdrawalEvent, type Withdrawal, type WithdrawalStatus } from '../../clients/typescript/src';
+import { ChainpayClient, isPingEvent, isWithdrawalEvent, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../clients/typescript/src';
 import { startStack, createMerchant, eventually, rpc, type Stack, type MerchantCredentials } from '../support/stack';
 import type { Merchant } from '../../src/grpc/generated/chainpay/v1/merchants';
 import type { ListWithdrawalsResponse, Withdrawal as GrpcWithdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
@@ -126,7 +126,7 @@ describe('withdrawal flow on devnet (through the TypeScript client)', () => {
         const ours = receiver
           .at('/merchant')
           .map((d) => client.webhooks.verify(d.body, d.headers))
-          .filter((e) => isWithdrawalEvent(e) && e.data.uuid === w.uuid);
+          .filter((e): e is WithdrawalEvent => isWithdrawalEvent(e) && e.data.uuid === w.uuid);
         return ours.length >= 2 ? ours : undefined;
       },
       10_000,
