@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/gateway', '<rootDir>/test'],
+  roots: ['<rootDir>/src', '<rootDir>/gateway', '<rootDir>/test', '<rootDir>/clients'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
