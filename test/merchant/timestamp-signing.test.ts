@@ -62,6 +62,9 @@ describe('timestamped signatures', () => {
     for (const ts of [now() - 320, now() + 320, 0]) {
       const res = await send(m, { method: 'POST', target: '/v1/invoices', body: '{"amount":"8","order_id":"stale"}' }, { timestamp: ts });
       expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 422, code: 'stale_timestamp' });
+      // The message gives the server's time, so a client can see its clock's skew.
+      const serverTime = Number(/server time (\d+)\)/.exec(res.body.error.message)?.[1]);
+      expect(Math.abs(serverTime - now())).toBeLessThan(60);
     }
     expect((await signed(stack, m, 'GET', '/v1/invoices?order_id=stale')).body.invoices).toEqual([]);
   });
