@@ -57,7 +57,9 @@ function verifySignature(found: SigningSecret, md: Metadata, body: Buffer, signa
   const parts = { timestamp, method: firstBytes(md, 'x-signed-method-bin'), path: firstBytes(md, 'x-signed-path-bin'), body };
   if (!verifyTimestamped(found.secret, parts, signature)) throw new UnauthenticatedError('invalid_signature', 'signature does not match timestamp.method.path.body');
   if (!isFreshTimestamp(timestamp, nowMs)) {
-    throw new ValidationError('stale_timestamp', `X-Service-Timestamp is more than ${TIMESTAMP_TOLERANCE_S} s from the server clock (server time ${Math.floor(nowMs / 1000)})`, undefined, { server_time: Math.floor(nowMs / 1000) });
+    throw new ValidationError('stale_timestamp', `X-Service-Timestamp is more than ${TIMESTAMP_TOLERANCE_S} s from the server clock (server time ${Math.floor(nowMs / 1000)})`, undefined, {
+      server_time: Math.floor(nowMs / 1000),
+    });
   }
 }
 
