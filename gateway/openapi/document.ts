@@ -12,8 +12,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 const ok = (name: string, description: string) => ({ description, headers: REQUEST_ID_HEADER, content: json(name) });
 /** An error response; with `codes`, `error.code` is one of them. */
-const err = (description: string, codes?: readonly string[]) =>
-  codes ? errorResponse(description, codes) : { description, headers: REQUEST_ID_HEADER, content: json('Error') };
+const err = (description: string, codes?: readonly string[]) => (codes ? errorResponse(description, codes) : { description, headers: REQUEST_ID_HEADER, content: json('Error') });
 
 const SIGNED = [
   { serviceKey: [], serviceSignature: [] },
@@ -72,7 +71,12 @@ export const OPENAPI_DOCUMENT = {
       },
     },
     '/v1/invoices/{uuid}': {
-      get: { operationId: 'getInvoice', security: SIGNED, parameters: [uuidParam], responses: { '200': ok('Invoice', 'The invoice'), ...COMMON_ERRORS, '404': err('Unknown invoice', INVOICE_NOT_FOUND) } },
+      get: {
+        operationId: 'getInvoice',
+        security: SIGNED,
+        parameters: [uuidParam],
+        responses: { '200': ok('Invoice', 'The invoice'), ...COMMON_ERRORS, '404': err('Unknown invoice', INVOICE_NOT_FOUND) },
+      },
     },
     '/v1/invoices/{uuid}/network': {
       post: {

@@ -52,7 +52,16 @@ export const CREATE_WITHDRAWAL_422 = [
   'invalid_reference',
 ];
 /** A list's query: an unknown parameter, or one given twice or with a bad value (`invalid_<parameter>`). */
-export const listQuery422 = (key: string): string[] => ['unknown_field', 'invalid_status', 'invalid_network', `invalid_${key}`, 'invalid_created_from', 'invalid_created_to', 'invalid_limit', 'invalid_cursor'];
+export const listQuery422 = (key: string): string[] => [
+  'unknown_field',
+  'invalid_status',
+  'invalid_network',
+  `invalid_${key}`,
+  'invalid_created_from',
+  'invalid_created_to',
+  'invalid_limit',
+  'invalid_cursor',
+];
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const errorSchema = (codes: readonly string[]) => ({ $ref: '#/components/schemas/Error', properties: { error: { properties: { code: { enum: [...codes] } } } } });
@@ -103,10 +112,7 @@ export function errorResponses(o: ErrorOptions): Record<string, unknown> {
   out['431'] = errorResponse('Request headers too large (the connection is closed)', ['headers_too_large']);
   out['500'] = INTERNAL_500;
   if (o.daemon) {
-    out['503'] = errorResponse('The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry', [
-      'service_unavailable',
-      ...(o.unavailable ?? []),
-    ]);
+    out['503'] = errorResponse('The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry', ['service_unavailable', ...(o.unavailable ?? [])]);
     if (o.unavailable?.includes('pool_exhausted')) (out['503'] as { headers: Record<string, unknown> }).headers['Retry-After'] = header('PoolRetryAfter');
     out['504'] = errorResponse('The daemon did not answer within 15 s', ['timeout']);
   }

@@ -97,7 +97,9 @@ export const SCHEMAS: Record<string, unknown> = {
   InvoicePage: closed({ invoices: { type: 'array', items: { $ref: '#/components/schemas/Invoice' } }, next_cursor: nullable('string') }),
   WithdrawalPage: closed({ withdrawals: { type: 'array', items: { $ref: '#/components/schemas/Withdrawal' } }, next_cursor: nullable('string') }),
   Error: closed({
-    error: closed({ code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, message: { type: 'string', minLength: 1 }, field: { type: 'string', description: 'The input at fault, when one is' } }, ['field']),
+    error: closed({ code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, message: { type: 'string', minLength: 1 }, field: { type: 'string', description: 'The input at fault, when one is' } }, [
+      'field',
+    ]),
   }),
   InternalError: closed({
     error: closed({ code: { const: 'internal' }, message: { const: 'internal error' }, id: { type: 'string', minLength: 1, description: 'The id of the log line with the detail (the request id)' } }),

@@ -129,7 +129,12 @@ describe('hostile input through the real gateway', () => {
       socket.on('error', reject);
     });
     const [head, body] = raw.split('\r\n\r\n');
-    const headers = Object.fromEntries(head!.split('\r\n').slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      head!
+        .split('\r\n')
+        .slice(1)
+        .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+    );
     checkResponse({ method: 'GET', target: '/v1/networks', status: Number(head!.split(' ')[1]), header: headerReader(headers), text: body! });
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/content-type: application\/json/i);

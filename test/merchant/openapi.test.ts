@@ -40,7 +40,13 @@ describe('OpenAPI 3.1 document', () => {
   });
 
   it('lists exactly the gateway routes, with their methods', () => {
-    const documented = Object.entries(OPENAPI_DOCUMENT.paths).map(([path, item]) => `${path} ${Object.keys(item).map((m) => m.toUpperCase()).sort().join(',')}`);
+    const documented = Object.entries(OPENAPI_DOCUMENT.paths).map(
+      ([path, item]) =>
+        `${path} ${Object.keys(item)
+          .map((m) => m.toUpperCase())
+          .sort()
+          .join(',')}`,
+    );
     const routed = V1_ROUTES.map((r) => `${r.path.replace(/:(\w+)/g, '{$1}')} ${Object.keys(r.methods).sort().join(',')}`);
     expect(documented.sort()).toEqual(routed.sort());
   });

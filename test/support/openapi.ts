@@ -180,7 +180,9 @@ export function webhookViolations(headers: Readonly<Record<string, string | stri
     const validate = validatorOf(p.schema);
     if (!validate(value)) problems.push(`webhook ${type}: header ${p.name}: "${value}" ${ajv.errorsText(validate.errors)}`);
   }
-  const contentType = String(headers['content-type'] ?? '').split(';', 1)[0]!.trim();
+  const contentType = String(headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim();
   if (contentType !== 'application/json') problems.push(`webhook ${type}: Content-Type "${contentType}"`);
   const validate = validatorOf((op as unknown as { requestBody: { content: Record<string, { schema: Json }> } }).requestBody.content['application/json']!.schema);
   if (!validate(event)) problems.push(`webhook ${type}: the body does not match the document: ${ajv.errorsText(validate.errors)}`);
