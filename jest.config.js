@@ -10,6 +10,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(@scure/bip32|@noble/hashes|@noble/curves|micro-key-producer)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Every /v1 response of every test is validated against the served OpenAPI document.
+  setupFilesAfterEnv: ['<rootDir>/test/support/openapi-setup.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

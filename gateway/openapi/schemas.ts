@@ -7,23 +7,35 @@ const decimal = { type: 'string', pattern: '^\\d+(\\.\\d+)?$', description: 'A d
 const time = { type: 'string', format: 'date-time' } as const;
 const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], ...extra });
 
+// The gateway may not import src/domain: these lists are checked against the domain's by test/merchant/openapi.test.ts.
 export const INVOICE_STATUS_VALUES = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired', 'canceled'];
 export const WITHDRAWAL_STATUS_VALUES = ['review', 'processing', 'completed', 'rejected', 'failed'];
+export const NETWORK_CODE_VALUES = ['TRC20', 'BEP20', 'TON', 'POLYGON', 'ARBITRUM', 'SOLANA'];
+const networkCode = { $ref: '#/components/schemas/NetworkCode' } as const;
+const uuid = { type: 'string', format: 'uuid' } as const;
+/** Event ids: "evt_" and 24 hex digits (src/webhooks/event-id.ts); also the webhook-id header. */
+export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{24}$';
+
+/** invoice.<status> for every status but pending, and the two events that are not a status. */
+export const INVOICE_EVENT_TYPES = [...INVOICE_STATUS_VALUES.filter((s) => s !== 'pending').map((s) => `invoice.${s}`), 'invoice.paid_late', 'invoice.reverted'];
 
 function closed(properties: Record<string, unknown>, optional: readonly string[] = []): Record<string, unknown> {
   return { type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !optional.includes(k)), properties };
 }
 
 export const SCHEMAS: Record<string, unknown> = {
+  NetworkCode: { enum: NETWORK_CODE_VALUES },
+  InvoiceStatus: { enum: INVOICE_STATUS_VALUES },
+  WithdrawalStatus: { enum: WITHDRAWAL_STATUS_VALUES },
   Network: closed({
-    code: { type: 'string' },
+    code: networkCode,
     name: { type: 'string' },
     buyer_network_fee: decimal,
     withdrawal_fee: decimal,
     min_invoice: decimal,
     min_withdrawal: decimal,
     required_confirmations: { type: 'integer', minimum: 0 },
-    deposit_mode: { type: 'string' },
+    deposit_mode: { enum: ['address_pool', 'master_memo'], description: 'address_pool: an address per invoice; master_memo (TON): a shared address and a per-invoice memo' },
   }),
   Payment: closed({
     tx_hash: { type: 'string' },
@@ -34,8 +46,8 @@ export const SCHEMAS: Record<string, unknown> = {
     status: { enum: ['confirming', 'confirmed', 'reverted'] },
   }),
   Invoice: closed({
-    uuid: { type: 'string', format: 'uuid' },
-    status: { enum: INVOICE_STATUS_VALUES },
+    uuid,
+    status: { $ref: '#/components/schemas/InvoiceStatus' },
     order_id: nullable('string'),
     title: nullable('string'),
     amount: decimal,
@@ -45,11 +57,11 @@ export const SCHEMAS: Record<string, unknown> = {
     pay_amount: decimal,
     merchant_net: decimal,
     fee_payer: { enum: ['buyer', 'merchant'] },
-    network: nullable('string'),
-    address: nullable('string'),
-    memo: nullable('string'),
-    checkout_url: { type: 'string' },
-    qr_svg: { type: 'string' },
+    network: { oneOf: [networkCode, { type: 'null' }], description: 'null until a network is chosen' },
+    address: nullable('string', { description: 'null until a network is chosen; the shared address on TON' }),
+    memo: nullable('string', { description: 'The memo to put in the comment on TON; null elsewhere' }),
+    checkout_url: { type: 'string', format: 'uri', pattern: '/pay/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' },
+    qr_svg: { type: 'string', pattern: '^(<svg[\\s\\S]*)?$', description: 'SVG of the payment link; empty while no network is chosen' },
     received_amount: decimal,
     confirmations: { type: 'integer', minimum: 0 },
     required_confirmations: { type: 'integer', minimum: 0 },
@@ -65,17 +77,17 @@ export const SCHEMAS: Record<string, unknown> = {
     livemode: { type: 'boolean' },
   }),
   Withdrawal: closed({
-    uuid: { type: 'string', format: 'uuid' },
+    uuid,
     reference: nullable('string'),
-    status: { enum: WITHDRAWAL_STATUS_VALUES },
-    network: { type: 'string' },
+    status: { $ref: '#/components/schemas/WithdrawalStatus' },
+    network: networkCode,
     address: { type: 'string' },
     amount: decimal,
     network_fee: decimal,
     net_payout: decimal,
     tx_hash: nullable('string'),
-    rejection_reason: nullable('string'),
-    failure_reason: nullable('string'),
+    rejection_reason: nullable('string', { description: 'The operator’s reason; null unless rejected' }),
+    failure_reason: nullable('string', { description: '`<code>: <what happened>`; null unless failed' }),
     created_at: time,
     completed_at: nullable('string', { format: 'date-time' }),
     livemode: { type: 'boolean' },
@@ -84,12 +96,20 @@ export const SCHEMAS: Record<string, unknown> = {
   NetworkList: closed({ networks: { type: 'array', items: { $ref: '#/components/schemas/Network' } }, livemode: { type: 'boolean' } }),
   InvoicePage: closed({ invoices: { type: 'array', items: { $ref: '#/components/schemas/Invoice' } }, next_cursor: nullable('string') }),
   WithdrawalPage: closed({ withdrawals: { type: 'array', items: { $ref: '#/components/schemas/Withdrawal' } }, next_cursor: nullable('string') }),
-  Error: closed(
-    {
-      error: closed({ code: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' }, id: { type: 'string' } }, ['field', 'id']),
-    },
-    [],
-  ),
+  Error: closed({
+    error: closed({ code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, message: { type: 'string', minLength: 1 }, field: { type: 'string', description: 'The input at fault, when one is' } }, [
+      'field',
+    ]),
+  }),
+  InternalError: closed({
+    error: closed({ code: { const: 'internal' }, message: { const: 'internal error' }, id: { type: 'string', minLength: 1, description: 'The id of the log line with the detail (the request id)' } }),
+  }),
+  OpenApiDocument: {
+    type: 'object',
+    required: ['openapi', 'info', 'paths', 'webhooks', 'components'],
+    properties: { openapi: { const: '3.1.0' } },
+    description: 'This document (gateway/openapi/document.ts)',
+  },
   CreateInvoice: {
     type: 'object',
     additionalProperties: false,
@@ -117,14 +137,14 @@ export const SCHEMAS: Record<string, unknown> = {
     properties: { network: { type: 'string' }, address: { type: 'string' }, amount: decimal, reference: { type: 'string' } },
   },
   InvoiceEvent: closed({
-    id: { type: 'string' },
-    type: { type: 'string', pattern: '^invoice\\.' },
+    id: { type: 'string', pattern: EVENT_ID_PATTERN },
+    type: { enum: INVOICE_EVENT_TYPES },
     created_at: time,
     data: { $ref: '#/components/schemas/Invoice' },
   }),
   WithdrawalEvent: closed({
-    id: { type: 'string' },
-    type: { type: 'string', pattern: '^withdrawal\\.' },
+    id: { type: 'string', pattern: EVENT_ID_PATTERN },
+    type: { enum: WITHDRAWAL_STATUS_VALUES.map((s) => `withdrawal.${s}`) },
     created_at: time,
     data: { $ref: '#/components/schemas/Withdrawal' },
   }),
@@ -134,9 +154,9 @@ export const SCHEMAS: Record<string, unknown> = {
     next_cursor: { type: 'string', minLength: 1 },
     has_more: { type: 'boolean' },
   }),
-  RedeliveredEvent: closed({ id: { type: 'string' }, type: { type: 'string' }, status: { const: 'pending' } }),
+  RedeliveredEvent: closed({ id: { type: 'string', pattern: EVENT_ID_PATTERN }, type: { type: 'string' }, status: { const: 'pending' } }),
   PingEvent: closed({
-    id: { type: 'string' },
+    id: { type: 'string', pattern: EVENT_ID_PATTERN },
     type: { const: 'ping' },
     created_at: time,
     data: closed({ merchant_id: { type: 'string', format: 'uuid' } }),

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { Client } from 'pg';
 import { createGateway } from '../../gateway/server';
 import { createMerchant, eventually, startStack, type MerchantCredentials, type Stack } from '../support/stack';
+import { headerReader, noteResponse } from '../support/openapi';
 
 /**
  * The real daemon behind the real gateway: a merchant's POST /v1/invoices whose deadline passes or
@@ -80,7 +81,11 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          noteResponse({ method: 'POST', target: url.pathname, status: res.statusCode ?? 0, header: headerReader(res.headers), text });
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+        });
       });
     });
     req.end(body);

@@ -19,7 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-const get = () => send(h.port, { path: '/v1/invoices/0b9f5a52-5d3c-4c43-9a43-3f0c7f4b8a11', headers: signed('') });
+/**
+ * `openapi: false` where the fake daemon answers what the real one never does (one code on every
+ * status, a status without a code): those test the gateway's mapping table, not the REST contract.
+ */
+const get = (openapi = true) => send(h.port, { path: '/v1/invoices/0b9f5a52-5d3c-4c43-9a43-3f0c7f4b8a11', headers: signed(''), openapi });
 
 describe('daemon gRPC status -> HTTP status and error body', () => {
   it.each([
@@ -37,7 +41,7 @@ describe('daemon gRPC status -> HTTP status and error body', () => {
     next = () => {
       throw new StatusError(code, 'amount is below the network minimum', { 'chainpay-error-code': 'amount_below_minimum', 'chainpay-error-field': 'amount' });
     };
-    const res = await get();
+    const res = await get(false);
     expect(res.status).toBe(http);
     expect(res.text).toBe('{"error":{"code":"amount_below_minimum","message":"amount is below the network minimum","field":"amount"}}');
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -56,7 +60,7 @@ describe('daemon gRPC status -> HTTP status and error body', () => {
     next = () => {
       throw new StatusError(status.FAILED_PRECONDITION, 'pool exhausted at 10.0.0.7');
     };
-    const res = await get();
+    const res = await get(false);
     expect(res.status).toBe(422);
     expect(res.text).toBe('{"error":{"code":"failed_precondition","message":"request cannot be processed"}}');
   });

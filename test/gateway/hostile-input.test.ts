@@ -5,6 +5,7 @@ import { METADATA_DEPTH_MAX } from '../../src/domain/metadata';
 import { createMerchant, rpc, signed, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 import { addressOf, DAY_S, fund, stackRpcs, whitelist } from '../withdrawals/support';
 import { advance } from '../invoices/helpers';
+import { checkResponse, headerReader } from '../support/openapi';
 
 jest.setTimeout(120_000);
 
@@ -128,6 +129,13 @@ describe('hostile input through the real gateway', () => {
       socket.on('error', reject);
     });
     const [head, body] = raw.split('\r\n\r\n');
+    const headers = Object.fromEntries(
+      head!
+        .split('\r\n')
+        .slice(1)
+        .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+    );
+    checkResponse({ method: 'GET', target: '/v1/networks', status: Number(head!.split(' ')[1]), header: headerReader(headers), text: body! });
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/content-type: application\/json/i);
     expect(JSON.parse(body!)).toEqual({ error: { code: 'malformed_request', message: 'the HTTP request could not be parsed' } });

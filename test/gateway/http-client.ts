@@ -3,6 +3,7 @@ import http from 'node:http';
 import pino from 'pino';
 import { createGateway, type Gateway, type GatewayOptions } from '../../gateway/server';
 import { FakeDaemon } from './fake-daemon';
+import { checkResponse, headerReader, isV1Path } from '../support/openapi';
 
 export interface RawResponse {
   readonly status: number;
@@ -18,9 +19,15 @@ export interface RawRequest {
   /** Sent as is; with `chunked` it is written in two pieces without a Content-Length. */
   readonly body?: Buffer | string;
   readonly chunked?: boolean;
+  /**
+   * false: the response is not checked against the OpenAPI document. Only for answers a fake daemon
+   * makes up that the real one never gives (a code on a status it never has), to test the
+   * gateway's mapping itself.
+   */
+  readonly openapi?: boolean;
 }
 
-/** node:http with no agent (no keep-alive), so headers and bytes are exactly what the test says. */
+/** node:http with no agent (no keep-alive), so headers and bytes are exactly what the test says. `/v1` answers are validated against the OpenAPI document. */
 export function send(port: number, req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
@@ -31,6 +38,14 @@ export function send(port: number, req: RawRequest): Promise<RawResponse> {
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
+        // Every /v1 answer of the gateway is checked against the served OpenAPI document.
+        if (req.openapi !== false && isV1Path(req.path.split('?', 1)[0]!)) {
+          try {
+            checkResponse({ method: req.method ?? 'GET', target: req.path, status: res.statusCode ?? 0, header: headerReader(res.headers), text });
+          } catch (err) {
+            return reject(err);
+          }
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
       });
       res.on('error', reject);

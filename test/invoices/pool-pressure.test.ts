@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { createMerchant, eventually, signed, startStack, type MerchantCredentials, type SignedResponse, type Stack } from '../support/stack';
 import { createInvoice } from './helpers';
+import { headerReader, noteResponse } from '../support/openapi';
 
 jest.setTimeout(180_000);
 
@@ -32,6 +33,7 @@ function post(stack: Stack, creds: MerchantCredentials, path: string, body: unkn
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
+          noteResponse({ method: 'POST', target: path, status: res.statusCode ?? 0, header: headerReader(res.headers), text });
           const headers = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
           resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), text, headers });

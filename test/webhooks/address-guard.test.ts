@@ -207,6 +207,7 @@ describe('sendWebhook against a real local HTTPS receiver', () => {
   beforeAll(async () => {
     cert = makeCert();
     receiver = await Receiver.start(cert);
+    receiver.openapi = false; // sendWebhook's transport, with a payload of the test's making
     plain = http.createServer((_req, res) => {
       plainHits++;
       res.end('ok');

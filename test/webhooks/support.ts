@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import pino, { type Logger } from 'pino';
+import { noteWebhook } from '../support/openapi';
 
 /** A throw-away self-signed certificate for 127.0.0.1 / localhost / receiver.test (openssl at test time). */
 export interface TestCert {
@@ -61,6 +62,11 @@ export class Receiver {
   /** TCP connections accepted (a refused target must not even connect). */
   connections = 0;
   reply: (path: string) => Reply = () => ({ status: 200 });
+  /**
+   * Whether each delivery is checked against the OpenAPI document's webhooks. Off only where a
+   * test hands the sender a payload of its own making (transport tests), never a daemon's event.
+   */
+  openapi = true;
   private server: https.Server | null = null;
   private readonly sockets = new Set<Socket>();
   port = 0;
@@ -87,6 +93,9 @@ export class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks);
+        // Under jest every delivery is checked against the OpenAPI document's webhooks (a drift fails
+        // the test); not in the benchmark, whose receiver this is too.
+        if (this.openapi && process.env.JEST_WORKER_ID !== undefined) noteWebhook(req.headers, body);
         this.requests.push({ path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body.toString('utf8') || 'null') });
         const reply = this.reply(req.url ?? '');
         if (reply === 'hang') return;

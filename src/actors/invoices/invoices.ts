@@ -273,7 +273,8 @@ export class Invoices {
    */
   async cancel(uuid: string, merchantId: string | null, requestId?: string): Promise<LoadedInvoice> {
     const { row: current } = await this.get(uuid, merchantId);
-    const refused = (status: string): ConflictError => new ConflictError('cancel_not_allowed', 'only a pending invoice with nothing received can be canceled', undefined, { status });
+    const refused = (status: string): ConflictError =>
+      new ConflictError('cancel_not_allowed', `only a pending invoice with nothing received can be canceled (status ${status})`, undefined, { status });
     const ctx = this.deps.actors.context(uuid);
     if (!ctx || current.status !== 'pending' || !canCancel(ctx)) throw refused(current.status);
     // Judged in the actor's queue: a payment, the expiry or another cancel may have come first.

@@ -204,10 +204,20 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
+        /** @description An invoice changed: sent to the invoice’s webhook_url, else the merchant’s */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with the API secret */
+                    "X-Service-Signature": string;
+                    /** @description The event id (Standard Webhooks) */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the webhook secret; space-separated when several */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -217,8 +227,8 @@ export interface webhooks {
                 };
             };
             responses: {
-                /** @description Any 2xx acknowledges */
-                200: {
+                /** @description Acknowledged (within 15 s). Anything else, a timeout or a redirect is a failed attempt, retried with backoff */
+                "2XX": {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -241,10 +251,20 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
+        /** @description A withdrawal changed status: sent to the merchant’s webhook URL */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with the API secret */
+                    "X-Service-Signature": string;
+                    /** @description The event id (Standard Webhooks) */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the webhook secret; space-separated when several */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -254,8 +274,8 @@ export interface webhooks {
                 };
             };
             responses: {
-                /** @description Any 2xx acknowledges */
-                200: {
+                /** @description Acknowledged (within 15 s). Anything else, a timeout or a redirect is a failed attempt, retried with backoff */
+                "2XX": {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -278,11 +298,20 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** @description Sent only by POST /v1/webhooks/test */
+        /** @description Sent only by POST /v1/webhooks/test, to the merchant’s webhook URL */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with the API secret */
+                    "X-Service-Signature": string;
+                    /** @description The event id (Standard Webhooks) */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the webhook secret; space-separated when several */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -292,8 +321,8 @@ export interface webhooks {
                 };
             };
             responses: {
-                /** @description Any 2xx acknowledges */
-                200: {
+                /** @description Acknowledged (within 15 s). Anything else, a timeout or a redirect is a failed attempt, retried with backoff */
+                "2XX": {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -310,8 +339,14 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @enum {unknown} */
+        NetworkCode: "TRC20" | "BEP20" | "TON" | "POLYGON" | "ARBITRUM" | "SOLANA";
+        /** @enum {unknown} */
+        InvoiceStatus: "pending" | "confirming" | "partially_paid" | "paid" | "overpaid" | "underpaid" | "expired" | "canceled";
+        /** @enum {unknown} */
+        WithdrawalStatus: "review" | "processing" | "completed" | "rejected" | "failed";
         Network: {
-            code: string;
+            code: components["schemas"]["NetworkCode"];
             name: string;
             /** @description A decimal amount as a string */
             buyer_network_fee: string;
@@ -322,7 +357,11 @@ export interface components {
             /** @description A decimal amount as a string */
             min_withdrawal: string;
             required_confirmations: number;
-            deposit_mode: string;
+            /**
+             * @description address_pool: an address per invoice; master_memo (TON): a shared address and a per-invoice memo
+             * @enum {unknown}
+             */
+            deposit_mode: "address_pool" | "master_memo";
         };
         Payment: {
             tx_hash: string;
@@ -337,8 +376,7 @@ export interface components {
         Invoice: {
             /** Format: uuid */
             uuid: string;
-            /** @enum {unknown} */
-            status: "pending" | "confirming" | "partially_paid" | "paid" | "overpaid" | "underpaid" | "expired" | "canceled";
+            status: components["schemas"]["InvoiceStatus"];
             order_id: string | null;
             title: string | null;
             /** @description A decimal amount as a string */
@@ -355,10 +393,15 @@ export interface components {
             merchant_net: string;
             /** @enum {unknown} */
             fee_payer: "buyer" | "merchant";
-            network: string | null;
+            /** @description null until a network is chosen */
+            network: components["schemas"]["NetworkCode"] | null;
+            /** @description null until a network is chosen; the shared address on TON */
             address: string | null;
+            /** @description The memo to put in the comment on TON; null elsewhere */
             memo: string | null;
+            /** Format: uri */
             checkout_url: string;
+            /** @description SVG of the payment link; empty while no network is chosen */
             qr_svg: string;
             /** @description A decimal amount as a string */
             received_amount: string;
@@ -382,9 +425,8 @@ export interface components {
             /** Format: uuid */
             uuid: string;
             reference: string | null;
-            /** @enum {unknown} */
-            status: "review" | "processing" | "completed" | "rejected" | "failed";
-            network: string;
+            status: components["schemas"]["WithdrawalStatus"];
+            network: components["schemas"]["NetworkCode"];
             address: string;
             /** @description A decimal amount as a string */
             amount: string;
@@ -393,7 +435,9 @@ export interface components {
             /** @description A decimal amount as a string */
             net_payout: string;
             tx_hash: string | null;
+            /** @description The operator’s reason; null unless rejected */
             rejection_reason: string | null;
+            /** @description `<code>: <what happened>`; null unless failed */
             failure_reason: string | null;
             /** Format: date-time */
             created_at: string;
@@ -425,9 +469,24 @@ export interface components {
             error: {
                 code: string;
                 message: string;
+                /** @description The input at fault, when one is */
                 field?: string;
-                id?: string;
             };
+        };
+        InternalError: {
+            error: {
+                /** @constant */
+                code: "internal";
+                /** @constant */
+                message: "internal error";
+                /** @description The id of the log line with the detail (the request id) */
+                id: string;
+            };
+        };
+        /** @description This document (gateway/openapi/document.ts) */
+        OpenApiDocument: {
+            /** @constant */
+            openapi: "3.1.0";
         };
         CreateInvoice: {
             /** @description A decimal amount as a string */
@@ -458,14 +517,16 @@ export interface components {
         };
         InvoiceEvent: {
             id: string;
-            type: string;
+            /** @enum {unknown} */
+            type: "invoice.confirming" | "invoice.partially_paid" | "invoice.paid" | "invoice.overpaid" | "invoice.underpaid" | "invoice.expired" | "invoice.canceled" | "invoice.paid_late" | "invoice.reverted";
             /** Format: date-time */
             created_at: string;
             data: components["schemas"]["Invoice"];
         };
         WithdrawalEvent: {
             id: string;
-            type: string;
+            /** @enum {unknown} */
+            type: "withdrawal.review" | "withdrawal.processing" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.failed";
             /** Format: date-time */
             created_at: string;
             data: components["schemas"]["Withdrawal"];
@@ -501,10 +562,41 @@ export interface components {
             event: components["schemas"]["PingEvent"];
         };
     };
-    responses: never;
+    responses: {
+        /** @description No such route under /v1. Codes: not_found */
+        RouteNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The path exists; the method is not one it takes. Codes: method_not_allowed */
+        MethodNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id (the X-Request-Id the client sent when it is 1 to 128 of A-Z a-z 0-9 . _ : -, else a new uuid); the gateway and daemon log lines carry it */
+        XRequestId: string;
+        /** @description Seconds to wait before retrying */
+        RetryAfter: string;
+        /** @description Seconds to wait before retrying: sent with pool_exhausted (5), absent with service_unavailable */
+        PoolRetryAfter: string;
+        /** @description The methods the path takes */
+        Allow: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -521,9 +613,63 @@ export interface operations {
             /** @description This document */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
             };
         };
     };
@@ -539,10 +685,82 @@ export interface operations {
             /** @description Active networks */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NetworkList"];
+                };
+            };
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -550,12 +768,15 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                status?: string;
-                network?: string;
+                status?: "pending" | "confirming" | "partially_paid" | "paid" | "overpaid" | "underpaid" | "expired" | "canceled";
+                network?: components["schemas"]["NetworkCode"];
                 order_id?: string;
+                /** @description Inclusive */
                 created_from?: string;
+                /** @description Exclusive */
                 created_to?: string;
                 limit?: number;
+                /** @description The next_cursor of the previous page, as given */
                 cursor?: string;
             };
             header?: never;
@@ -567,33 +788,98 @@ export interface operations {
             /** @description One page, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicePage"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_status, invalid_network, invalid_order_id, invalid_created_from, invalid_created_to, invalid_limit, invalid_cursor, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -618,6 +904,7 @@ export interface operations {
             /** @description The existing invoice for a repeated order_id */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -627,60 +914,119 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Malformed JSON */
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 64 KiB */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not application/json */
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description Invalid input (`field` names it). Codes: unknown_field, unsupported_currency, amount_below_minimum, too_many_decimals, invalid_amount, amount_must_be_positive, lifetime_out_of_range, unknown_network, invalid_fee_payer, invalid_webhook_url, invalid_return_url, invalid_cancel_url, metadata_too_large, metadata_too_deep, invalid_metadata, invalid_title, invalid_order_id, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable, pool_exhausted, network_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["PoolRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -703,42 +1049,108 @@ export interface operations {
             /** @description The invoice */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown invoice */
+            /** @description Unknown invoice. Codes: invoice_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -765,51 +1177,139 @@ export interface operations {
             /** @description The invoice on its new network */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown invoice */
+            /** @description Unknown (or another merchant’s) resource. Codes: invoice_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description network_change_not_allowed */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource’s state forbids it. Codes: network_change_not_allowed */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, unknown_network, amount_below_minimum, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited, too_many_network_changes */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable, pool_exhausted, network_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["PoolRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -836,51 +1336,138 @@ export interface operations {
             /** @description Canceled */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown invoice */
+            /** @description Unknown (or another merchant’s) resource. Codes: invoice_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description cancel_not_allowed */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource’s state forbids it. Codes: cancel_not_allowed */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -892,12 +1479,15 @@ export interface operations {
     listWithdrawals: {
         parameters: {
             query?: {
-                status?: string;
-                network?: string;
+                status?: "review" | "processing" | "completed" | "rejected" | "failed";
+                network?: components["schemas"]["NetworkCode"];
                 reference?: string;
+                /** @description Inclusive */
                 created_from?: string;
+                /** @description Exclusive */
                 created_to?: string;
                 limit?: number;
+                /** @description The next_cursor of the previous page, as given */
                 cursor?: string;
             };
             header?: never;
@@ -909,33 +1499,98 @@ export interface operations {
             /** @description One page, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WithdrawalPage"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_status, invalid_network, invalid_reference, invalid_created_from, invalid_created_to, invalid_limit, invalid_cursor, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -960,6 +1615,7 @@ export interface operations {
             /** @description The existing withdrawal for a repeated reference */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -969,51 +1625,118 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not whitelisted */
-            403: {
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient balance */
-            409: {
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, unknown_network, invalid_address, address_off_curve, invalid_amount, too_many_decimals, amount_must_be_positive, amount_below_minimum, amount_not_above_fee, address_not_whitelisted, address_in_cooldown, insufficient_balance, invalid_reference, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1036,42 +1759,108 @@ export interface operations {
             /** @description The withdrawal */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown withdrawal */
+            /** @description Unknown withdrawal. Codes: withdrawal_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1092,33 +1881,98 @@ export interface operations {
             /** @description The merchant balance */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1143,33 +1997,98 @@ export interface operations {
             /** @description The events after the cursor, oldest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_cursor, invalid_limit, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1196,51 +2115,138 @@ export interface operations {
             /** @description Queued for delivery now, with a fresh retry schedule */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RedeliveredEvent"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown event (or another merchant's): event_not_found */
+            /** @description Unknown (or another merchant’s) resource. Codes: event_not_found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description webhook_url_not_set */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource’s state forbids it. Codes: webhook_url_not_set */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1265,42 +2271,128 @@ export interface operations {
             /** @description A signed ping was sent (or refused by the address guard): its outcome */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Missing or unknown key, bad signature, or missing timestamp where required */
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description webhook_url_not_set */
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource’s state forbids it. Codes: webhook_url_not_set */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid field, unknown field, invalid or stale timestamp */
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited (Retry-After) */
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
