@@ -169,9 +169,12 @@ function createInvoice(r: Random, world: FuzzWorld): FuzzCase {
     if (typeof value === 'string' || value === null) echo[name] = value;
     verdict = worst(verdict, v);
   };
-  const amount = int(r, 0, 2) === 0 ? amountValue(r, world.minInvoice.get(network)!) : { value: new Decimal(world.minInvoice.get(network)!).plus(1).toFixed(), verdict: 'accept' as Verdict };
+  // Without a network the amount must meet the lowest min_invoice of the active networks (DESIGN.md).
+  const withNetwork = r() < 0.8;
+  const min = withNetwork ? world.minInvoice.get(network)! : Decimal.min(...world.minInvoice.values()).toFixed();
+  const amount = int(r, 0, 2) === 0 ? amountValue(r, min) : { value: new Decimal(min).plus(1).toFixed(), verdict: 'accept' as Verdict };
   set('amount', amount.value, amount.verdict);
-  if (r() < 0.8) {
+  if (withNetwork) {
     if (r() < 0.9) set('network', network, 'accept');
     else set('network', pick(r, ['trc20', 'BTC', 'TRC-20', '', 'ETH', 'SOLANA ']), 'refuse');
   }
@@ -269,7 +272,7 @@ function envelope(r: Random, world: FuzzWorld): FuzzCase {
       ...base,
       name: 'unknown path',
       method: pick(r, ['GET', 'POST']),
-      path: pick(r, ['/v1/invoice', '/v2/invoices', '/v1/invoices/x/y/z', '/v1/%00', '/v1/invoices/../networks', `/v1/${'a'.repeat(3000)}`]),
+      path: pick(r, ['/v1/invoice', '/v2/invoices', '/v1/invoices/x/y/z', '/v1/%00', '/v1/invoices/..%2Fnetworks', `/v1/${'a'.repeat(3000)}`]),
     };
   if (k === 10)
     return {
