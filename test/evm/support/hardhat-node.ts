@@ -18,6 +18,21 @@ export interface HardhatNode {
  * transactions: `{ mining: { auto: false }, throwOnTransactionFailures: false }`).
  */
 export async function startHardhatNode(network: Record<string, unknown> = {}): Promise<HardhatNode> {
+  // freePort() closes its probe before hardhat binds: another process can take the port meanwhile
+  // (then our node exits with EADDRINUSE while the other one answered our readiness check). Our
+  // node's own "Started ... server at" line is the proof it listens; a lost race tries a new port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(network);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnFreePort(network: Record<string, unknown>): Promise<HardhatNode> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chainpay-hardhat-'));
   const config = path.join(dir, 'hardhat.config.js');
   const settings = { chainId: 31337, mining: { auto: true }, ...network };
@@ -26,16 +41,29 @@ export async function startHardhatNode(network: Record<string, unknown> = {}): P
   const child = spawn(path.join(ROOT, 'node_modules/.bin/hardhat'), ['--config', config, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
     cwd: ROOT,
     env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let started = false;
+  let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (started) return; // hardhat logs every call: stop looking once it has started
+    stdout = (stdout + chunk.toString()).slice(-4000);
+    started = stdout.includes(`server at http://127.0.0.1:${port}/`);
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitReady(url, child, () => stderr);
+    await waitReady(
+      url,
+      child,
+      () => stderr,
+      () => started,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+    if (/EADDRINUSE/.test(stderr + stdout)) throw new PortTakenError(`port ${port} taken before hardhat bound it`);
     throw error;
   }
   return {
@@ -51,10 +79,14 @@ export async function startHardhatNode(network: Record<string, unknown> = {}): P
   };
 }
 
-async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+async function waitReady(url: string, child: ChildProcess, stderr: () => string, started: () => boolean): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`hardhat node exited (${child.exitCode}): ${stderr()}`);
+    if (!started()) {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
     try {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
       if (res.ok) return;
