@@ -314,7 +314,41 @@ function networkChange(r: Random, world: FuzzWorld): FuzzCase {
 export function nextCase(r: Random, world: FuzzWorld): FuzzCase {
   const k = r();
   if (k < 0.55) return createInvoice(r, world);
-  if (k < 0.8) return envelope(r, world);
-  if (k < 0.9) return withdrawal(r);
-  return networkChange(r, world);
+  if (k < 0.78) return envelope(r, world);
+  if (k < 0.88) return withdrawal(r);
+  if (k < 0.95) return networkChange(r, world);
+  return eventLog(r);
+}
+
+/**
+ * The event log, redelivery and the test ping (docs/api.md, Event log) for a merchant without a
+ * webhook URL: hostile queries and ids are refused (422, 404), a ping or a redelivery has nowhere
+ * to go (409); only plain reads of the log are accepted. Nothing may be written by any of them.
+ */
+function eventLog(r: Random): FuzzCase {
+  const base = { signing: 'valid' as const, contentType: 'application/json', body: '{}', method: 'POST' };
+  const k = int(r, 0, 3);
+  if (k === 0) {
+    const [query, expect] = pick(r, [
+      ['', 'accept'],
+      ['?limit=5', 'accept'],
+      ['?limit=100', 'accept'],
+      ['?limit=0', 'refuse'],
+      ['?limit=101', 'refuse'],
+      ['?limit=1.5', 'refuse'],
+      ['?limit=abc', 'refuse'],
+      ['?after=x', 'refuse'],
+      ['?after=ZTEuMS4x%00', 'refuse'],
+      [`?after=${'A'.repeat(5000)}`, 'refuse'],
+      ['?after=a&after=b', 'refuse'],
+      ['?status=pending', 'refuse'],
+      ['?after=', 'either'],
+    ] as [string, Verdict][]);
+    return { ...base, name: 'event log query', method: 'GET', body: undefined, contentType: null, path: `/v1/events${query}`, expect };
+  }
+  if (k === 1) {
+    const id = pick(r, ['evt_000000000000000000000000', 'evt_zz', 'x', '%00', "'; drop table outbox_events;--", 'evt_'.padEnd(300, 'f')]);
+    return { ...base, name: 'redeliver unknown event', path: `/v1/events/${encodeURIComponent(id)}/redeliver`, body: pick(r, ['{}', '{"x":1}', '[]']), expect: 'refuse' };
+  }
+  return { ...base, name: 'test ping without a webhook URL', path: '/v1/webhooks/test', body: pick(r, ['{}', '{"url":"http://127.0.0.1/"}', '']), expect: 'refuse' };
 }
