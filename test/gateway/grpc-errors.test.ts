@@ -14,8 +14,11 @@ beforeAll(async () => {
   // One answered call first: the gateway's first call also opens its channel to the daemon, which
   // under a loaded full run took longer than the 300 ms deadline these tests keep short (a 504
   // instead of the status under test).
+  // Under load even that first call can miss the deadline, so it is retried until the channel is up.
   next = () => Invoice.fromPartial(invoiceFixture());
-  expect((await get()).status).toBe(200);
+  let warm = await get();
+  for (let attempt = 0; warm.status !== 200 && attempt < 20; attempt++) warm = await get();
+  expect(warm.status).toBe(200);
 });
 afterAll(() => h.stop());
 
