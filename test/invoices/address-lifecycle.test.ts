@@ -53,7 +53,9 @@ describe('address reservations of the engine', () => {
       const rows = await stack.daemon.orm.em.fork().execute<{ state: string; n: string }[]>(`select state, count(*)::text as n from deposit_addresses where network = 'POLYGON' group by state`);
       return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
     };
-    let stack = await startStack({ database, dataDir });
+    // Production's pool (the suite's default is smaller), so free addresses remain beside the engine's reservation of 64.
+    const env = { ADDRESS_POOL_BATCH: '200', ADDRESS_POOL_MIN_FREE: '50' };
+    let stack = await startStack({ database, dataDir, env });
     try {
       const m = await createMerchant(stack);
       const first = await Promise.all(Array.from({ length: 5 }, () => createInvoice(stack, m, { amount: '5', network: 'POLYGON' })));
@@ -63,7 +65,7 @@ describe('address reservations of the engine', () => {
       const reservedBefore = before.reserved!;
       await stack.stop();
 
-      stack = await startStack({ database, dataDir });
+      stack = await startStack({ database, dataDir, env });
       const after = await states(stack);
       expect(after.reserved ?? 0).toBe(0);
       expect(after.allocated).toBe(5);

@@ -13,7 +13,8 @@ describe('invoice status paths on devnet (real gateway, gRPC and PostgreSQL)', (
   let stack: Stack;
   let m: MerchantCredentials;
   beforeAll(async () => {
-    stack = await startStack({ env: { LATE_PAYMENT_WINDOW_MINUTES: '60' } });
+    // Production's pool (the suite's default is smaller), so free addresses remain beside the engine's reservation of 64.
+    stack = await startStack({ env: { LATE_PAYMENT_WINDOW_MINUTES: '60', ADDRESS_POOL_BATCH: '200', ADDRESS_POOL_MIN_FREE: '50' } });
     m = await createMerchant(stack);
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { TEST_POOL } from './test-pool';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -17,7 +18,7 @@ export function spawnTs(entry: string, env: Record<string, string | undefined>):
   return track(
     spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...TEST_POOL, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );

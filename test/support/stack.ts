@@ -10,6 +10,7 @@ import type { DaemonClock } from '../../src/actors/daemon-clock';
 import { createLogger } from '../../src/observability/logger';
 import { createGateway } from '../../gateway/server';
 import { createTestDatabase, type TestDatabase } from './database';
+import { TEST_POOL } from './test-pool';
 import { MerchantServiceClient, type CreateMerchantResponse } from '../../src/grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceClient } from '../../src/grpc/generated/chainpay/v1/networks';
 import { InvoiceServiceClient } from '../../src/grpc/generated/chainpay/v1/invoices';
@@ -52,6 +53,7 @@ export async function startStack(
       GRPC_PORT: '0',
       HTTP_PORT: '0',
       DEVNET_BLOCK_MS: '0',
+      ...TEST_POOL,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...(live ? {} : { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }),
       ...options.env,
