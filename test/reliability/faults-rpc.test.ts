@@ -26,7 +26,7 @@ import { scaled } from './support/long-mode';
  * payment made during the fault is credited, once. Checked against both nodes at the end.
  */
 const ROUNDS = scaled(1, 10);
-const FAULT_MS = scaled(4_000, 60_000);
+const FAULT_MS = scaled(2_000, 60_000);
 jest.setTimeout(scaled(400_000, 4 * 60 * 60_000));
 
 interface Net {
