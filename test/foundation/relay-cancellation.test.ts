@@ -36,23 +36,43 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
     await stack?.stop();
   });
 
-  /** Locks the merchants table (a signature check of a merchant not cached yet waits) until `release`. */
-  async function lockMerchants(): Promise<{ release: () => Promise<void> }> {
+  const lockWaiters = async (): Promise<number> =>
+    (await db.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0]!.n;
+
+  /**
+   * Locks the merchants table (a signature check of a merchant not cached yet waits) until
+   * `release`. The daemon's background readers of that table (the webhook poller, every 250 ms)
+   * block on it too; `waiting` is how many wait once their count has held still for 750 ms, so a
+   * waiter beyond it is the request under test.
+   */
+  let held = false;
+  async function lockMerchants(): Promise<{ release: () => Promise<void>; waiting: number }> {
     await db.query('begin');
     await db.query('lock table merchants in access exclusive mode');
-    return { release: async () => void (await db.query('commit')) };
-  }
-
-  /** Resolves once a statement of this database waits for a lock (the daemon's read of the merchant). */
-  const someoneWaits = (): Promise<true> =>
-    eventually(
-      async () => {
-        const { rows } = await db.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
-        return rows[0]!.n > 0 ? true : undefined;
+    held = true;
+    let waiting = await lockWaiters();
+    for (let stillSince = Date.now(), deadline = Date.now() + 10_000; Date.now() - stillSince < 750 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      const now = await lockWaiters();
+      if (now !== waiting) [waiting, stillSince] = [now, Date.now()];
+    }
+    return {
+      waiting,
+      release: async () => {
+        held = false;
+        await db.query('commit');
       },
-      10_000,
-      'a statement waiting for the merchants lock',
-    );
+    };
+  }
+  // A test that failed while holding the lock must not leave the next one waiting behind it.
+  afterEach(async () => {
+    if (held) await db.query('rollback');
+    held = false;
+  });
+
+  /** Resolves once one more statement waits for the lock than the background ones: the daemon's read of the merchant. */
+  const someoneWaits = (lock: { waiting: number }): Promise<true> =>
+    eventually(async () => ((await lockWaiters()) > lock.waiting ? true : undefined), 10_000, 'a statement waiting for the merchants lock');
 
   const invoicesWith = async (creds: MerchantCredentials, orderId: string): Promise<number> =>
     (await db.query<{ n: number }>('select count(*)::int as n from invoices where merchant_id = $1 and order_id = $2', [creds.merchantId, orderId])).rows[0]!.n;
@@ -98,7 +118,7 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
     const creds = await createMerchant(stack);
     const lock = await lockMerchants();
     const request = post(stack.baseUrl, creds, 'stays-1');
-    await someoneWaits();
+    await someoneWaits(lock);
     await lock.release();
     const res = await request.done;
     expect(res).not.toBe('gone');
@@ -110,7 +130,7 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
     const creds = await createMerchant(stack);
     const lock = await lockMerchants();
     const request = post(stack.baseUrl, creds, 'gone-1');
-    await someoneWaits();
+    await someoneWaits(lock);
     request.leave();
     expect(await request.done).toBe('gone');
     // The gateway's cancel reached the daemon while its handler waited for the lock.
@@ -132,7 +152,7 @@ describe('CreateInvoice through the relay, cancelled before its write', () => {
       const before = lines.filter((l) => l.msg === CANCELLED_MSG).length;
       const lock = await lockMerchants();
       const request = post(`http://127.0.0.1:${port}`, creds, 'late-1');
-      await someoneWaits();
+      await someoneWaits(lock);
       const res = await request.done;
       expect(res).toEqual({ status: 504, body: { error: { code: 'timeout', message: 'the service did not answer in time' } } });
       await lock.release();
