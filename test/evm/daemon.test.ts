@@ -42,10 +42,12 @@ beforeAll(async () => {
     POLYGON_CHAIN_ID: '31337',
     POLYGON_TOKEN_ADDRESS: usdt6,
     POLYGON_CONFIRMATIONS: '3',
+    POLYGON_POLL_INTERVAL_MS: '100',
     BEP20_RPC_URL: node.url,
     BEP20_CHAIN_ID: '31337',
     BEP20_TOKEN_ADDRESS: usdt18,
     BEP20_CONFIRMATIONS: '3',
+    BEP20_POLL_INTERVAL_MS: '100',
     METRICS_PORT: '0',
   };
   db = await createTestDatabase();

@@ -49,6 +49,7 @@ describe(`a live POLYGON daemon SIGKILLed ${KILLS} times on a hardhat node (seed
     POLYGON_CHAIN_ID: '31337',
     POLYGON_TOKEN_ADDRESS: usdt,
     POLYGON_CONFIRMATIONS: '3',
+    POLYGON_POLL_INTERVAL_MS: '100',
   });
 
   beforeAll(async () => {

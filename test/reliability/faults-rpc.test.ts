@@ -74,10 +74,12 @@ describe('the chain RPC timing out, rate limiting and answering garbage', () => 
         POLYGON_CHAIN_ID: '31337',
         POLYGON_TOKEN_ADDRESS: nets.POLYGON!.usdt,
         POLYGON_CONFIRMATIONS: '3',
+        POLYGON_POLL_INTERVAL_MS: '100',
         ARBITRUM_RPC_URL: nets.ARBITRUM!.node.url,
         ARBITRUM_CHAIN_ID: '31337',
         ARBITRUM_TOKEN_ADDRESS: nets.ARBITRUM!.usdt,
         ARBITRUM_CONFIRMATIONS: '3',
+        ARBITRUM_POLL_INTERVAL_MS: '100',
       },
       running,
     );

@@ -55,6 +55,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
       POLYGON_CHAIN_ID: '31337',
       POLYGON_TOKEN_ADDRESS: token,
       POLYGON_CONFIRMATIONS: '3',
+      POLYGON_POLL_INTERVAL_MS: '100',
     });
     running.push(proc);
     const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));

@@ -57,6 +57,7 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
         POLYGON_CHAIN_ID: '31337',
         POLYGON_TOKEN_ADDRESS: token,
         POLYGON_CONFIRMATIONS: '3',
+        POLYGON_POLL_INTERVAL_MS: '100',
         PAYOUT_BUMP_AFTER_MS: '60000',
         PAYOUT_POLL_INTERVAL_MS: '250',
       },
