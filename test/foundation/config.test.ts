@@ -74,10 +74,16 @@ describe('configuration from the environment', () => {
       expect(() => loadConfig({ CHAIN_MODE: 'live' })).toThrow(/CHAIN_MODE: CHAIN_MODE=live needs at least one network on a real chain/);
     });
 
-    it.each(['POLYGON_TOKEN_ADDRESS', 'BEP20_CHAIN_ID', 'ARBITRUM_POLL_INTERVAL_MS'])('%s without its RPC URL is refused (it would be silently ignored)', (variable) => {
+    it.each(['POLYGON_TOKEN_ADDRESS', 'BEP20_CHAIN_ID', 'ARBITRUM_POLL_INTERVAL_MS', 'BEP20_RPC_TIMEOUT_MS'])('%s without its RPC URL is refused (it would be silently ignored)', (variable) => {
       const network = variable.split('_')[0];
       expect(() => loadConfig({ [variable]: '100' })).toThrow(new RegExp(`^invalid configuration: ${variable}: is a live chain setting and needs ${network}_RPC_URL`));
       expect(loadConfig({ [variable]: '100', [`${network}_RPC_URL`]: rpc }).CHAIN_MODE).toBe('live');
+    });
+
+    it('<CODE>_RPC_TIMEOUT_MS reaches the live options; below 100 ms it is refused', () => {
+      const live = (value: string) => loadConfig({ POLYGON_RPC_URL: rpc, POLYGON_RPC_TIMEOUT_MS: value }).networks.POLYGON;
+      expect(JSON.stringify(live('2500'))).toContain('"rpcTimeoutMs":2500');
+      expect(() => live('99')).toThrow(/POLYGON_RPC_TIMEOUT_MS/);
     });
 
     it('WEBHOOK_ALLOW_PRIVATE_TARGETS is refused in live mode, however live was chosen', () => {

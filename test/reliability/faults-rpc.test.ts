@@ -75,6 +75,8 @@ describe('the chain RPC timing out, rate limiting and answering garbage', () => 
         POLYGON_TOKEN_ADDRESS: nets.POLYGON!.usdt,
         POLYGON_CONFIRMATIONS: '3',
         POLYGON_POLL_INTERVAL_MS: '100',
+        // A hanging RPC shows as an error after this long (15 s by default).
+        POLYGON_RPC_TIMEOUT_MS: '2000',
         ARBITRUM_RPC_URL: nets.ARBITRUM!.node.url,
         ARBITRUM_CHAIN_ID: '31337',
         ARBITRUM_TOKEN_ADDRESS: nets.ARBITRUM!.usdt,

@@ -8,7 +8,7 @@ import { EVM_NETWORKS } from './config';
 import { evmLiveFactory, type EvmLiveOptions } from './live-factory';
 
 /** Settings only a real chain reads: given without `<CODE>_RPC_URL` they would be silently ignored. */
-const LIVE_ONLY = ['TOKEN_ADDRESS', 'CHAIN_ID', 'POLL_INTERVAL_MS'] as const;
+const LIVE_ONLY = ['TOKEN_ADDRESS', 'CHAIN_ID', 'POLL_INTERVAL_MS', 'RPC_TIMEOUT_MS'] as const;
 
 /**
  * The EVM family's environment (BEP20, POLYGON, ARBITRUM):
@@ -17,6 +17,7 @@ const LIVE_ONLY = ['TOKEN_ADDRESS', 'CHAIN_ID', 'POLL_INTERVAL_MS'] as const;
  *   <CODE>_TOKEN_ADDRESS    the token that counts (default: the real USDT of NETWORK_FACTS)
  *   <CODE>_CHAIN_ID         the chain id the RPC must serve (default: the network's real one; 31337 for hardhat)
  *   <CODE>_POLL_INTERVAL_MS head polling once caught up (default 2000 ms)
+ *   <CODE>_RPC_TIMEOUT_MS   how long one JSON-RPC request may take (default 15000 ms)
  * (`<CODE>_CONFIRMATIONS` is every network's, read by src/config: it becomes `confirmations`.)
  */
 export function readEvmLive(env: FamilyEnv, { network, requiredConfirmations }: FamilyNetwork): LiveSettings | null {
@@ -25,6 +26,7 @@ export function readEvmLive(env: FamilyEnv, { network, requiredConfirmations }: 
   const tokenAddress = readVariable(env, `${network}_TOKEN_ADDRESS`, z.string().min(1));
   const pollIntervalMs = readVariable(env, `${network}_POLL_INTERVAL_MS`, z.coerce.number().int().min(10).max(600_000));
   const chainId = readVariable(env, `${network}_CHAIN_ID`, z.coerce.number().int().positive());
+  const rpcTimeoutMs = readVariable(env, `${network}_RPC_TIMEOUT_MS`, z.coerce.number().int().min(100).max(600_000));
   if (rpcUrl === undefined) {
     const stray = LIVE_ONLY.map((s) => `${network}_${s}`).find((v) => env[v] !== undefined && env[v] !== '');
     if (stray) throw new FamilyConfigError(stray, `is a live chain setting and needs ${rpcVariable} (on devnet it would be ignored); set ${rpcVariable} or unset ${stray}`);
@@ -38,6 +40,7 @@ export function readEvmLive(env: FamilyEnv, { network, requiredConfirmations }: 
     ...(expectedChainId !== undefined ? { expectedChainId } : {}),
     ...(tokenAddress ? { tokenAddress } : {}),
     ...(pollIntervalMs ? { pollIntervalMs } : {}),
+    ...(rpcTimeoutMs ? { rpcTimeoutMs } : {}),
   };
   return { from: rpcVariable, options };
 }

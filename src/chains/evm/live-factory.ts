@@ -15,6 +15,7 @@ const liveOptions = z.object({
   expectedDecimals: z.number().int().min(0).max(36).optional(),
   expectedChainId: z.number().int().positive().optional(),
   pollIntervalMs: z.number().int().min(10).optional(),
+  rpcTimeoutMs: z.number().int().min(100).optional(),
   maxBlockRange: z.number().int().min(1).optional(),
 });
 
