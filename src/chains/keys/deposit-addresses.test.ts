@@ -72,7 +72,7 @@ describe('published BIP-44 deposit addresses of the standard test mnemonic', () 
     it('both implementations agree over a range and at large indexes (the last non-hardened one included)', async () => {
       for (const network of ['BEP20', 'TRC20'] as const) {
         const codec = createAddressCodec(network, { mnemonic: ABANDON }, { addon });
-        expect(await codec.crossCheckDepositAddresses(100, 40)).toEqual(codec.deriveDepositAddresses!(100, 40));
+        expect(await codec.crossCheckDepositAddresses(100, 12)).toEqual(codec.deriveDepositAddresses!(100, 12));
         for (const i of [65_536, 16_777_216, 2 ** 31 - 1]) expect(await codec.crossCheckDepositAddresses(i, 1)).toEqual([codec.deriveDepositAddress(i)]);
         await expect(codec.crossCheckDepositAddresses(2 ** 31 - 1, 2)).rejects.toThrow(RangeError);
         expect(() => codec.deriveDepositAddresses!(2 ** 31 - 1, 2)).toThrow(RangeError);
