@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { freshDistEntry } from './dist';
 import { TEST_POOL } from './test-pool';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -12,11 +13,16 @@ export interface Spawned {
   exited(): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry point (src/main.ts, src/start-all.ts, ...) as a real process. */
+/**
+ * Runs a TypeScript entry point (src/main.ts, src/start-all.ts, ...) as a real process: its compiled
+ * file when dist/ is fresh (freshDistEntry), else the source through tsx.
+ */
 export function spawnTs(entry: string, env: Record<string, string | undefined>): Spawned {
+  const compiled = freshDistEntry(entry);
   // --import tsx runs the entry in THIS process (the tsx CLI would fork, and a SIGKILL would hit only the wrapper).
+  const args = compiled ? ['--enable-source-maps', compiled] : ['--import', 'tsx', path.join(ROOT, entry)];
   return track(
-    spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+    spawn(process.execPath, args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...TEST_POOL, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
