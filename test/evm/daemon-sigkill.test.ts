@@ -89,7 +89,11 @@ it('POLYGON on a hardhat node: a payment mined before expires_at but seen after 
   // In process: a live daemon has no devnet clock, so the test drives the daemon's clock itself.
   const clock = new DaemonClock();
   const database = await createTestDatabase('cp_evmintime');
-  const stack = await startStack({ database, clock, env: { POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: usdt, POLYGON_CONFIRMATIONS: '4', POLYGON_POLL_INTERVAL_MS: '100' } });
+  const stack = await startStack({
+    database,
+    clock,
+    env: { POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: usdt, POLYGON_CONFIRMATIONS: '4', POLYGON_POLL_INTERVAL_MS: '100' },
+  });
   try {
     const d = stack.clients;
     const merchantId = (await rpc<CreateMerchantResponse>((cb) => d.merchants.createMerchant({ name: 'evm in time' }, stack.operator, cb))).merchant!.merchant_id;

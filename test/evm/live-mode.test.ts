@@ -48,7 +48,11 @@ describe('live mode: no devnet control beside a real chain', () => {
     token = await chain.deployToken(6);
     await chain.mint(token, chain.funder.address, 10n ** 12n);
     db = await createTestDatabase('cp_live_mode');
-    stack = await startStack({ database: db, dataDir, env: { POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '2', POLYGON_POLL_INTERVAL_MS: '100' } });
+    stack = await startStack({
+      database: db,
+      dataDir,
+      env: { POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '2', POLYGON_POLL_INTERVAL_MS: '100' },
+    });
     m = await createMerchant(stack);
     // Real funds: a POLYGON invoice paid on the node.
     const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '100', network: 'POLYGON' })).body;

@@ -15,7 +15,9 @@ describe('operator plane: a halted watcher (hardhat)', () => {
     chain = new TestChain(node.url);
     token = await chain.deployToken(6);
     await chain.mint(token, chain.funder.address, 10n ** 12n);
-    stack = await startStack({ env: { POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '2', POLYGON_POLL_INTERVAL_MS: '100', METRICS_PORT: '0' } });
+    stack = await startStack({
+      env: { POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '2', POLYGON_POLL_INTERVAL_MS: '100', METRICS_PORT: '0' },
+    });
   }, 60_000);
   afterAll(async () => {
     await stack?.stop();

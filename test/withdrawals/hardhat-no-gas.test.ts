@@ -34,7 +34,15 @@ describe('a payout the hot wallet cannot pay the gas of (hardhat, POLYGON live)'
     lines = captured.lines;
     stack = await startStack({
       logger: captured.logger,
-      env: { HD_MNEMONIC: TEST_MNEMONIC, POLYGON_RPC_URL: node.url, POLYGON_CHAIN_ID: '31337', POLYGON_TOKEN_ADDRESS: token, POLYGON_CONFIRMATIONS: '3', POLYGON_POLL_INTERVAL_MS: '100', PAYOUT_POLL_INTERVAL_MS: '250' },
+      env: {
+        HD_MNEMONIC: TEST_MNEMONIC,
+        POLYGON_RPC_URL: node.url,
+        POLYGON_CHAIN_ID: '31337',
+        POLYGON_TOKEN_ADDRESS: token,
+        POLYGON_CONFIRMATIONS: '3',
+        POLYGON_POLL_INTERVAL_MS: '100',
+        PAYOUT_POLL_INTERVAL_MS: '250',
+      },
     });
     m = await createMerchant(stack);
     const inv = (await signed(stack, m, 'POST', '/v1/invoices', { amount: '20', network: 'POLYGON' })).body;
