@@ -22,6 +22,8 @@ interface Pending {
 }
 
 const WORKER_ENTRY = path.join(__dirname, 'worker.js');
+/** How long close() waits for the running jobs (a batch of 200 addresses takes well under a second). */
+const CLOSE_WAIT_MS = 10_000;
 
 /**
  * Deposit addresses derived on a worker thread of their own, each by both of its codec's
@@ -37,6 +39,8 @@ export class DerivationThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+  /** close() waiting for the running jobs to be answered. */
+  private readonly onIdle: Array<() => void> = [];
   #engine: DerivationEngine | null = null;
 
   constructor(private readonly keys: KeyMaterial) {}
@@ -67,9 +71,17 @@ export class DerivationThread {
     });
   }
 
-  /** Stops the thread; jobs still running fail. */
+  /**
+   * Stops the thread once the jobs it was given have been answered (at most CLOSE_WAIT_MS), so it
+   * is never terminated mid-job: terminating it while it runs can abort the whole process (keccak's
+   * N-API add-on, called by the TRON and EVM codecs, fails against the terminating environment with
+   * "FATAL ERROR: napi_create_reference", SIGABRT), and a daemon stopping during a pool refill then
+   * exits 134 instead of 0. New jobs are refused from the start of close; jobs still unanswered at
+   * the deadline fail.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    await this.answered(CLOSE_WAIT_MS);
     const worker = this.worker;
     this.worker = null;
     if (worker) await worker.terminate();
@@ -96,11 +108,27 @@ export class DerivationThread {
     return worker;
   }
 
+  /** Resolves once no job is waiting for an answer, or after `timeoutMs`. */
+  private answered(timeoutMs: number): Promise<void> {
+    if (this.pending.size === 0 || !this.worker) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.onIdle.push(done);
+    });
+  }
+
   private settle(answer: DerivationAnswer): void {
     const pending = this.pending.get(answer.id);
     if (!pending) return;
     this.pending.delete(answer.id);
-    if (this.pending.size === 0) this.worker?.unref();
+    if (this.pending.size === 0) {
+      this.worker?.unref();
+      for (const notify of this.onIdle.splice(0)) notify();
+    }
     const { network, from, count } = pending.job;
     if (!answer.ok) {
       pending.reject(new DerivationThreadError(`deriving ${network} addresses ${from}..${from + count - 1} failed`, { network, from, count, cause: `${answer.name}: ${answer.message}` }));
@@ -119,5 +147,6 @@ export class DerivationThread {
       this.pending.delete(id);
       reject(new DerivationThreadError(message, { network: job.network, from: job.from, count: job.count }));
     }
+    for (const notify of this.onIdle.splice(0)) notify();
   }
 }
