@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { toBaseUnits } from '../../src/chains/amount';
 import { createMerchant, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
-import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
+import { polygonOnHardhat, TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
 import { captureLogger, type LogLine } from '../webhooks/support';
@@ -35,12 +35,7 @@ describe('a payout the hot wallet cannot pay the gas of (hardhat, POLYGON live)'
     stack = await startStack({
       logger: captured.logger,
       env: {
-        HD_MNEMONIC: TEST_MNEMONIC,
-        POLYGON_RPC_URL: node.url,
-        POLYGON_CHAIN_ID: '31337',
-        POLYGON_TOKEN_ADDRESS: token,
-        POLYGON_CONFIRMATIONS: '3',
-        POLYGON_POLL_INTERVAL_MS: '100',
+        ...polygonOnHardhat(node.url, token),
         PAYOUT_POLL_INTERVAL_MS: '250',
       },
     });

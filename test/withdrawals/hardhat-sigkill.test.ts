@@ -13,7 +13,7 @@ import { evmPayoutWallet } from '../../src/chains/evm/payout-wallet';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
-import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
+import { polygonOnHardhat, TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
 import type { CreateInvoiceResponse, Invoice } from '../../src/grpc/generated/chainpay/v1/invoices';
@@ -50,12 +50,7 @@ describe('a POLYGON payout interrupted by SIGKILL on a hardhat node', () => {
       CHAINPAY_TEST_KILL_AT: killAt,
       PAYOUT_POLL_INTERVAL_MS: '250',
       ...env,
-      HD_MNEMONIC: TEST_MNEMONIC,
-      POLYGON_RPC_URL: node.url,
-      POLYGON_CHAIN_ID: '31337',
-      POLYGON_TOKEN_ADDRESS: token,
-      POLYGON_CONFIRMATIONS: '3',
-      POLYGON_POLL_INTERVAL_MS: '100',
+      ...polygonOnHardhat(node.url, token),
     });
     running.push(proc);
     const ended = new Promise<number | null>((resolve) => proc.child.once('close', (code) => resolve(code)));

@@ -3,7 +3,7 @@ import { toBaseUnits } from '../../src/chains/amount';
 import { ERC20_ABI } from '../../src/chains/evm/abi';
 import type { Withdrawal } from '../../src/grpc/generated/chainpay/v1/withdrawals';
 import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
-import { TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
+import { polygonOnHardhat, TEST_MNEMONIC, testCodec } from '../evm/support/adapter';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
 import { DaemonClock } from '../../src/actors/daemon-clock';
@@ -52,12 +52,7 @@ describe('withdrawals on a hardhat node (POLYGON live)', () => {
     await chain.fundEth(hot);
     stack = await startStack({
       env: {
-        HD_MNEMONIC: TEST_MNEMONIC,
-        POLYGON_RPC_URL: node.url,
-        POLYGON_CHAIN_ID: '31337',
-        POLYGON_TOKEN_ADDRESS: token,
-        POLYGON_CONFIRMATIONS: '3',
-        POLYGON_POLL_INTERVAL_MS: '100',
+        ...polygonOnHardhat(node.url, token),
         PAYOUT_BUMP_AFTER_MS: '60000',
         PAYOUT_POLL_INTERVAL_MS: '250',
       },

@@ -12,3 +12,19 @@ export async function testAdapter(config: Partial<EvmAdapterConfig> & Pick<EvmAd
   await adapter.init();
   return adapter;
 }
+
+/**
+ * The environment of a daemon whose POLYGON is live on a hardhat node (chain 31337) with `token` as
+ * its USDT and the test mnemonic's keys: 3 confirmations, the head polled every 100 ms (live
+ * default 2 s). The other networks stay disabled (live mode).
+ */
+export function polygonOnHardhat(rpcUrl: string, token: string): Record<string, string> {
+  return {
+    HD_MNEMONIC: TEST_MNEMONIC,
+    POLYGON_RPC_URL: rpcUrl,
+    POLYGON_CHAIN_ID: '31337',
+    POLYGON_TOKEN_ADDRESS: token,
+    POLYGON_CONFIRMATIONS: '3',
+    POLYGON_POLL_INTERVAL_MS: '100',
+  };
+}
