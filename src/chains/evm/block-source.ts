@@ -9,6 +9,8 @@ import type { LogFilter } from './transfer-logs';
 
 /** Parallel header reads when a range's answer must be proven by blooms (as the follower's default). */
 const HEADER_CONCURRENCY = 8;
+/** By-hash answers kept (a block's logs never change under its hash): a retried step asks only what failed. */
+const BLOCK_LOGS_KEPT = 256;
 
 /**
  * The EVM side of the block follower. Per block range one eth_getLogs, filtered by the token
@@ -17,6 +19,8 @@ const HEADER_CONCURRENCY = 8;
  * (log-coverage.ts): a lagging backend that clamped the range cannot make the follower skip blocks.
  */
 export class EvmBlockSource implements BlockSource {
+  private readonly blockLogs = new Map<string, RpcLog[]>();
+
   constructor(
     private readonly client: PublicClient,
     private readonly filter: LogFilter,
@@ -47,10 +51,24 @@ export class EvmBlockSource implements BlockSource {
       headers,
       token: this.filter.token,
       fetchHeaders: (heights) => fetchHeaders(this, heights, HEADER_CONCURRENCY),
-      // One block: a refusal is not a range to narrow, a backend without the block fails (retried).
-      logsOfBlock: (header) => rpc('eth_getLogs', () => this.getLogs({ blockHash: header.hash as `0x${string}` })),
+      logsOfBlock: (header) => this.logsOfBlock(header.hash),
     });
     return transfersFromRawLogs(logs, this.filter);
+  }
+
+  /**
+   * eth_getLogs by blockHash. One block: a refusal is not a range to narrow, and a backend without
+   * the block fails (retried). Answers are kept by hash, so a step retried after one such failure
+   * does not ask again for the blocks already answered (with a backend that lags half the time, a
+   * step needing several blocks would otherwise rarely get them all in one go).
+   */
+  private async logsOfBlock(hash: string): Promise<RpcLog[]> {
+    const kept = this.blockLogs.get(hash);
+    if (kept !== undefined) return kept;
+    const logs = await rpc('eth_getLogs', () => this.getLogs({ blockHash: hash as `0x${string}` }));
+    if (this.blockLogs.size >= BLOCK_LOGS_KEPT) this.blockLogs.delete(this.blockLogs.keys().next().value!);
+    this.blockLogs.set(hash, logs);
+    return logs;
   }
 
   private getLogs(scope: { fromBlock: `0x${string}`; toBlock: `0x${string}` } | { blockHash: `0x${string}` }): Promise<RpcLog[]> {
