@@ -88,9 +88,7 @@ describe('EVM watcher against provider limits (proxy in front of hardhat)', () =
     const refusals = seen.errors.filter((e) => e.name === 'RangeTooLargeError').length;
     expect(refusals).toBeGreaterThan(0);
     expect(proxy.fired.refused).toBe(refusals);
-    // Accepted ranges are at most 20 blocks and, past the first refusals, mostly exactly 20.
     const accepted = rangeSizes(0).filter((n) => n <= 20);
-    expect(accepted.filter((n) => n === 20).length).toBeGreaterThan(5);
 
     proxy.faults.refuseRangeAbove = null;
     const mark = proxy.calls.length;
@@ -100,6 +98,9 @@ describe('EVM watcher against provider limits (proxy in front of hardhat)', () =
     expect(Math.max(...lifted)).toBe(64);
     expect(lifted.filter((n) => n === 64).length).toBeGreaterThanOrEqual(3);
     expect(watch.status().maxRange).toBe(64);
+    // While limited, accepted ranges were at most 20 blocks and, past the first refusals, mostly
+    // exactly 20: the size settles at the provider's limit, not at a power-of-two below it.
+    expect(accepted.filter((n) => n === 20).length).toBeGreaterThan(5);
     // Every payment once, in both phases.
     const transfers = seen.of('transfer').map((t) => t.txHash);
     expect(new Set(transfers)).toEqual(new Set([...paidLimited, ...paidOpen]));
