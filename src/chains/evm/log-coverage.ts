@@ -70,7 +70,8 @@ export async function completeRangeLogs(input: CoverageInput): Promise<RpcLog[]>
   const extra: RpcLog[] = [];
   for (const header of suspects) {
     for (const log of await input.logsOfBlock(header)) {
-      if (log.blockHash !== header.hash || Number(log.blockNumber) !== header.height) throw new InconsistentChainError(`logs of block ${header.height} are of another branch`, { height: header.height });
+      if (log.blockHash !== header.hash || Number(log.blockNumber) !== header.height)
+        throw new InconsistentChainError(`logs of block ${header.height} are of another branch`, { height: header.height });
       extra.push(log);
     }
   }
