@@ -57,6 +57,7 @@ export async function applyFaults(faults: RpcFaults, call: JsonRpcCall, upstream
     faults.hangGetLogs -= 1;
     return { kind: 'hang', fault: 'hung' };
   }
+  if (faults.lagLogs === null && faults.refuseRangeAbove === null) return { kind: 'forward', call };
   const filter = { ...((call.params?.[0] ?? {}) as LogFilter) };
   const head = Number(await upstream('eth_blockNumber', []));
   const resolve = (tag: string | undefined): number => (tag === undefined || tag === 'latest' || tag === 'safe' || tag === 'finalized' ? head : tag === 'earliest' ? 0 : Number(tag));
