@@ -16,6 +16,12 @@ export interface RpcFaults {
   readonly missingFromStorage: Set<number>;
   /** -32007 "skipped" answered for a slot that does hold a block (a node that lost it). */
   readonly skippedLie: Set<number>;
+  /**
+   * A load-balanced provider: each getBlock lands on one of its nodes, and with this chance on one
+   * that lacks the block (started from a later snapshot) and answers -32007 for a slot the node
+   * that served getBlocks listed. `random` is seeded by the test so a run repeats. null: off.
+   */
+  lacksBlock: { readonly chance: number; readonly random: () => number } | null;
 }
 
 /**
@@ -24,7 +30,7 @@ export interface RpcFaults {
  */
 export class SolanaRpcServer {
   readonly calls = new Map<string, number>();
-  readonly faults: RpcFaults = { notAvailable: new Set(), missingFromStorage: new Set(), skippedLie: new Set() };
+  readonly faults: RpcFaults = { notAvailable: new Set(), missingFromStorage: new Set(), skippedLie: new Set(), lacksBlock: null };
   prioritizationFees: { slot: number; prioritizationFee: number }[] = [
     { slot: 1, prioritizationFee: 0 },
     { slot: 2, prioritizationFee: 1000 },
@@ -142,7 +148,8 @@ export class SolanaRpcServer {
     if (this.faults.notAvailable.delete(slot) || slot > top.slot) throw new RpcFault(-32004, `Block not available for slot ${slot}`);
     if (this.faults.missingFromStorage.has(slot)) throw new RpcFault(-32009, `Slot ${slot} was skipped, or missing in long-term storage`);
     const block = this.chain.blocks.get(slot);
-    if (this.faults.skippedLie.delete(slot) || !block) throw new RpcFault(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+    const lacks = block !== undefined && this.faults.lacksBlock !== null && this.faults.lacksBlock.random() < this.faults.lacksBlock.chance;
+    if (this.faults.skippedLie.delete(slot) || !block || lacks) throw new RpcFault(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
     if (cfg.transactionDetails !== 'accounts') throw new RpcFault(-32602, 'this harness serves transactionDetails "accounts" only');
     const hasV0 = block.transactions.some((t) => t.version === 0);
     if (hasV0 && cfg.maxSupportedTransactionVersion === undefined) throw new RpcFault(-32015, 'Transaction version (0) is not supported by the requesting client');
