@@ -4,6 +4,7 @@ import { InconsistentChainError, isRetryable } from '../sync/errors';
 import type { ChainWatch, ObservationSink } from '../types';
 import { solanaCursor, type SolanaCursor } from './cursor';
 import { depositsInBlock, type DepositFilter } from './deposits';
+import { InOrderReads } from './in-order-reads';
 import type { SlotSource } from './slot-source';
 
 /** Structured log lines of the watch (pino-compatible). */
@@ -24,6 +25,8 @@ export interface SlotWatchOptions {
   readonly logger?: SolanaLogger;
   readonly pollIntervalMs: number;
   readonly maxSlotRange: number;
+  /** getBlock calls in flight at once (read ahead of the slot being processed, processed in order). */
+  readonly blockConcurrency: number;
   readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   /** A `block` observation (a cursor commit) at least every this many produced slots while catching up. */
   readonly commitEvery?: number;
@@ -113,6 +116,7 @@ export class SlotWatch implements ChainWatch {
     if (final < start) return false;
     const end = Math.min(final, start + this.options.maxSlotRange - 1);
     const slots = await source.producedSlots(start, end);
+    const reads = new InOrderReads(slots, (slot: number) => source.block(slot), this.options.blockConcurrency);
     let cursor = from;
     let parentHash = '';
     let blockTime: number | null = null;
@@ -123,7 +127,7 @@ export class SlotWatch implements ChainWatch {
     let unproven: number | null = null;
     for (const slot of slots) {
       if (this.stopped) break;
-      const read = await source.block(slot);
+      const read = await reads.next();
       if (read.kind === 'skipped') {
         this.options.logger?.warn({ network, slot, cursor: cursor.slot }, 'SOLANA: getBlock says skipped (-32007) for a slot getBlocks listed; the next block must name the cursor as parent');
         unproven ??= slot;

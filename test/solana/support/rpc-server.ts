@@ -3,10 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { address } from '@solana/kit';
 import { VersionedTransaction } from '@solana/web3.js';
 import { base58 } from '@scure/base';
+import type { MainnetPadding } from './mainnet-padding';
 import { RpcFault, type Commitment, type SvmChain } from './svm-chain';
 
 type Params = unknown[];
 type Handler = (params: Params) => unknown;
+
+/** An answer already serialized (a padded block is spliced as text, not built as objects). */
+class RawJson {
+  constructor(readonly text: string) {}
+}
 
 /** Faults a test injects: each slot in a set answers its error once for getBlock, then is served. */
 export interface RpcFaults {
@@ -40,6 +46,8 @@ export class SolanaRpcServer {
   dropSends = false;
   /** The signature of every transaction sendTransaction was asked to send, in order (repeats included). */
   readonly sent: string[] = [];
+  /** When set, every getBlock answer carries this padding (mainnet-sized blocks: votes, strangers' transfers) before the block's own transactions. */
+  padding: MainnetPadding | null = null;
   private server: http.Server | null = null;
   private readonly handlers: Record<string, Handler>;
 
@@ -109,8 +117,9 @@ export class SolanaRpcServer {
   }
 
   private reply(res: http.ServerResponse, answer: unknown): void {
+    const text = (a: unknown): string => (a instanceof RawJson ? a.text : JSON.stringify(a));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer));
+    res.end(Array.isArray(answer) ? `[${answer.map(text).join(',')}]` : text(answer));
   }
 
   private call(request: unknown): unknown {
@@ -119,7 +128,9 @@ export class SolanaRpcServer {
     const handler = this.handlers[method];
     if (!handler) return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     try {
-      return { jsonrpc: '2.0', id, result: handler(params ?? []) };
+      const result = handler(params ?? []);
+      if (result instanceof RawJson) return new RawJson(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":${result.text}}`);
+      return { jsonrpc: '2.0', id, result };
     } catch (error) {
       if (error instanceof RpcFault) return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } };
       return { jsonrpc: '2.0', id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
@@ -153,18 +164,22 @@ export class SolanaRpcServer {
     if (cfg.transactionDetails !== 'accounts') throw new RpcFault(-32602, 'this harness serves transactionDetails "accounts" only');
     const hasV0 = block.transactions.some((t) => t.version === 0);
     if (hasV0 && cfg.maxSupportedTransactionVersion === undefined) throw new RpcFault(-32015, 'Transaction version (0) is not supported by the requesting client');
-    return {
+    const own = block.transactions.map((t) => ({
+      transaction: { accountKeys: t.accountKeys, signatures: t.signatures },
+      meta: { ...t.meta, status: t.meta.err === null ? { Ok: null } : { Err: t.meta.err } },
+      version: t.version,
+    }));
+    const answer = {
       blockhash: block.blockhash,
       previousBlockhash: block.previousBlockhash,
       parentSlot: block.parentSlot,
       blockHeight: block.blockHeight,
       blockTime: block.blockTime,
-      transactions: block.transactions.map((t) => ({
-        transaction: { accountKeys: t.accountKeys, signatures: t.signatures },
-        meta: { ...t.meta, status: t.meta.err === null ? { Ok: null } : { Err: t.meta.err } },
-        version: t.version,
-      })),
+      transactions: own,
     };
+    if (this.padding === null) return answer;
+    const ownJson = own.length > 0 ? `,${JSON.stringify(own).slice(1, -1)}` : '';
+    return new RawJson(`${JSON.stringify({ ...answer, transactions: undefined }).slice(0, -1)},"transactions":[${this.padding.forSlot(slot)}${ownJson}]}`);
   }
 
   private signatureStatus(signature: string): unknown {
