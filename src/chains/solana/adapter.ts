@@ -10,7 +10,8 @@ import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
 import { finalizedSlotDepth, readSolanaCursor, solanaCursor } from './cursor';
-import { SolanaRpc } from './rpc';
+import { BlockThread } from './block-thread';
+import { RPC_TIMEOUT_MS, SolanaRpc } from './rpc';
 import { SlotSource } from './slot-source';
 import { SlotWatch, type SolanaLogger } from './slot-watch';
 
@@ -46,7 +47,7 @@ export class SolanaAdapter implements ChainAdapter {
     this.tokenContract = config.options.SOLANA_TOKEN_MINT;
     const onRpc = config.onRpc;
     this.rpc = new SolanaRpc(config.options.SOLANA_RPC_URL, onRpc ? (method, ms, ok) => onRpc({ network: config.network, method, ms, ok }) : undefined);
-    this.source = new SlotSource(this.rpc, config.options.SOLANA_TOKEN_MINT);
+    this.source = new SlotSource(this.rpc, new BlockThread({ url: config.options.SOLANA_RPC_URL, mint: config.options.SOLANA_TOKEN_MINT, timeoutMs: RPC_TIMEOUT_MS }));
   }
 
   /** The mint must exist, belong to the classic Token program and have 6 decimals; otherwise the daemon refuses to start. */
@@ -166,6 +167,7 @@ export class SolanaAdapter implements ChainAdapter {
   async close(): Promise<void> {
     await this.current?.stop();
     this.current = null;
+    await this.source.close();
   }
 
   private payout(): SolanaPayouts {

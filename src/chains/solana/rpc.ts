@@ -1,5 +1,8 @@
 import { Connection, SolanaJSONRPCError } from '@solana/web3.js';
-import { JsonRpcError, postJsonRpc } from './json-rpc';
+import { JsonRpcError } from './json-rpc';
+
+/** Per call: a mainnet getBlock (~3 MB) from a distant provider takes a few seconds at worst. */
+export const RPC_TIMEOUT_MS = 15_000;
 
 /** One timed round trip, for the daemon's RPC metrics (method, milliseconds, outcome). */
 export type RpcTimer = (method: string, ms: number, ok: boolean) => void;
@@ -7,16 +10,16 @@ export type RpcTimer = (method: string, ms: number, ok: boolean) => void;
 /**
  * The adapter's JSON-RPC: an unchanged web3.js Connection at `finalized` commitment, every call
  * timed. web3.js's own retry on HTTP 429 is off: the watch backs off itself, per network, and a
- * rate-limited provider must not stall a payout step inside the library. `request` is a plain
- * JSON-RPC call (parsed, unvalidated) for getBlock, whose caller checks only what it reads.
+ * rate-limited provider must not stall a payout step inside the library. getBlock does not go
+ * through the Connection (block-fetch.ts, block-thread.ts); its calls are timed here all the same.
  */
 export class SolanaRpc {
   readonly connection: Connection;
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly timer?: RpcTimer,
-    private readonly timeoutMs = 15_000,
+    timeoutMs = RPC_TIMEOUT_MS,
   ) {
     const timedFetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     this.connection = new Connection(url, { commitment: 'finalized', disableRetryOnRateLimit: true, fetch: timedFetch as never });
@@ -32,11 +35,6 @@ export class SolanaRpc {
       this.timer?.(method, performance.now() - started, false);
       throw error;
     }
-  }
-
-  /** One JSON-RPC call, its result as JSON.parse gave it (unchecked); timed as `method`. */
-  request(method: string, params: readonly unknown[]): Promise<unknown> {
-    return this.call(method, () => postJsonRpc(this.url, method, params, this.timeoutMs));
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Connection } from '@solana/web3.js';
 import { ChainSyncError } from '../sync/errors';
 import { BlockNotAvailableError, RPC_BLOCK_NOT_AVAILABLE, RPC_LONG_TERM_STORAGE_SLOT_SKIPPED, RPC_SLOT_SKIPPED, SlotMissingFromStorageError, SolanaRpcError } from './errors';
-import { readSlotBlock, type SlotBlock } from './block-reader';
+import type { BlockFetcher } from './block-fetch';
+import type { SlotBlock } from './block-reader';
 import { rpcErrorCode, type SolanaRpc } from './rpc';
 
 /** A finalized block as the watch reads it, or the node's word that the slot holds none. */
@@ -11,14 +12,15 @@ export type SlotRead = { readonly kind: 'block'; readonly block: SlotBlock } | {
  * Finalized slots and blocks over JSON-RPC. Per slot exactly one getBlock (transactionDetails
  * `accounts`: signatures, account keys, meta with token balances; no rewards), plus one getBlocks
  * per range of slots and one getSlot per poll: nothing here depends on the watched addresses.
- * getBlock is a plain JSON-RPC call read by readSlotBlock for `mint` (not web3.js's getBlock,
- * whose validation of every field of a mainnet block cost ~0.5 s of CPU). Failures are thrown as
- * the sync error classes (by JSON-RPC code, never by message).
+ * getBlock goes through `blocks` (the daemon's: a BlockThread), a plain JSON-RPC call read by
+ * readSlotBlock for the mint, not web3.js's getBlock, whose validation of every field of a mainnet
+ * block cost ~0.5 s of CPU. Failures are thrown as the sync error classes (by JSON-RPC code, never
+ * by message).
  */
 export class SlotSource {
   constructor(
     private readonly rpc: SolanaRpc,
-    private readonly mint: string,
+    private readonly blocks: BlockFetcher,
   ) {}
 
   /** The highest finalized slot. */
@@ -37,9 +39,9 @@ export class SlotSource {
    */
   async block(slot: number): Promise<SlotRead> {
     try {
-      const answer = await this.rpc.request('getBlock', [slot, { commitment: 'finalized', encoding: 'json', transactionDetails: 'accounts', rewards: false, maxSupportedTransactionVersion: 0 }]);
-      if (answer === null) throw new BlockNotAvailableError(`getBlock ${slot}: no block yet`, { slot });
-      return { kind: 'block', block: readSlotBlock(slot, answer, this.mint) };
+      const block = await this.rpc.call('getBlock', () => this.blocks.fetch(slot));
+      if (block === null) throw new BlockNotAvailableError(`getBlock ${slot}: no block yet`, { slot });
+      return { kind: 'block', block };
     } catch (error) {
       if (error instanceof ChainSyncError) throw error;
       const code = rpcErrorCode(error);
@@ -54,6 +56,11 @@ export class SlotSource {
       }
       throw new SolanaRpcError(`getBlock ${slot} failed`, { slot, code }, { cause: error });
     }
+  }
+
+  /** Ends the block thread (the adapter's close). */
+  close(): Promise<void> {
+    return this.blocks.close();
   }
 
   private async wrap<T>(method: string, fn: (connection: Connection) => Promise<T>): Promise<T> {
