@@ -17,7 +17,12 @@ export interface BlockFetchConfig {
 
 /** The one getBlock request of the watch: finalized, `accounts` details, no rewards, v0 transactions. */
 export async function fetchSlotBlock(config: BlockFetchConfig, slot: number): Promise<SlotBlock | null> {
-  const answer = await postJsonRpc(config.url, 'getBlock', [slot, { commitment: 'finalized', encoding: 'json', transactionDetails: 'accounts', rewards: false, maxSupportedTransactionVersion: 0 }], config.timeoutMs);
+  const answer = await postJsonRpc(
+    config.url,
+    'getBlock',
+    [slot, { commitment: 'finalized', encoding: 'json', transactionDetails: 'accounts', rewards: false, maxSupportedTransactionVersion: 0 }],
+    config.timeoutMs,
+  );
   return answer === null ? null : readSlotBlock(slot, answer, config.mint);
 }
 
