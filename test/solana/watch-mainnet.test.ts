@@ -20,7 +20,7 @@ const owners = [20, 21].map((i) => codec.deriveDepositAddress(i));
 beforeAll(async () => {
   chain = new SvmChain();
   rpc = new SolanaRpcServer(chain);
-  rpc.padding = new MainnetPadding();
+  rpc.padding = new MainnetPadding(undefined, 46, 2);
   await rpc.listen();
   payer = new Payer(chain, rpc.url);
 });

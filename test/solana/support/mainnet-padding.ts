@@ -18,7 +18,7 @@ const SYSVAR_SLOT_HASHES = 'SysvarS1otHashes111111111111111111111111111';
 const SYSVAR_CLOCK = 'SysvarC1ock11111111111111111111111111111111';
 const TOKEN = TOKEN_PROGRAM_ID.toBase58();
 const USDC_MINT = 'EPjFWJd5AufqSSqeM2qJxyfvLEg3DYh5nKVfZYCgRdCb';
-/** Distinct padding sets served in turn (generating one costs ~100 ms; blocks need not differ all). */
+/** Distinct padding sets served in turn by default (generating one costs ~100-150 ms; blocks need not all differ). */
 const SETS = 6;
 const KEY_POOL = 4000;
 
@@ -39,12 +39,13 @@ export class MainnetPadding {
   constructor(
     readonly shape: PaddingShape = MAINNET_BLOCK,
     seed = 46,
+    sets = SETS,
   ) {
     const random = seededRandom(seed);
     const keys = Array.from({ length: KEY_POOL }, () => base58.encode(randomBytes(32)));
     const key = (): string => keys[Math.floor(random() * keys.length)]!;
     const signature = (): string => base58.encode(randomBytes(64));
-    for (let i = 0; i < SETS; i++) {
+    for (let i = 0; i < sets; i++) {
       const txs: string[] = [];
       for (let v = 0; v < shape.votes; v++) txs.push(JSON.stringify(vote(key, signature, random)));
       for (let t = 0; t < shape.transfers; t++) txs.push(JSON.stringify(transfer(key, signature, random)));
