@@ -28,6 +28,16 @@ export class TronNode {
     return this.http.post<TronBlock>('wallet/getblockbynum', { num });
   }
 
+  /** A solidified block (`{}` above the solidified head, or from a backend that has not seen it). */
+  solidBlockByNum(num: number): Promise<TronBlock> {
+    return this.http.post<TronBlock>('walletsolidity/getblockbynum', { num });
+  }
+
+  /** The head block's header without its transactions (what tronweb reads for a reference block). */
+  headHeader(): Promise<TronBlock> {
+    return this.http.post<TronBlock>('wallet/getblock', { detail: false });
+  }
+
   /** One info per transaction of the block; `[]` (or `{}` from some versions) for an empty one. */
   async infosByBlockNum(num: number): Promise<TronTransactionInfo[]> {
     const answer = await this.http.post<TronTransactionInfo[] | Record<string, never>>('wallet/gettransactioninfobyblocknum', { num });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TronWeb, Trx, utils } from 'tronweb';
+import { LagRouter, type LaggingBackend } from './lagging-backend';
 import { blockId, tronBlock, tronInfo, txIdOf, type EvmBlock, type EvmReceipt, type TronTxJson } from './tron-shapes';
 
 type Json = Record<string, unknown>;
@@ -33,6 +34,7 @@ export class TronNodeServer {
   /** The API keys requests carried, in order (null: none). */
   readonly apiKeys: Array<string | null> = [];
   retryAfter: string | null = '0';
+  private lagRouter: LagRouter | null = null;
   private readonly tronOfEvm = new Map<string, TronTxJson>();
   private readonly evmOfTron = new Map<string, string>();
   private readonly trx = new Map<string, bigint>();
@@ -50,6 +52,11 @@ export class TronNodeServer {
   async close(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Puts a lagging backend behind the load balancer (null: every backend is up to date). */
+  setLagging(backend: LaggingBackend | null): void {
+    this.lagRouter = backend === null ? null : new LagRouter(backend);
   }
 
   /** Calls per path since the last reset. */
@@ -80,7 +87,7 @@ export class TronNodeServer {
     try {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = (text ? JSON.parse(text) : {}) as Json;
-      const answer = await this.route(path, body);
+      const answer = await this.route(path, body, this.lagRouter?.behind(path) ?? 0);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer));
     } catch (error) {
@@ -89,23 +96,27 @@ export class TronNodeServer {
     }
   }
 
-  private route(path: string, body: Json): Promise<unknown> {
+  /** `behind`: the answering backend's head is that many blocks below the real one (a lagging backend). */
+  private async route(path: string, body: Json, behind: number): Promise<unknown> {
+    const top = behind === 0 ? null : Math.max(0, (await this.head()) - behind);
+    const atMost = async (num: number, solid: boolean): Promise<boolean> => num <= (top ?? (await this.head())) - (solid ? this.solidLag : 0);
     switch (path) {
       case 'wallet/getnowblock':
-        return this.blockJson(null);
+        return this.blockJson(top);
       case 'walletsolidity/getnowblock':
-        return this.head().then((h) => this.blockJson(Math.max(0, h - this.solidLag)));
+        return this.head().then((h) => this.blockJson(Math.max(0, (top ?? h) - this.solidLag)));
       case 'wallet/getblock':
-        return this.blockJson(null, false);
+        return this.blockJson(top, false);
       case 'wallet/getblockbynum':
+        return (await atMost(Number(body.num), false)) ? this.blockJson(Number(body.num)) : {};
       case 'walletsolidity/getblockbynum':
-        return this.blockJson(Number(body.num));
+        return (await atMost(Number(body.num), true)) ? this.blockJson(Number(body.num)) : {};
       case 'wallet/gettransactioninfobyblocknum':
-        return this.infosOfBlock(Number(body.num));
+        return (await atMost(Number(body.num), false)) ? this.infosOfBlock(Number(body.num)) : [];
       case 'wallet/gettransactioninfobyid':
-        return this.infoById(String(body.value), false);
+        return this.infoById(String(body.value), false, top);
       case 'walletsolidity/gettransactioninfobyid':
-        return this.infoById(String(body.value), true);
+        return this.infoById(String(body.value), true, top);
       case 'wallet/getcontract':
         return this.contract(String(body.value));
       case 'wallet/getaccount':
@@ -184,11 +195,11 @@ export class TronNodeServer {
     );
   }
 
-  private async infoById(txID: string, solid: boolean): Promise<Json> {
+  private async infoById(txID: string, solid: boolean, top: number | null): Promise<Json> {
     const evmHash = this.evmOfTron.get(txID) ?? `0x${txID}`;
     const receipt = await this.evm<EvmReceipt | null>('eth_getTransactionReceipt', [evmHash]);
     if (receipt === null) return {};
-    if (solid && Number(receipt.blockNumber) > (await this.head()) - this.solidLag) return {};
+    if (Number(receipt.blockNumber) > (top ?? (await this.head())) - (solid ? this.solidLag : 0)) return {};
     const block = (await this.evmBlock(Number(receipt.blockNumber)))!;
     const tx = await this.tronTx(evmHash);
     return tronInfo(tx.txID, receipt, Number(block.timestamp) * 1000, tx.raw_data.contract[0]!.type === TRIGGER);
@@ -265,6 +276,8 @@ export class TronNodeServer {
     const head = (await this.evmBlock(null))!;
     if (!(await this.taposOk(tx, Number(head.number)))) return refuse('TAPOS_ERROR', 'Tapos check error');
     if (tx.raw_data.expiration <= Number(head.timestamp) * 1000) return refuse('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
+    // java-tron: at most 24 h (MAXIMUM_TIME_UNTIL_EXPIRATION) after the head block.
+    if (tx.raw_data.expiration > Number(head.timestamp) * 1000 + 86_400_000) return refuse('TRANSACTION_EXPIRATION_ERROR', 'expiration time too long');
     const known = this.evmOfTron.get(tx.txID);
     if (known !== undefined && (await this.evm<unknown>('eth_getTransactionByHash', [known])) !== null) return refuse('DUP_TRANSACTION_ERROR', 'Dup transaction');
     const from = `0x${owner.slice(2)}`;
