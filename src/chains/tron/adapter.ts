@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/clock';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, ExpiredPayoutLanding, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
 import { TronBlockSource } from './block-source';
 import { tronHex, type TronCodec } from './codec';
 import type { TronConfig } from './config';
@@ -180,6 +180,10 @@ export class TronAdapter implements ChainAdapter {
 
   payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
     return this.payoutStatuses.status(payout);
+  }
+
+  expiredPayoutLanded(txHash: string): Promise<ExpiredPayoutLanding | null> {
+    return this.payoutStatuses.landed(txHash);
   }
 
   async close(): Promise<void> {

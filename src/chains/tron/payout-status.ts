@@ -1,4 +1,4 @@
-import type { PayoutStatus, SignedPayout } from '../types';
+import type { ExpiredPayoutLanding, PayoutStatus, SignedPayout } from '../types';
 import { InconsistentChainError } from '../sync/errors';
 import { refBlockHeight } from './expiry';
 import { TronExpiryProof, type ExpiringTransaction } from './expiry-proof';
@@ -40,6 +40,16 @@ export class TronPayoutStatus {
       return { state: 'mined', blockHeight: info.blockNumber, confirmations: solidified ? depth : Math.min(depth, this.finalityDepth - 1) };
     }
     return solidified ? { state: 'reverted', blockHeight: info.blockNumber } : { state: 'pending' };
+  }
+
+  /**
+   * An expired transaction of a payout, looked up on the solidity node (final only): where it
+   * landed, or null (not there, or a backend that has not seen it: asked again at the next round).
+   */
+  async landed(txHash: string): Promise<ExpiredPayoutLanding | null> {
+    const info = await this.node.solidInfoById(txHash);
+    if (isEmpty(info) || info.blockNumber === undefined) return null;
+    return { blockHeight: info.blockNumber, succeeded: info.receipt?.result === RECEIPT_SUCCESS };
   }
 
   /** True only when the transaction can never execute (TronExpiryProof). Then, and only then, may a new one be signed. */

@@ -35,6 +35,13 @@ export class TronNodeServer {
   readonly apiKeys: Array<string | null> = [];
   retryAfter: string | null = '0';
   private lagRouter: LagRouter | null = null;
+  /**
+   * A provider that lies consistently: these txIDs are left out of every block, their infos are
+   * `{}` (a corrupt index, a censoring backend). Enough to fool an expiry proof; the chain still ran them.
+   */
+  readonly hidden = new Set<string>();
+  /** The next accepted broadcast's txID joins `hidden`. */
+  hideNextBroadcast = false;
   private readonly tronOfEvm = new Map<string, TronTxJson>();
   private readonly evmOfTron = new Map<string, string>();
   private readonly trx = new Map<string, bigint>();
@@ -156,7 +163,7 @@ export class TronNodeServer {
   }
 
   private async blockJson(height: number | null, detail = true): Promise<Json> {
-    const block = await this.evmBlock(height);
+    const block = this.visible(await this.evmBlock(height));
     if (block === null) return {};
     const receipts = detail ? await this.receipts(block) : new Map<string, EvmReceipt>();
     const txs = detail ? await Promise.all(block.transactions.map((h) => this.tronTx(h))) : [];
@@ -183,8 +190,14 @@ export class TronNodeServer {
     };
   }
 
+  /** The block without the hidden transactions. */
+  private visible(block: EvmBlock | null): EvmBlock | null {
+    if (block === null || this.hidden.size === 0) return block;
+    return { ...block, transactions: block.transactions.filter((h) => !this.hidden.has(this.tronOfEvm.get(h)?.txID ?? '')) };
+  }
+
   private async infosOfBlock(height: number): Promise<unknown[]> {
-    const block = await this.evmBlock(height);
+    const block = this.visible(await this.evmBlock(height));
     if (block === null) return [];
     const receipts = await this.receipts(block);
     return Promise.all(
@@ -196,6 +209,7 @@ export class TronNodeServer {
   }
 
   private async infoById(txID: string, solid: boolean, top: number | null): Promise<Json> {
+    if (this.hidden.has(txID)) return {};
     const evmHash = this.evmOfTron.get(txID) ?? `0x${txID}`;
     const receipt = await this.evm<EvmReceipt | null>('eth_getTransactionReceipt', [evmHash]);
     if (receipt === null) return {};
@@ -290,6 +304,8 @@ export class TronNodeServer {
     const evmHash = await this.evm<string>('eth_sendTransaction', [send]);
     this.tronOfEvm.set(evmHash, tx);
     this.evmOfTron.set(tx.txID, evmHash);
+    if (this.hideNextBroadcast) this.hidden.add(tx.txID);
+    this.hideNextBroadcast = false;
     return { result: true, txid: tx.txID };
   }
 
