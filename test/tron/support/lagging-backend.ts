@@ -23,6 +23,8 @@ export const WORST_MOMENT_PATHS: ReadonlySet<string> = new Set([
   'wallet/getblockbynum',
   'walletsolidity/getblockbynum',
   'wallet/gettransactioninfobyblocknum',
+  'wallet/getblockbylimitnext',
+  'walletsolidity/getblockbylimitnext',
 ]);
 
 /** Decides per request whether the lagging backend answers it (round-robin for a share below 1). */

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TronWeb, Trx, utils } from 'tronweb';
 import { LagRouter, type LaggingBackend } from './lagging-backend';
+import { RateLimiter, type RateLimitPolicy } from './rate-limit';
 import { blockId, tronBlock, tronInfo, txIdOf, type EvmBlock, type EvmReceipt, type TronTxJson } from './tron-shapes';
 
 type Json = Record<string, unknown>;
@@ -35,6 +36,8 @@ export class TronNodeServer {
   readonly apiKeys: Array<string | null> = [];
   retryAfter: string | null = '0';
   private lagRouter: LagRouter | null = null;
+  /** TronGrid's per-key budget, when set (setRateLimit). */
+  limiter: RateLimiter | null = null;
   /**
    * A provider that lies consistently: these txIDs are left out of every block, their infos are
    * `{}` (a corrupt index, a censoring backend). Enough to fool an expiry proof; the chain still ran them.
@@ -59,6 +62,12 @@ export class TronNodeServer {
   async close(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Enforces a per-key call budget (403 JSON above `rps`, a suspension); null: unlimited. */
+  setRateLimit(policy: RateLimitPolicy | null): RateLimiter | null {
+    this.limiter = policy === null ? null : new RateLimiter(policy);
+    return this.limiter;
   }
 
   /** Puts a lagging backend behind the load balancer (null: every backend is up to date). */
@@ -91,6 +100,12 @@ export class TronNodeServer {
       res.end(JSON.stringify({ Error: 'rate limited' }));
       return;
     }
+    const refusal = this.limiter?.admit(typeof key === 'string' ? key : null) ?? null;
+    if (refusal !== null) {
+      res.writeHead(refusal.status, { 'content-type': 'application/json' });
+      res.end(refusal.body);
+      return;
+    }
     try {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = (text ? JSON.parse(text) : {}) as Json;
@@ -118,6 +133,9 @@ export class TronNodeServer {
         return (await atMost(Number(body.num), false)) ? this.blockJson(Number(body.num)) : {};
       case 'walletsolidity/getblockbynum':
         return (await atMost(Number(body.num), true)) ? this.blockJson(Number(body.num)) : {};
+      case 'wallet/getblockbylimitnext':
+      case 'walletsolidity/getblockbylimitnext':
+        return this.blockRange(Number(body.startNum), Number(body.endNum), (n) => atMost(n, path.startsWith('walletsolidity')));
       case 'wallet/gettransactioninfobyblocknum':
         return (await atMost(Number(body.num), false)) ? this.infosOfBlock(Number(body.num)) : [];
       case 'wallet/gettransactioninfobyid':
@@ -188,6 +206,18 @@ export class TronNodeServer {
       raw_data_hex: '',
       signature: [],
     };
+  }
+
+  /** getblockbylimitnext: blocks [start, end) up to the answering node's head; java-tron allows at most 100. */
+  private async blockRange(start: number, end: number, served: (n: number) => Promise<boolean>): Promise<Json> {
+    if (!(end > start) || end - start > 100) return { Error: 'class java.lang.Exception : startNum must be smaller than endNum, and endNum - startNum must not exceed 100' };
+    const blocks: Json[] = [];
+    for (let n = start; n < end && (await served(n)); n++) {
+      const block = await this.blockJson(n);
+      if (Object.keys(block).length === 0) break;
+      blocks.push(block);
+    }
+    return blocks.length === 0 ? {} : { block: blocks };
   }
 
   /** The block without the hidden transactions. */
