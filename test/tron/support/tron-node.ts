@@ -27,6 +27,8 @@ const CALL_GAS = '0x7a120';
 export class TronNodeServer {
   /** Every request's path, in order (calls per block). */
   readonly calls: string[] = [];
+  /** When each request arrived (performance.now()), in the order of `calls`. */
+  readonly times: number[] = [];
   solidLag = 19;
   /** The next `rateLimited` requests that carry a TRON-PRO-API-KEY header (TronGrid limits per key) answer HTTP 429 with this Retry-After (seconds). */
   rateLimited = 0;
@@ -88,10 +90,12 @@ export class TronNodeServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '/').replace(/^\/+/, '').split('?')[0]!;
     this.calls.push(path);
+    this.times.push(arrived);
     const key = req.headers['tron-pro-api-key'];
     this.apiKeys.push(typeof key === 'string' ? key : null);
     if (this.rateLimited > 0 && typeof key === 'string') {
