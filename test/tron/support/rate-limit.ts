@@ -2,7 +2,8 @@
  * TronGrid's budget, enforced (CHAINS.md, "Real providers"): above `rps` calls in any second a key
  * is suspended for `suspendMs`, and every call during the suspension is answered `status` (403 with
  * a JSON body naming the frequency limit, as TronGrid does; 429 and 503 are also seen). Calls are
- * counted per key (no key: one shared budget), refused ones included.
+ * counted per key, refused ones included; calls without a key (the test's buyer: other users of
+ * the provider) are not limited.
  */
 export interface RateLimitPolicy {
   readonly rps: number;
@@ -30,7 +31,8 @@ export class RateLimiter {
 
   /** Counts one call of `key`; the refusal to answer, or null to serve it. */
   admit(key: string | null): Refusal | null {
-    const id = key ?? '';
+    if (key === null) return null;
+    const id = key;
     const now = this.now();
     const until = this.suspendedUntil.get(id) ?? 0;
     if (now < until) return this.refuse();
