@@ -43,7 +43,7 @@ describe('TRC20 payouts from the hot wallet', () => {
     expect(Buffer.from(tx.raw_data.data, 'hex').toString('utf8')).toBe('chainpay payout w-1');
     // Five minutes of chain time after its reference block (src/chains/tron/expiry.ts says why).
     expect(tx.raw_data.expiration - tx.raw_data.timestamp).toBe(300_000);
-    expect(load(stored).meta.refBlock).toBe((await chain.head()));
+    expect(load(stored).meta.refBlock).toBe(await chain.head());
     // The process dies here (stored, not broadcast); the next one sends the stored transaction, twice.
     const second = await processAdapter();
     await expect(second.payoutStatus(load(stored))).resolves.toEqual({ state: 'unknown' });

@@ -95,16 +95,12 @@ it('a mined payout that a lagging backend answers `{}` for, past its expiration,
   const first = await eventually(async () => (await row()).signed_meta ?? undefined, 20_000, 'signed');
   const txHash = String(first.latest_tx_hash);
   // Broadcast (the payout is in the pool), then mined; then 315 s of chain time: past its expiration.
-  await eventually(async () => ((chain.server.calls.includes('wallet/broadcasttransaction')) ? true : undefined), 20_000, 'broadcast');
+  await eventually(async () => (chain.server.calls.includes('wallet/broadcasttransaction') ? true : undefined), 20_000, 'broadcast');
   await chain.produce(1);
   await chain.produce(105);
   // Several status polls at the worst moment (heads fresh, lookups `{}`).
   const polls = chain.server.calls.filter((p) => p === 'wallet/gettransactioninfobyid').length;
-  await eventually(
-    async () => (chain.server.calls.filter((p) => p === 'wallet/gettransactioninfobyid').length >= polls + 10 ? true : undefined),
-    30_000,
-    'status polls during the lag',
-  );
+  await eventually(async () => (chain.server.calls.filter((p) => p === 'wallet/gettransactioninfobyid').length >= polls + 10 ? true : undefined), 30_000, 'status polls during the lag');
   const during = await row();
   expect(during.payout_attempt).toBe(0);
   expect(during.signed_meta?.latest_tx_hash).toBe(txHash);
@@ -159,7 +155,10 @@ it('an expired payout that lands after all (a provider hid it from every answer)
   const entries = async () =>
     stack.daemon.orm.em
       .fork()
-      .execute<{ account: string; amount: string }[]>('select e.account, e.amount::text as amount from ledger_entries e join journals j on j.id = e.journal_id where j.reference = ? order by e.account', [reference]);
+      .execute<{ account: string; amount: string }[]>(
+        'select e.account, e.amount::text as amount from ledger_entries e join journals j on j.id = e.journal_id where j.reference = ? order by e.account',
+        [reference],
+      );
   await eventually(async () => ((await entries()).length > 0 ? true : undefined), 20_000, 'the landing booked');
   // Two more rounds of the watch (every 12 payout polls: 1.2 s here): booked once, alerted once.
   await new Promise((r) => setTimeout(r, 3_000));

@@ -3,7 +3,21 @@ import type { Clock } from '../../domain/clock';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, ExpiredPayoutLanding, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  ExpiredPayoutLanding,
+  PaymentLinkInput,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  TransferPlace,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { SOLID_EVERY_BLOCKS, TronBlockSource } from './block-source';
 import { BLOCK_MS } from './expiry';
 import { tronHex, type TronCodec } from './codec';

@@ -131,7 +131,8 @@ export class TronBlockSource implements BlockSource {
     const blocks = new Map<number, ParsedBlock>();
     for (const raw of answer) {
       const block = parseBlock(raw);
-      if (block === null || block.header.height !== from + blocks.size) throw new InconsistentChainError(`getblockbylimitnext from ${from}: block ${from + blocks.size} missing or out of order`, { height: from + blocks.size });
+      if (block === null || block.header.height !== from + blocks.size)
+        throw new InconsistentChainError(`getblockbylimitnext from ${from}: block ${from + blocks.size} missing or out of order`, { height: from + blocks.size });
       blocks.set(block.header.height, block);
     }
     // The last block handed out is on the chain (maybe replaced): a backend without it lags. Retried.

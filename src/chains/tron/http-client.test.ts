@@ -41,7 +41,12 @@ describe('TronHttpClient', () => {
 
   it("TronGrid's 403 with a frequency-limit JSON body is a rate limit: every call waits out the suspension, then it goes on; a 403 for a bad key is not retried", async () => {
     const suspended = JSON.stringify({ Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s' });
-    const node = await scripted([{ status: 403, body: suspended }, { status: 200, body: '{"a":1}' }, { status: 200, body: '{"b":1}' }, { status: 403, body: '{"Error":"ApiKey not exists"}' }]);
+    const node = await scripted([
+      { status: 403, body: suspended },
+      { status: 200, body: '{"a":1}' },
+      { status: 200, body: '{"b":1}' },
+      { status: 403, body: '{"Error":"ApiKey not exists"}' },
+    ]);
     const client = new TronHttpClient({ baseUrl: node.url, apiKey: 'k', suspensionMs: 400, backoff: { initialMs: 1, maxMs: 1 } });
     const [a, b] = await Promise.all([client.post('wallet/getnowblock'), client.post('wallet/getnowblock')]);
     expect([a, b]).toEqual(expect.arrayContaining([{ a: 1 }, { b: 1 }]));
