@@ -9,8 +9,9 @@ import { parseBlock, type ParsedBlock } from './parse-block';
 /**
  * SOLID_EVERY_BLOCKS: the solidified head is read once per this many new blocks while nothing of
  * ours waits for it: ~2,900 calls a day instead of one per block (28,800), for at most 30 s more
- * before a block with no transfer of ours counts as final. A block holding one of our transfers
- * reads it at every new block until the transfer is solidified (finality as soon as it is).
+ * before a block with no transfer of ours counts as final. Once a block holding one of our
+ * transfers is deep enough to be final, it is read at every step until that block is solidified
+ * (the payment's finality is not delayed).
  */
 export const SOLID_EVERY_BLOCKS = 10;
 
@@ -18,7 +19,7 @@ export const SOLID_EVERY_BLOCKS = 10;
 const MAX_RANGE_BLOCKS = 100;
 
 export interface TronBlockSourceOptions {
-  /** The solidified head is read again once per this many blocks (SOLID_EVERY_BLOCKS), or every block while a transfer of ours waits. */
+  /** The solidified head is read again once per this many blocks (SOLID_EVERY_BLOCKS), or every step while a transfer of ours deep enough waits for it. */
   readonly solidEveryBlocks: number;
   /** Blocks fetched at once while catching up (getblockbynum fallback). */
   readonly concurrency: number;
@@ -95,13 +96,14 @@ export class TronBlockSource implements BlockSource {
 
   /**
    * The solidified head, read again only when depth alone would finalize past the one known, and
-   * then once per `solidEveryBlocks` of depth progress, or at every block while a block holding a
-   * transfer of ours is not solidified yet.
+   * then once per `solidEveryBlocks` of depth progress, or at every step while a block holding a
+   * transfer of ours is deep enough but not solidified yet.
    */
   async finalHeight(depthFinal: number): Promise<number> {
     const known = this.solid;
     if (known !== null) {
-      const waiting = this.pendingTransfer > known.height;
+      // A transfer of ours not solidified yet, whose block depth alone would now finalize: read at every step.
+      const waiting = this.pendingTransfer > known.height && depthFinal >= this.pendingTransfer;
       const due = depthFinal >= known.readAt + (waiting ? 1 : this.options.solidEveryBlocks);
       if (depthFinal <= known.height || !due) return known.height;
     }
