@@ -72,7 +72,9 @@ export class TronBlockSource implements BlockSource {
       return last.height;
     }
     this.step = new Map();
-    const read = this.consumed === null ? await this.nowBlock(now) : await this.range(this.consumed, now);
+    // From the last block handed out for scanning, else the last head answered (just started).
+    const base = this.consumed ?? last?.height ?? null;
+    const read = base === null ? await this.nowBlock(now) : await this.range(base, now);
     for (const [height, block] of read.blocks) this.step.set(height, block);
     this.lastHead = read;
     return read.height;
