@@ -19,13 +19,14 @@ export interface ViewScope {
 
 /**
  * The view of an invoice with its QR code drawn (or taken from the cache). `keepQr: false`: the
- * SVG is not cached for later reads (PaymentQrCache.get; a creation's response).
+ * SVG is not cached for later reads (PaymentQrCache.get; a creation's response). `drawQr: false`:
+ * `qr_svg` stays '' (a page of a list, which does not show it).
  */
-export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope, options: { keepQr?: boolean } = {}): Promise<InvoiceView> {
+export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope, options: { keepQr?: boolean; drawQr?: boolean } = {}): Promise<InvoiceView> {
   // The fields are read from the row at once, before the await: the QR code is then the one of
   // this view's payment_uri even if the row changes meanwhile.
   const view = invoiceFields(row, payments, scope);
-  if (view.payment_uri) view.qr_svg = await paymentQrSvg(view.payment_uri, { keep: options.keepQr });
+  if (view.payment_uri && options.drawQr !== false) view.qr_svg = await paymentQrSvg(view.payment_uri, { keep: options.keepQr });
   return view;
 }
 
