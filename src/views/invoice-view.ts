@@ -58,7 +58,7 @@ function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], scope:
     paid_at: row.paidAt?.toISOString(),
     created_at: row.createdAt.toISOString(),
     paid_late: row.paidLate,
-    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map(paymentView),
+    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map((p) => paymentView(p, row.requiredConfirmations)),
     return_url: row.returnUrl ?? undefined,
     cancel_url: row.cancelUrl ?? undefined,
     webhook_url: row.webhookUrl ?? undefined,
@@ -68,13 +68,19 @@ function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], scope:
   };
 }
 
-function paymentView(p: InvoicePayment) {
+/**
+ * One rule for both counts (docs/api.md, Confirmations): a payment's `confirmations` counts up to the
+ * invoice's `required_confirmations` and stops there, as the invoice's own does (the smallest of its
+ * live payments'). The stored count may be higher (a watcher that saw several blocks at once, or
+ * blocks after the payment was confirmed): past the requirement it says nothing more.
+ */
+function paymentView(p: InvoicePayment, requiredConfirmations: number) {
   return {
     tx_hash: p.txHash,
     event_index: p.eventIndex,
     from: p.fromAddress,
     amount: canonicalDecimal(p.amount),
-    confirmations: p.confirmations,
+    confirmations: Math.min(p.confirmations, requiredConfirmations),
     status: p.state,
     block_height: String(p.blockHeight),
     seen_at: p.seenAt.toISOString(),
