@@ -151,7 +151,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   return {
     server,
-    listen: (listenPort, host = '0.0.0.0') =>
+    listen: (listenPort, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(listenPort, host, () => {

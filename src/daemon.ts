@@ -123,6 +123,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
 
   // Live: real time only; nothing can move it (src/store/repos/devnet-clock-offset.ts).
   const clock = options.clock ?? new DaemonClock({ offsetMs: livemode ? 0 : await loadDevnetClockOffset(orm.em.fork()), fixed: livemode });
+  if (clock.offset() > 0) {
+    // A stored `devnet advance-time`: every timestamp from here is ahead of the wall clock; say so at start.
+    logger.warn(
+      { offsetSeconds: Math.floor(clock.offset() / 1000), now: clock.now().toISOString() },
+      'the devnet clock is ahead of real time (devnet advance-time, stored); `chainpay devnet reset-time` goes back',
+    );
+  }
   const box = new SecretBox(keys.masterKey);
 
   // Metrics exist only once the actors do; RPC timings before that are dropped.
@@ -271,8 +278,18 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const advanceClock = async (seconds: number): Promise<{ now: Date; offsetMs: number }> => {
     const now = clock.advance(seconds * 1000);
     await saveDevnetClockOffset(orm.em.fork(), clock.offset(), now);
-    logger.info({ seconds, now: now.toISOString() }, 'devnet clock advanced');
+    logger.info(
+      { seconds, now: now.toISOString(), offsetSeconds: Math.floor(clock.offset() / 1000) },
+      'devnet clock advanced: it stays ahead of real time across restarts; `chainpay devnet reset-time` goes back',
+    );
     return { now, offsetMs: clock.offset() };
+  };
+  const resetClock = async (): Promise<{ now: Date; offsetMs: number }> => {
+    const previousSeconds = Math.floor(clock.offset() / 1000);
+    const now = clock.reset();
+    await saveDevnetClockOffset(orm.em.fork(), 0, now);
+    logger.info({ previousOffsetSeconds: previousSeconds, now: now.toISOString() }, 'devnet clock reset to real time');
+    return { now, offsetMs: 0 };
   };
 
   const ctx: ServiceContext = {
@@ -329,7 +346,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         eventService(ctx, { webhooks, send }),
       ];
       // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
-      return livemode ? services : [...services, devnetService(ctx, chains.devnet, advanceClock)];
+      return livemode ? services : [...services, devnetService(ctx, chains.devnet, { advance: advanceClock, reset: resetClock })];
     })(),
   });
   healthMonitor = new HealthMonitor({
