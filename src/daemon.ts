@@ -50,7 +50,7 @@ import { operatorAudit } from './grpc/services/operator-audit';
 import { checkSubmittedWebhookUrl } from './webhooks/submission-check';
 import { PoolMetrics } from './observability/pool-metrics';
 import { DaemonMetrics } from './observability/metrics';
-import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
+import { startDefaultMetricsServer, startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import { RequestLoad } from './lib/request-load';
@@ -369,6 +369,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
     logger.info({ port: metricsServer.port, host: config.GRPC_HOST }, 'metrics listening on /metrics');
+  } else if (options.defaultMetricsPort !== undefined) {
+    metricsServer = await startDefaultMetricsServer({ host: config.GRPC_HOST, port: options.defaultMetricsPort, registry: metrics.registry, logger });
   }
   logger.info({ port: grpc.port, host: config.GRPC_HOST, chainMode: config.CHAIN_MODE }, 'gRPC server listening');
 

@@ -39,15 +39,16 @@ export function prettyMessage(log: Readonly<Record<string, unknown>>, messageKey
 }
 
 /**
- * The options given to pino-pretty: time of day instead of epoch milliseconds; pid, hostname and
- * the banner flag left out (the service name stays: `npm start` mixes daemon and gateway lines).
+ * The options given to pino-pretty: time of day instead of epoch milliseconds; pid, hostname,
+ * `service` and the banner flag left out (the logger's name, in parentheses, names the service:
+ * `npm start` mixes daemon and gateway lines).
  */
 export function prettyOptions(colorize: boolean): Record<string, unknown> {
   return {
     colorize,
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: `pid,hostname,${BANNER_KEY}`,
+    ignore: `pid,hostname,service,${BANNER_KEY}`,
     messageFormat: (log: Record<string, unknown>, messageKey: string) => prettyMessage(log, messageKey, colorize),
   };
 }
