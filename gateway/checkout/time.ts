@@ -1,3 +1,4 @@
+import type { CheckoutModel } from './model';
 import type { CheckoutStrings } from './strings';
 
 /** Milliseconds until expiry by the gateway's clock: the page counts down from this, not from the browser's clock. */
@@ -15,4 +16,13 @@ export function formatRemaining(ms: number, s: CheckoutStrings): string {
   const clock = `${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
   if (days > 0) return `${days} ${s.daysShort} ${hours}:${clock}`;
   return hours > 0 ? `${hours}:${clock}` : clock;
+}
+
+/**
+ * Whether the page counts down to expiry: only while a payment is still asked for. Not when final,
+ * and not while confirming: the full amount was seen in time, so the expiry no longer applies
+ * (a reverted payment brings the invoice, and the countdown, back). checkout.js follows `countdown`.
+ */
+export function showsCountdown(m: Pick<CheckoutModel, 'final' | 'status'>): boolean {
+  return !m.final && m.status !== 'confirming';
 }
