@@ -77,7 +77,14 @@ export const cancelInvoice: Handler = async (ctx) => {
 export const listInvoices: Handler = async ({ daemon, metadata, cancellation, query }) => {
   const page = await daemon.call(InvoiceServiceService.pageInvoices, { query }, metadata, cancellation);
   // A list leaves qr_svg out (the daemon does not draw it for a page): GET /v1/invoices/{uuid} has it.
-  return { status: 200, body: listBody('invoices', page.invoices.map((i) => encodeInvoice(i, { list: true })), page.next_cursor) };
+  return {
+    status: 200,
+    body: listBody(
+      'invoices',
+      page.invoices.map((i) => encodeInvoice(i, { list: true })),
+      page.next_cursor,
+    ),
+  };
 };
 
 /** GET /v1/withdrawals: one page, newest first. */

@@ -17,12 +17,8 @@ export function instructions(m: CheckoutModel, s: CheckoutStrings, logos: Logos)
   const network = m.network!;
   const { amount } = headline(m);
   const memo = m.memo !== null;
-  const wallet = m.walletLink
-    ? html`<p class="wallet"><a class="button primary wallet-link" id="wallet-link" href="${m.walletLink}" rel="noreferrer">${s.openInWallet}</a></p>`
-    : '';
-  const qr = m.qrSvg
-    ? html`<figure class="qr"><div class="qr-code" role="img" aria-label="${s.qrLabel(amount, m.currency, network.name)}">${m.qrSvg}</div></figure>`
-    : '';
+  const wallet = m.walletLink ? html`<p class="wallet"><a class="button primary wallet-link" id="wallet-link" href="${m.walletLink}" rel="noreferrer">${s.openInWallet}</a></p>` : '';
+  const qr = m.qrSvg ? html`<figure class="qr"><div class="qr-code" role="img" aria-label="${s.qrLabel(amount, m.currency, network.name)}">${m.qrSvg}</div></figure>` : '';
   return html`<section class="card" id="instructions" aria-labelledby="panel-heading">
     <h2 id="panel-heading" tabindex="-1">${networkLogo(network.code, logos)}<span>${s.sendHeading(m.currency, network.name)}</span></h2>
     ${m.status === 'partially_paid' ? html`<p class="alert" id="remainder-note">${s.remainderHelp(m.amountDue, m.currency)}</p>` : ''}

@@ -1,4 +1,3 @@
-import type { CheckoutModel } from './model';
 import type { CheckoutStrings } from './strings';
 
 /** Milliseconds until expiry by the gateway's clock: the page counts down from this, not from the browser's clock. */
@@ -23,6 +22,6 @@ export function formatRemaining(ms: number, s: CheckoutStrings): string {
  * and not while confirming: the full amount was seen in time, so the expiry no longer applies
  * (a reverted payment brings the invoice, and the countdown, back). checkout.js follows `countdown`.
  */
-export function showsCountdown(m: Pick<CheckoutModel, 'final' | 'status'>): boolean {
+export function showsCountdown(m: { readonly final: boolean; readonly status: string | null }): boolean {
   return !m.final && m.status !== 'confirming';
 }

@@ -13,7 +13,12 @@ jest.setTimeout(180_000);
  */
 const CLIENT = path.resolve(__dirname, '..', '..', 'clients', 'typescript');
 const npm = (cwd: string, args: string[]): string =>
-  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 describe('clients/typescript installs alone', () => {
   it('npm install in a bare copy builds dist/; a shop installs it and calls it', () => {
@@ -32,7 +37,10 @@ describe('clients/typescript installs alone', () => {
     npm(shop, ['install', copy]);
     const out = execFileSync(
       process.execPath,
-      ['-e', "const c = require('@chainpay/client'); const k = new c.ChainpayClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'pk', apiSecret: 'sk' }); console.log(typeof k.createInvoice, c.signBody('sk', '{}').length)"],
+      [
+        '-e',
+        "const c = require('@chainpay/client'); const k = new c.ChainpayClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'pk', apiSecret: 'sk' }); console.log(typeof k.createInvoice, c.signBody('sk', '{}').length)",
+      ],
       { cwd: shop, encoding: 'utf8' },
     );
     expect(out.trim()).toBe('function 64');

@@ -1,4 +1,17 @@
-import type { Balance, CreateInvoice, CreateWithdrawal, EventPage, Invoice, InvoiceListItem, InvoiceListQuery, InvoicePage, LoggedEvent, RedeliveredEvent, WebhookTestResult, Withdrawal } from '../src';
+import type {
+  Balance,
+  CreateInvoice,
+  CreateWithdrawal,
+  EventPage,
+  Invoice,
+  InvoiceListItem,
+  InvoiceListQuery,
+  InvoicePage,
+  LoggedEvent,
+  RedeliveredEvent,
+  WebhookTestResult,
+  Withdrawal,
+} from '../src';
 
 /**
  * The types come from the generated OpenAPI types by name: if a rename or a generator change

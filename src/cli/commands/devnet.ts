@@ -86,7 +86,10 @@ export const devnetCommands: readonly CommandSpec[] = [
     async run({ rpc, out }) {
       const c = rpc.devnet;
       const clock = await onDevnet(rpc.call(c, c.resetTime, {}));
-      out.result(clock, () => `${fields(clock, ['now', 'offset_seconds'])}\nthe devnet clock follows real time again; what was scheduled while it was ahead (expiries, cooldowns, webhook retries) keeps its time`);
+      out.result(
+        clock,
+        () => `${fields(clock, ['now', 'offset_seconds'])}\nthe devnet clock follows real time again; what was scheduled while it was ahead (expiries, cooldowns, webhook retries) keeps its time`,
+      );
     },
   },
 ];
