@@ -4,6 +4,7 @@ import { SolanaAdapter } from '../../src/chains/solana/adapter';
 import type { ChainAdapter } from '../../src/chains/types';
 import { SolanaCodec } from '../../src/chains/solana/codec';
 import { SOLANA_USDT_MINT } from '../../src/chains/solana/config';
+import { EXPIRY_MARGIN_BLOCKS } from '../../src/chains/solana/payout-status';
 import { ValidationError } from '../../src/domain/errors';
 import { testAdapter } from './support/adapter';
 import { Payer, USDT } from './support/payer';
@@ -92,15 +93,15 @@ describe('SOLANA payouts (adapter)', () => {
     expect(await adapter.payoutStatus(payout)).toMatchObject({ state: 'mined', blockHeight: landed.slot });
   });
 
-  it('an unsent payout: unknown up to its lastValidBlockHeight (finalized), expired one block after; attempt 1 is a new transaction that lands alone', async () => {
+  it('an unsent payout: unknown up to its lastValidBlockHeight + EXPIRY_MARGIN_BLOCKS (finalized), expired from there; attempt 1 is a new transaction that lands alone', async () => {
     const { adapter } = await withHotWallet(1, 50_000_000n);
     const payee = Keypair.generate().publicKey.toBase58();
     const payout = await adapter.signPayout({ id: 'w-2', to: payee, amount: '1' });
     const lastValid = Number(payout.meta.lastValidBlockHeight);
-    while (chain.at('finalized').blockHeight < lastValid) chain.produce();
-    expect(chain.at('finalized').blockHeight).toBe(lastValid);
-    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'unknown' }); // it can still land in the next block
+    while (chain.at('finalized').blockHeight < lastValid + EXPIRY_MARGIN_BLOCKS - 1) chain.produce();
+    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'unknown' }); // within the window or its margin
     chain.produce();
+    expect(chain.at('finalized').blockHeight).toBe(lastValid + EXPIRY_MARGIN_BLOCKS);
     expect(await adapter.payoutStatus(payout)).toEqual({ state: 'expired' });
     const next = await adapter.signPayout({ id: 'w-2', to: payee, amount: '1', attempt: 1 });
     expect(next.txHash).not.toBe(payout.txHash);

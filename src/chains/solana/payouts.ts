@@ -6,6 +6,7 @@ import { fromBaseUnits, toBaseUnits } from '../amount';
 import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import { SolanaBroadcastError, SolanaHotWalletUnderfundedError, SolanaInsufficientTokenError } from './errors';
 import { offCurveRefusal } from './payee';
+import { solanaPayoutStatus, solanaSignatureLanded, type LandedSignature } from './payout-status';
 import { priorityFee } from './priority-fee';
 import type { SolanaRpc } from './rpc';
 
@@ -56,28 +57,14 @@ export class SolanaPayouts {
     }
   }
 
-  /**
-   * Finalized only: `mined` once its block is finalized (confirmations counted in finalized slots
-   * since its slot), `reverted` when that finalized transaction failed, `pending` while it is known
-   * but not finalized. Unknown to the chain: `unknown` (send it again) while its blockhash can still
-   * land, `expired` once the finalized block height is above lastValidBlockHeight: a block holding
-   * it would have a height at most lastValidBlockHeight, so it is either in the finalized history
-   * (and getSignatureStatuses with history finds it) or on a fork that can never be finalized.
-   * The block height is read before the status, so "expired and not found" is never a race.
-   */
-  async status(payout: SignedPayout): Promise<PayoutStatus> {
-    const height = await this.finalizedHeight();
-    const statuses = await this.deps.rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses([payout.txHash], { searchTransactionHistory: true }));
-    const s = statuses.value[0] ?? null;
-    if (s === null) return height > Number(payout.meta.lastValidBlockHeight) ? { state: 'expired' } : { state: 'unknown' };
-    if (s.confirmationStatus !== 'finalized') return { state: 'pending' };
-    if (s.err !== null) return { state: 'reverted', blockHeight: s.slot };
-    const finalSlot = await this.deps.rpc.call('getSlot', (c) => c.getSlot('finalized'));
-    return { state: 'mined', blockHeight: s.slot, confirmations: Math.max(1, finalSlot - s.slot + 1) };
+  /** Where the payout stands, proving absence before `expired` (payout-status.ts). */
+  status(payout: SignedPayout): Promise<PayoutStatus> {
+    return solanaPayoutStatus(this.deps.rpc, payout);
   }
 
-  private finalizedHeight(): Promise<number> {
-    return this.deps.rpc.call('getBlockHeight', (c) => c.getBlockHeight('finalized'));
+  /** A signature declared expired that landed after all (the host watches them for a day). */
+  landed(signature: string): Promise<LandedSignature | null> {
+    return solanaSignatureLanded(this.deps.rpc, signature);
   }
 
   private async signVersion(payoutId: string, to: string, amount: string, attempt: number): Promise<SignedPayout> {
