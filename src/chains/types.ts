@@ -325,8 +325,22 @@ export interface ChainAdapter {
    * a payout cannot be replaced in place (TRON, TON, SOLANA: they expire instead).
    */
   bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
+  /**
+   * Families whose `expired` rests on the answers of a provider (SOLANA): where the signed
+   * transaction `txHash` of a payout landed in a final block, or null while no answer shows it.
+   * The host asks it for a day about every version it replaced after an expiry, once the withdrawal
+   * is closed (actors/withdrawals/expired-payout-watch.ts); one found is an operator alert and is
+   * booked. While the withdrawal is open, payoutStatus() must report any version that landed.
+   */
+  payoutLanded?(txHash: string): Promise<LandedPayout | null>;
 
   close(): Promise<void>;
+}
+
+/** A signed transaction found in a final block: its height (SOLANA: slot) and whether it failed there. */
+export interface LandedPayout {
+  readonly blockHeight: number;
+  readonly reverted: boolean;
 }
 
 /** One JSON-RPC round trip of a live adapter (for latency and error metrics). */

@@ -3,7 +3,21 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { FamilyConfigError } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  LandedPayout,
+  TransferPlace,
+  PaymentLinkInput,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { PlainWatchedSet } from '../watched-set';
 import { SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
 import { SolanaNotInitializedError } from './errors';
@@ -160,6 +174,12 @@ export class SolanaAdapter implements ChainAdapter {
 
   payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
     return this.payout().status(payout);
+  }
+
+  /** ChainAdapter.payoutLanded: a signature declared expired, found finalized after all (host watch). */
+  async payoutLanded(txHash: string): Promise<LandedPayout | null> {
+    const landed = await this.payout().landed(txHash);
+    return landed ? { blockHeight: landed.slot, reverted: landed.reverted } : null;
   }
 
   async close(): Promise<void> {
