@@ -305,6 +305,12 @@ export interface ChainAdapter {
    * address is whitelisted and when a withdrawal names it. Absent: every valid address can.
    */
   payeeRefusal?(address: string): { readonly code: string; readonly message: string } | null;
+  /**
+   * payeeRefusal's part that reads the chain (SOLANA: an account owned by the Token or Token-2022
+   * program, `address_token_account`), asked after it at whitelisting and at withdrawal creation;
+   * signPayout asks it again. Rejects when the node does not answer.
+   */
+  payeeAccountRefusal?(address: string): Promise<{ readonly code: string; readonly message: string } | null>;
 
   /**
    * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input

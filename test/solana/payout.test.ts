@@ -10,6 +10,7 @@ import { testAdapter } from './support/adapter';
 import { Payer, USDT } from './support/payer';
 import { SolanaRpcServer } from './support/rpc-server';
 import { SvmChain } from './support/svm-chain';
+import { keypairTokenAccount } from './support/token-account';
 
 let chain: SvmChain;
 let server: SolanaRpcServer;
@@ -61,6 +62,17 @@ describe('SOLANA payouts (adapter)', () => {
 
     const payee = Keypair.generate().publicKey.toBase58();
     await expect(a.signPayout({ id: 'w-poor', to: payee, amount: '1' })).rejects.toMatchObject({ code: 'payout_insufficient_token' });
+
+    // On the curve, yet a token account: refused before anything is signed, naming its owner.
+    const owner = Keypair.generate().publicKey;
+    const onCurve = await keypairTokenAccount(payer, await payer.wallet(0n), owner, USDT);
+    chain.advance(1 + chain.finalityLag);
+    const tokenAccount = await a.signPayout({ id: 'w-tok', to: onCurve.toBase58(), amount: '1' }).catch((e: unknown) => e);
+    expect(tokenAccount).toBeInstanceOf(ValidationError);
+    expect(tokenAccount).toMatchObject({ code: 'address_token_account', field: 'to' });
+    expect((tokenAccount as Error).message).toContain(owner.toBase58());
+    expect(await a.payeeAccountRefusal(onCurve.toBase58())).toMatchObject({ code: 'address_token_account' });
+    expect(await a.payeeAccountRefusal(owner.toBase58())).toBeNull();
 
     const { adapter, hot } = await withHotWallet(0, 5_000_000n);
     const short = await adapter.signPayout({ id: 'w-nosol', to: payee, amount: '1' }).catch((e: unknown) => e);

@@ -159,6 +159,12 @@ export class SolanaAdapter implements ChainAdapter {
     return this.isValidAddress(address) ? offCurveRefusal(address) : null;
   }
 
+  /** ChainAdapter.payeeAccountRefusal: an address whose account the Token or Token-2022 program owns. */
+  async payeeAccountRefusal(address: string): Promise<{ code: string; message: string } | null> {
+    if (this.payeeRefusal(address) !== null || !this.isValidAddress(address)) return null;
+    return this.payout().payeeAccountRefusal(address);
+  }
+
   /** Solana Pay: solana:<owner>?amount=…&spl-token=<mint>. */
   paymentLink(input: PaymentLinkInput): string {
     return this.config.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: SOLANA_TOKEN_DECIMALS });

@@ -5,7 +5,7 @@ import { ValidationError } from '../../domain/errors';
 import { fromBaseUnits, toBaseUnits } from '../amount';
 import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import { SolanaBroadcastError, SolanaHotWalletUnderfundedError, SolanaInsufficientTokenError } from './errors';
-import { offCurveRefusal } from './payee';
+import { offCurveRefusal, tokenAccountRefusal } from './payee';
 import { solanaPayoutStatus, solanaSignatureLanded, type LandedSignature } from './payout-status';
 import { priorityFee } from './priority-fee';
 import type { SolanaRpc } from './rpc';
@@ -67,10 +67,19 @@ export class SolanaPayouts {
     return solanaSignatureLanded(this.deps.rpc, signature);
   }
 
+  /** The payee's account on the chain, refused when a token program owns it (payee.ts). */
+  async payeeAccountRefusal(address: string): Promise<{ code: string; message: string } | null> {
+    const account = await this.deps.rpc.call('getAccountInfo', (c) => c.getAccountInfo(new PublicKey(address)));
+    const refusal = tokenAccountRefusal(address, account);
+    return refusal ? { code: refusal.code, message: refusal.message } : null;
+  }
+
   private async signVersion(payoutId: string, to: string, amount: string, attempt: number): Promise<SignedPayout> {
     const { rpc, mint, decimals, hot } = this.deps;
     const refusal = offCurveRefusal(to);
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'to');
+    const onChain = await this.payeeAccountRefusal(to);
+    if (onChain) throw new ValidationError(onChain.code, onChain.message, 'to');
     const units = toBaseUnits(amount, decimals);
     if (units <= 0n) throw new ValidationError('invalid_amount', 'payout amount must be positive', 'amount');
     const payee = new PublicKey(to);
