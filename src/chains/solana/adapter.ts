@@ -19,7 +19,8 @@ import type {
   WatchOptions,
 } from '../types';
 import { PlainWatchedSet } from '../watched-set';
-import { SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
+import { DEFAULT_MIN_PRIORITY_FEE, SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
+import { RESEND_INTERVAL_MS } from './resender';
 import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
@@ -34,6 +35,8 @@ export interface SolanaAdapterConfig {
   readonly options: SolanaLiveOptions;
   readonly onRpc?: RpcObserver;
   readonly logger?: SolanaLogger;
+  /** How often a sent payout is sent again until it lands or expires; default RESEND_INTERVAL_MS (2 s). */
+  readonly resendIntervalMs?: number;
   /** Watch retry backoff; default 500 ms doubling to 30 s. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
@@ -88,7 +91,8 @@ export class SolanaAdapter implements ChainAdapter {
       mint,
       decimals: SOLANA_TOKEN_DECIMALS,
       hot: Keypair.fromSeed(Buffer.from(hot.privateKeyHex, 'hex')),
-      maxPriorityFee: this.config.options.SOLANA_MAX_PRIORITY_FEE,
+      priorityFee: { floor: this.config.options.SOLANA_MIN_PRIORITY_FEE ?? DEFAULT_MIN_PRIORITY_FEE, cap: this.config.options.SOLANA_MAX_PRIORITY_FEE },
+      resendIntervalMs: this.config.resendIntervalMs ?? RESEND_INTERVAL_MS,
     });
   }
 
@@ -189,6 +193,7 @@ export class SolanaAdapter implements ChainAdapter {
   }
 
   async close(): Promise<void> {
+    this.payouts?.close();
     await this.current?.stop();
     this.current = null;
   }

@@ -7,7 +7,8 @@ import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import { SolanaBroadcastError, SolanaHotWalletUnderfundedError, SolanaInsufficientTokenError } from './errors';
 import { offCurveRefusal, tokenAccountRefusal } from './payee';
 import { solanaPayoutStatus, solanaSignatureLanded, type LandedSignature } from './payout-status';
-import { priorityFee } from './priority-fee';
+import { priorityFee, type PriorityFeePolicy } from './priority-fee';
+import { SolanaResender } from './resender';
 import type { SolanaRpc } from './rpc';
 
 /** Enough for the compute budget, an idempotent ATA creation (creating: ~22k CU) and transferChecked (~6k). */
@@ -19,8 +20,10 @@ export interface SolanaPayoutDeps {
   readonly mint: PublicKey;
   readonly decimals: number;
   readonly hot: Keypair;
-  /** Ceiling of the priority fee in micro-lamports per compute unit. */
-  readonly maxPriorityFee: number;
+  /** Floor and ceiling of the priority fee in micro-lamports per compute unit. */
+  readonly priorityFee: PriorityFeePolicy;
+  /** Re-send period of a sent payout (RESEND_INTERVAL_MS). */
+  readonly resendIntervalMs: number;
 }
 
 /**
@@ -33,10 +36,26 @@ export interface SolanaPayoutDeps {
  * expired versions (expired_tx_hashes).
  */
 export class SolanaPayouts {
-  constructor(private readonly deps: SolanaPayoutDeps) {}
+  private readonly resender: SolanaResender;
+
+  constructor(private readonly deps: SolanaPayoutDeps) {
+    this.resender = new SolanaResender(deps.rpc, deps.resendIntervalMs);
+  }
+
+  /** Sends made again by the resender since start. */
+  get resent(): number {
+    return this.resender.resent;
+  }
+
+  close(): void {
+    this.resender.close();
+  }
 
   /**
-   * Signs one version of the payout with a fresh `finalized` blockhash. The host asks for a new
+   * Signs one version of the payout with a fresh `confirmed` blockhash: a finalized one is already
+   * ~32 slots old, a fifth of the 150 blocks a transaction may land in. A confirmed block was voted
+   * by a super-majority and is practically never dropped; were it dropped, a transaction naming its
+   * blockhash could never land, and its lastValidBlockHeight still bounds it. The host asks for a new
    * attempt only after status() said `expired` for the stored one (and checked it again under the
    * withdrawal's lock), so at most one version can ever execute; the attempt is in `meta` only for
    * the operator (a new blockhash already makes a new transaction).
@@ -46,20 +65,25 @@ export class SolanaPayouts {
   }
 
   /**
-   * Sends the stored transaction as it is: skipPreflight, maxRetries 0 (we resend ourselves until it
-   * lands or expires). An expired one is sent too (the RPC accepts and drops it): status() decides.
+   * Sends the stored transaction as it is: skipPreflight, maxRetries 0, then the resender sends it
+   * again every RESEND_INTERVAL_MS until it lands or expires (resender.ts). An expired one is sent
+   * too (the RPC accepts and drops it): status() decides.
    */
   async broadcast(payout: SignedPayout): Promise<void> {
+    const wire = Buffer.from(payout.raw, 'base64');
     try {
-      await this.deps.rpc.call('sendTransaction', (c) => c.sendRawTransaction(Buffer.from(payout.raw, 'base64'), { skipPreflight: true, maxRetries: 0 }));
+      await this.deps.rpc.call('sendTransaction', (c) => c.sendRawTransaction(wire, { skipPreflight: true, maxRetries: 0 }));
     } catch (error) {
       throw new SolanaBroadcastError(payout.txHash, error);
     }
+    this.resender.track(payout.txHash, wire, Number(payout.meta.lastValidBlockHeight));
   }
 
   /** Where the payout stands, proving absence before `expired` (payout-status.ts). */
-  status(payout: SignedPayout): Promise<PayoutStatus> {
-    return solanaPayoutStatus(this.deps.rpc, payout);
+  async status(payout: SignedPayout): Promise<PayoutStatus> {
+    const status = await solanaPayoutStatus(this.deps.rpc, payout);
+    if (status.state !== 'unknown' && status.state !== 'pending') this.resender.forget(payout.txHash);
+    return status;
   }
 
   /** A signature declared expired that landed after all (the host watches them for a day). */
@@ -92,11 +116,11 @@ export class SolanaPayouts {
     const payeeAccount = await rpc.call('getAccountInfo', (c) => c.getAccountInfo(payeeAta));
     const rent = payeeAccount === null ? await rpc.call('getMinimumBalanceForRentExemption', (c) => c.getMinimumBalanceForRentExemption(ACCOUNT_SIZE)) : 0;
     const recent = await rpc.call('getRecentPrioritizationFees', (c) => c.getRecentPrioritizationFees({ lockedWritableAccounts: [hotAta, payeeAta] }));
-    const price = priorityFee(recent, this.deps.maxPriorityFee);
+    const price = priorityFee(recent, this.deps.priorityFee);
     const needed = BigInt(SIGNATURE_FEE_LAMPORTS + rent) + (BigInt(PAYOUT_COMPUTE_UNITS) * price + 999_999n) / 1_000_000n;
     const lamports = BigInt(await rpc.call('getBalance', (c) => c.getBalance(hot.publicKey)));
     if (lamports < needed) throw new SolanaHotWalletUnderfundedError({ wallet, balance: sol(lamports), needed: sol(needed) });
-    const { blockhash, lastValidBlockHeight } = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhash('finalized'));
+    const { blockhash, lastValidBlockHeight } = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhash('confirmed'));
     const tx = new Transaction({ feePayer: hot.publicKey, blockhash, lastValidBlockHeight }).add(
       ComputeBudgetProgram.setComputeUnitLimit({ units: PAYOUT_COMPUTE_UNITS }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }),
