@@ -1,5 +1,3 @@
-import { VersionedTransaction } from '@solana/web3.js';
-import { base58 } from '@scure/base';
 import type { SolanaRpcServer } from './rpc-server';
 import type { SvmChain } from './svm-chain';
 
@@ -11,22 +9,20 @@ import type { SvmChain } from './svm-chain';
  * other methods stay with the up-to-date node, so a client sees a fresh finalized block height and
  * then a stale "not found" for a transaction that is in fact finalized: the moment a payout that
  * trusts one status answer declares a landed transaction expired and signs it again. With
- * `worstMoment`, it answers exactly then: whenever the finalized height is past the
- * lastValidBlockHeight of a landed transaction the call asks about (the balancer's bad luck that
- * matters), and the up-to-date node answers every other call.
+ * `worstMoment`, it answers every call about a transaction that landed and that it does not have
+ * yet (the balancer pinned to it from the moment a payout lands, through the end of its window
+ * when it landed late), and the up-to-date node answers every other call.
  */
 export class LaggingStatusNode {
   /** Produced blocks the node is behind the tip. */
   lagBlocks: number;
   /** Every `every`-th getSignatureStatuses call is answered here (1: all of them; 0: none). */
   every: number;
-  /** Answer every call that asks about a landed transaction whose window the finalized chain has passed. */
+  /** Answer every call that asks about a landed transaction this node does not have yet. */
   worstMoment = false;
   /** Answers served here that left out a transaction the chain holds (the stale "not found"). */
   staleMisses = 0;
   private calls = 0;
-  /** lastValidBlockHeight of every transaction sent through the balancer, by signature. */
-  private readonly validUntil = new Map<string, number>();
 
   constructor(
     private readonly chain: SvmChain,
@@ -35,10 +31,7 @@ export class LaggingStatusNode {
   ) {
     this.lagBlocks = options.lagBlocks;
     this.every = options.every;
-    server.routes.push((method, params) => {
-      if (method === 'sendTransaction') this.noteSent(String(params[0]));
-      return method === 'getSignatureStatuses' ? this.statuses(params) : undefined;
-    });
+    server.routes.push((method, params) => (method === 'getSignatureStatuses' ? this.statuses(params) : undefined));
   }
 
   /** The slot this node has processed: `lagBlocks` produced blocks below the tip. */
@@ -47,16 +40,10 @@ export class LaggingStatusNode {
     return produced[Math.max(0, produced.length - 1 - this.lagBlocks)]!;
   }
 
-  private noteSent(base64: string): void {
-    const tx = VersionedTransaction.deserialize(Buffer.from(base64, 'base64'));
-    const until = this.chain.blockhashValidUntil(tx.message.recentBlockhash);
-    if (until !== undefined) this.validUntil.set(base58.encode(tx.signatures[0]!), until);
-  }
-
-  /** A landed transaction asked about whose window the finalized chain has passed. */
+  /** A call about a landed transaction this node does not have yet (it landed after its slot). */
   private harmful(signatures: readonly string[]): boolean {
-    const finalized = this.chain.at('finalized').blockHeight;
-    return signatures.some((s) => this.chain.statuses.has(s) && (this.validUntil.get(s) ?? Infinity) < finalized);
+    const view = this.viewSlot();
+    return signatures.some((s) => (this.chain.statuses.get(s)?.slot ?? -1) > view);
   }
 
   private statuses(params: unknown[]): { result: unknown } | undefined {
