@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import pino from 'pino';
-import { ExpiredPayoutWatch, extraPayoutAccount } from '../../src/actors/withdrawals/expired-payout-watch';
+import { EXPIRED_WATCH_SQL, ExpiredPayoutWatch, extraPayoutAccount } from '../../src/actors/withdrawals/expired-payout-watch';
 import { SolanaAdapter } from '../../src/chains/solana/adapter';
 import { SolanaCodec } from '../../src/chains/solana/codec';
 import { SOLANA_USDT_MINT } from '../../src/chains/solana/config';
@@ -108,6 +108,14 @@ describe('the expired payout watch on SOLANA', () => {
       ['chain:SOLANA:payouts', 1],
       [extraPayoutAccount('SOLANA'), -1],
     ]);
+  });
+
+  it('the pass reads the partial index of re-signed withdrawals (migration 20261129100000), not the table', async () => {
+    const plan = await new RawSql(db.orm).transaction(async (q) => {
+      await q('set local enable_seqscan = off');
+      return q<{ 'QUERY PLAN': unknown }>(`explain (format json) ${EXPIRED_WATCH_SQL}`, [0, ['SOLANA']]);
+    });
+    expect(JSON.stringify(plan)).toContain('withdrawals_expired_versions_index');
   });
 
   it("while open, a withdrawal's earlier version found landed is the payout: mined with its signature", async () => {

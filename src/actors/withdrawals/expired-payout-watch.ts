@@ -17,6 +17,13 @@ export const EXPIRED_WATCH_INTERVAL_MS = 60_000;
 export const extraPayoutAccount = (network: string): string => `loss:${network}:extra_payouts`;
 export const extraPayoutReference = (uuid: string, txHash: string): string => `withdrawal:${uuid}:extra_payout:${txHash}`;
 
+/**
+ * The closed withdrawals re-signed since $1 (ms) on the networks $2: served by the partial index
+ * withdrawals_expired_versions_index (migration 20261129100000), never a scan of the table.
+ */
+export const EXPIRED_WATCH_SQL = `select uuid, merchant_id, network, status, tx_hash, net_payout::text as net_payout, signed_meta from withdrawals
+  where signed_meta ? 'expired_tx_hashes' and (signed_meta->>'signed_at_ms')::bigint >= $1 and network = any($2::text[]) and status in ('completed', 'failed')`;
+
 export interface ExpiredPayoutWatchDeps {
   readonly query: Query;
   readonly transaction: <T>(fn: (q: Query) => Promise<T>) => Promise<T>;
@@ -86,12 +93,7 @@ export class ExpiredPayoutWatch {
     const networks = this.networks();
     if (networks.length === 0) return [];
     const since = this.deps.clock.now().getTime() - EXPIRED_WATCH_WINDOW_MS;
-    const rows = await this.deps.query<WatchedRow>(
-      `select uuid, merchant_id, network, status, tx_hash, net_payout::text as net_payout, signed_meta from withdrawals
-        where signed_meta ? 'expired_tx_hashes' and (signed_meta->>'signed_at_ms')::bigint >= $1 and network = any($2::text[]) and status in ('completed', 'failed')`,
-      [since, networks],
-      'chainpay_expired_payout_watch',
-    );
+    const rows = await this.deps.query<WatchedRow>(EXPIRED_WATCH_SQL, [since, networks], 'chainpay_expired_payout_watch');
     const found: ExtraPayoutFound[] = [];
     for (const row of rows) {
       for (const txHash of replacedVersions(row)) {
