@@ -25,7 +25,8 @@ export interface LandedSignature {
  * Where a SOLANA payout stands. A provider balances calls over nodes that are not in sync, so an
  * answer is trusted only for what it proves:
  * - found (any version of the payout, the newest or one declared expired before): `pending` until
- *   finalized, then `mined` / `reverted` with that version's signature;
+ *   finalized, then `mined` with that version's signature; `reverted` only for the newest (an
+ *   earlier version that failed leaves the newest to decide);
  * - not found is `expired` only when absence is proven: one getEpochInfo answer says the finalized
  *   chain is at block height H >= lastValidBlockHeight + EXPIRY_MARGIN_BLOCKS at slot S (one node,
  *   so H and S agree), and the getSignatureStatuses answer (with history) comes from a node whose
@@ -40,7 +41,12 @@ export async function solanaPayoutStatus(rpc: SolanaRpc, payout: SignedPayout): 
   const earlier = expiredVersions(payout).slice(0, MAX_SIGNATURES - 1);
   const answer = await rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses([payout.txHash, ...earlier], { searchTransactionHistory: true }));
   const versions = [payout.txHash, ...earlier];
-  const found = answer.value.map((s, i) => ({ signature: versions[i]!, status: s ?? null })).filter((v): v is { signature: string; status: SignatureStatus } => v.status !== null);
+  const found = answer.value
+    .map((s, i) => ({ signature: versions[i]!, status: s ?? null }))
+    .filter((v): v is { signature: string; status: SignatureStatus } => v.status !== null)
+    // An earlier version that failed on chain moved nothing and says nothing about the newest one,
+    // which may still land: it never decides the payout (the expired payout watch reports it).
+    .filter((v) => v.signature === payout.txHash || v.status.confirmationStatus !== 'finalized' || v.status.err === null);
   const final = found.find((v) => v.status.confirmationStatus === 'finalized');
   if (final) {
     const txHash = final.signature !== payout.txHash ? { txHash: final.signature } : {};
