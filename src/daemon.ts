@@ -31,6 +31,7 @@ import { Withdrawals } from './actors/withdrawals/withdrawals';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
+import { expiredPayoutWatch } from './actors/withdrawals/expired-payout-watch';
 import { withdrawalService } from './grpc/services/withdrawals';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -222,8 +223,6 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     concurrency: config.PAYOUT_CONCURRENCY,
     requestLoad,
     bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
-    // Expired payout transactions are looked up again every 12 payout polls (1 minute live).
-    expiredWatchIntervalMs: 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250)),
   });
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
@@ -273,6 +272,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
   const restoredWithdrawals = await withdrawalActors.restoreAll();
   await withdrawalActors.resumeAll();
+  // Payout versions replaced after an expiry stay watched for a day (families with payoutLanded).
+  // Looked up again every 12 payout polls (1 minute live).
+  const expiredWatchIntervalMs = 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250));
+  const expiredPayouts = expiredPayoutWatch({ orm, logger, clock, adapters: chains.adapters, intervalMs: expiredWatchIntervalMs });
+  expiredPayouts.start();
   // Pending deliveries resume from the outbox (after a crash too).
   webhooks.start();
   logger.info({ restoredInvoices: restored, restoredWithdrawals, networks: [...watchers.keys()] }, 'actors restored and watchers caught up');
@@ -399,6 +403,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         for (const w of watchers.values()) await w.stop();
         await invoiceActors.stop();
         await withdrawalActors.stop();
+        await expiredPayouts.stop();
         for (const a of chains.adapters.values()) await a.close();
         await chains.close();
         await orm.close(true);

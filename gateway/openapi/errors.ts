@@ -41,6 +41,7 @@ export const CREATE_WITHDRAWAL_422 = [
   'unknown_network',
   'invalid_address',
   'address_off_curve',
+  'address_token_account',
   'invalid_amount',
   'too_many_decimals',
   'amount_must_be_positive',

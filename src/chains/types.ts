@@ -208,13 +208,6 @@ export interface SignedPayout {
   readonly sequence?: number;
 }
 
-/** An `expired` payout transaction found on chain after all (ChainAdapter.expiredPayoutLanded). */
-export interface ExpiredPayoutLanding {
-  readonly blockHeight: number;
-  /** true: the transfer executed (the money left); false: it was mined but reverted (only fees). */
-  readonly succeeded: boolean;
-}
-
 export type PayoutStatus =
   | { readonly state: 'unknown' } // not seen by the chain (yet), and it may still execute: rebroadcast
   | { readonly state: 'pending' }
@@ -312,6 +305,12 @@ export interface ChainAdapter {
    * address is whitelisted and when a withdrawal names it. Absent: every valid address can.
    */
   payeeRefusal?(address: string): { readonly code: string; readonly message: string } | null;
+  /**
+   * payeeRefusal's part that reads the chain (SOLANA: an account owned by the Token or Token-2022
+   * program, `address_token_account`), asked after it at whitelisting and at withdrawal creation;
+   * signPayout asks it again. Rejects when the node does not answer.
+   */
+  payeeAccountRefusal?(address: string): Promise<{ readonly code: string; readonly message: string } | null>;
 
   /**
    * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input
@@ -333,14 +332,21 @@ export interface ChainAdapter {
    */
   bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
   /**
-   * A transaction of a payout that this family reported `expired` (the host has signed the payout
-   * anew), looked up again: where it landed, once final on chain, else null. The host asks about every
-   * expired hash for a day (src/actors/withdrawals/expired-watch.ts): a landing means the payout may
-   * have been paid twice; it raises an operator alert and is booked. Families without expiry omit it.
+   * Families whose `expired` rests on the answers of a provider (SOLANA): where the signed
+   * transaction `txHash` of a payout landed in a final block, or null while no answer shows it.
+   * The host asks it for a day about every version it replaced after an expiry, once the withdrawal
+   * is closed (actors/withdrawals/expired-payout-watch.ts); one found is an operator alert and is
+   * booked. While the withdrawal is open, payoutStatus() must report any version that landed.
    */
-  expiredPayoutLanded?(txHash: string): Promise<ExpiredPayoutLanding | null>;
+  payoutLanded?(txHash: string): Promise<LandedPayout | null>;
 
   close(): Promise<void>;
+}
+
+/** A signed transaction found in a final block: its height (SOLANA: slot) and whether it failed there. */
+export interface LandedPayout {
+  readonly blockHeight: number;
+  readonly reverted: boolean;
 }
 
 /** One JSON-RPC round trip of a live adapter (for latency and error metrics). */

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../../domain/clock';
 import { NotFoundError, ValidationError } from '../../domain/errors';
+import { checkPayeeAccount } from './payee-account';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { WhitelistEntry } from '../../store/entities';
@@ -43,8 +44,10 @@ export class Whitelist {
   async add(merchantId: string, network: NetworkSettings, address: string, actor: string): Promise<WhitelistEntry> {
     const normalized = this.normalize(network, address);
     // A valid address the chain cannot pay (SOLANA: off the curve) is never listed.
-    const refusal = this.deps.adapters.get(network.code)?.payeeRefusal?.(address);
+    const adapter = this.deps.adapters.get(network.code);
+    const refusal = adapter?.payeeRefusal?.(address);
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
+    await checkPayeeAccount(adapter, network.code, address, 'listing');
     return this.deps.orm.em.fork().transactional(async (em) => {
       await lockMerchant(em, merchantId);
       const now = this.deps.clock.now();

@@ -20,6 +20,7 @@ import { insertWithdrawals, lockMerchantsCaps, readUnderLock, type MerchantCaps,
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
+import { checkPayeeAccount } from './payee-account';
 import { AddressForms, type Whitelist } from './whitelist';
 import { RequestLoad } from '../../lib/request-load';
 import { CHECK_VIOLATION, rolledBack, sqlState, UNIQUE_VIOLATION } from './sql-outcome';
@@ -120,6 +121,7 @@ export class Withdrawals {
         (network, address) => this.addresses.isValid(network.code, address),
         (network, address) => this.deps.adapters.get(network.code)?.payeeRefusal?.(address) ?? null,
       );
+      await checkPayeeAccount(this.deps.adapters.get(input.network.code), input.network.code, input.address, 'withdrawal', this.deps.logger);
     } catch (err) {
       // A repeat answers with the original whatever its body says now, so a body refused here may
       // still name a reference already used (the entity is loaded only for such a repeat).

@@ -8,7 +8,7 @@ import type {
   ChainCursor,
   ChainWatch,
   Confirmations,
-  ExpiredPayoutLanding,
+  LandedPayout,
   PaymentLinkInput,
   PayoutRequest,
   PayoutStatus,
@@ -202,7 +202,7 @@ export class TronAdapter implements ChainAdapter {
     return this.payoutStatuses.status(payout);
   }
 
-  expiredPayoutLanded(txHash: string): Promise<ExpiredPayoutLanding | null> {
+  payoutLanded(txHash: string): Promise<LandedPayout | null> {
     return this.payoutStatuses.landed(txHash);
   }
 

@@ -63,6 +63,11 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
       name: 'withdrawals_refused_cap_index',
       expression: `create index "withdrawals_refused_cap_index" on "withdrawals" ("merchant_id", "created_at") include ("amount") where "status" in ('rejected', 'failed')`,
     },
+    // Withdrawals re-signed after an expiry, by re-signing time: the expired payout watch (migration 20261129100000-expired-payout-watch).
+    {
+      name: 'withdrawals_expired_versions_index',
+      expression: `create index "withdrawals_expired_versions_index" on "withdrawals" ((("signed_meta"->>'signed_at_ms')::bigint)) where "signed_meta" ? 'expired_tx_hashes'`,
+    },
   ],
   properties: {
     uuid: { type: 'uuid', primary: true },
