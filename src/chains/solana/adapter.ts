@@ -3,12 +3,13 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { FamilyConfigError } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutFunds, PayoutFundsRequest, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
 import { PlainWatchedSet } from '../watched-set';
 import { SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
 import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
+import { solanaPayoutFunds } from './payout-funds';
 import { finalizedSlotDepth, readSolanaCursor, solanaCursor } from './cursor';
 import { SolanaRpc } from './rpc';
 import { SlotSource } from './slot-source';
@@ -152,6 +153,12 @@ export class SolanaAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    this.payout(); // after init (the mint is checked there)
+    const hot = new PublicKey(this.config.codec.hotWallet().address);
+    return solanaPayoutFunds({ rpc: this.rpc, mint: new PublicKey(this.tokenContract), decimals: SOLANA_TOKEN_DECIMALS, hot, maxPriorityFee: this.config.options.SOLANA_MAX_PRIORITY_FEE }, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

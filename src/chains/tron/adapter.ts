@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/clock';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutFunds, PayoutFundsRequest, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
 import { TronBlockSource } from './block-source';
 import { tronHex, type TronCodec } from './codec';
 import type { TronConfig } from './config';
@@ -14,6 +14,7 @@ import { TronNode } from './node';
 import { parseBlock } from './parse-block';
 import { TronPayoutStatus } from './payout-status';
 import { TronPayouts } from './payouts';
+import { tronPayoutFunds } from './payout-funds';
 import { checkToken } from './token-check';
 import { TronwebSigner } from './tronweb-signer';
 import { TronWatchedSet, tronMatcher } from './watched-set';
@@ -172,6 +173,10 @@ export class TronAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payouts.sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    return tronPayoutFunds({ network: this.network, node: this.node, token: this.tokenContract, decimals: DECIMALS }, this.codec.hotWallet().address, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {
