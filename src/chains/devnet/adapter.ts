@@ -223,7 +223,9 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const ttl = this.options.payoutTtlMs ?? DEVNET_PAYOUT_TTL_MS[this.facts.family];
     const validUntilMs = ttl === undefined ? undefined : this.chainTime() + ttl;
     const from = this.options.codec.hotWallet().address;
-    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from, to, amount, attempt: request.attempt ?? 0, ...(validUntilMs !== undefined ? { validUntilMs } : {}) });
+    // Only TON transfers carry a text comment (as pay() has it).
+    const memo = this.facts.family === 'ton' && request.comment ? { memo: request.comment } : {};
+    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from, to, amount, attempt: request.attempt ?? 0, ...(validUntilMs !== undefined ? { validUntilMs } : {}), ...memo });
   }
 
   /**
@@ -249,7 +251,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     if (body.validUntilMs !== undefined && now > body.validUntilMs && !(await this.chain().locate(payout.txHash))) {
       throw new DevnetPayoutExpiredError(this.network, payout.txHash, body.validUntilMs, now);
     }
-    await this.live().submit({ ...this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract), validUntilMs: body.validUntilMs ?? null });
+    await this.live().submit({ ...this.transfer(payout.txHash, body.from, body.to, body.amount, body.memo ?? null, this.tokenContract), validUntilMs: body.validUntilMs ?? null });
   }
 
   /**
