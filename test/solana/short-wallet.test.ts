@@ -27,7 +27,11 @@ let connection: Connection;
 const hot = new PublicKey(testCodec().hotWallet().address);
 
 async function row(uuid: string): Promise<{ signed_raw: string | null; failure_reason: string | null; status: string }> {
-  return (await stack.daemon.orm.em.fork().execute<{ signed_raw: string | null; failure_reason: string | null; status: string }[]>('select signed_raw, failure_reason, status from withdrawals where uuid = ?', [uuid]))[0]!;
+  return (
+    await stack.daemon.orm.em
+      .fork()
+      .execute<{ signed_raw: string | null; failure_reason: string | null; status: string }[]>('select signed_raw, failure_reason, status from withdrawals where uuid = ?', [uuid])
+  )[0]!;
 }
 
 function waitingFor(uuid: string, text: string): Promise<string> {
@@ -77,7 +81,11 @@ describe('SOLANA: a hot wallet short of USDT and SOL', () => {
     const shortUsdt = toBaseUnits(net, 6) - 5_000_000n;
     const shortText = (Number(shortUsdt) / 1e6).toString(); // small exact value, for the message only
     const why = await waitingFor(uuid, ' SOL to ');
-    expect(why).toMatch(new RegExp(`^needs_operator: hot_wallet_underfunded: SOLANA hot wallet ${hot.toBase58()} cannot pay this payout: send ${shortText.replace('.', '\\.')} USDT and 0\\.\\d+ SOL to ${hot.toBase58()} on SOLANA`));
+    expect(why).toMatch(
+      new RegExp(
+        `^needs_operator: hot_wallet_underfunded: SOLANA hot wallet ${hot.toBase58()} cannot pay this payout: send ${shortText.replace('.', '\\.')} USDT and 0\\.\\d+ SOL to ${hot.toBase58()} on SOLANA`,
+      ),
+    );
     await new Promise((r) => setTimeout(r, 800));
     expect(await row(uuid)).toMatchObject({ status: 'processing', signed_raw: null });
     expect(await connection.getBalance(hot)).toBe(0);

@@ -36,7 +36,11 @@ async function tonBalance(): Promise<bigint> {
 }
 
 async function row(uuid: string): Promise<{ signed_raw: string | null; failure_reason: string | null; status: string }> {
-  return (await stack.daemon.orm.em.fork().execute<{ signed_raw: string | null; failure_reason: string | null; status: string }[]>('select signed_raw, failure_reason, status from withdrawals where uuid = ?', [uuid]))[0]!;
+  return (
+    await stack.daemon.orm.em
+      .fork()
+      .execute<{ signed_raw: string | null; failure_reason: string | null; status: string }[]>('select signed_raw, failure_reason, status from withdrawals where uuid = ?', [uuid])
+  )[0]!;
 }
 
 beforeAll(async () => {

@@ -26,9 +26,11 @@ describe('a hot wallet short of USDT or gas (hardhat, POLYGON live)', () => {
   const payee = testCodec().sampleAddress('short-wallet payee') as Address;
 
   const row = async (uuid: string) =>
-    (await stack.daemon.orm.em.fork().execute<{ signed_raw: string | null; failure_reason: string | null; status: string }[]>('select signed_raw, failure_reason, status from withdrawals where uuid = ?', [
-      uuid,
-    ]))[0]!;
+    (
+      await stack.daemon.orm.em
+        .fork()
+        .execute<{ signed_raw: string | null; failure_reason: string | null; status: string }[]>('select signed_raw, failure_reason, status from withdrawals where uuid = ?', [uuid])
+    )[0]!;
   const alerts = (uuid: string) => lines.filter((l) => l.withdrawalUuid === uuid && l.alert === 'hot_wallet_underfunded' && l.level === 50);
   const waiting = (uuid: string): Promise<{ failure_reason: string }> =>
     eventually(

@@ -51,9 +51,13 @@ describe('withdrawal memo (devnet)', () => {
     // The same memo again: unchanged (the cooldown stands).
     const again = await rpc<WhitelistEntry>((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TON', address: ton, memo: 'EXCH 4711' }, r.operator, cb));
     expect(again.usable_at).toBe(entry.usable_at);
-    const refused = await rpc((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TRC20', address: tron, memo: 'x' }, r.operator, cb)).catch((e: { metadata: { get(k: string): unknown[] } }) => e);
+    const refused = await rpc((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TRC20', address: tron, memo: 'x' }, r.operator, cb)).catch(
+      (e: { metadata: { get(k: string): unknown[] } }) => e,
+    );
     expect((refused as { metadata: { get(k: string): unknown[] } }).metadata.get(ERROR_CODE_KEY)).toEqual(['memo_not_supported']);
-    const bad = await rpc((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TON', address: ton, memo: 'a\u0007b' }, r.operator, cb)).catch((e: { metadata: { get(k: string): unknown[] } }) => e);
+    const bad = await rpc((cb) => r.withdrawals.addWhitelist({ merchant_id: m.merchantId, network: 'TON', address: ton, memo: 'a\u0007b' }, r.operator, cb)).catch(
+      (e: { metadata: { get(k: string): unknown[] } }) => e,
+    );
     expect((bad as { metadata: { get(k: string): unknown[] } }).metadata.get(ERROR_CODE_KEY)).toEqual(['invalid_memo']);
     await advance(r, DAY_S);
   });

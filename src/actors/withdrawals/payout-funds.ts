@@ -22,25 +22,31 @@ export interface InFlightPayouts {
 export class HotWalletShortError extends DomainError {
   override readonly name = 'HotWalletShortError';
   readonly operatorAlert = UNDERFUNDED_ALERT;
-  readonly send: readonly { readonly asset: string; readonly amount: string }[];
+  readonly send: readonly { readonly kind: 'token' | 'gas'; readonly asset: string; readonly amount: string }[];
   constructor(
     readonly network: string,
     readonly wallet: string,
     readonly shortfalls: readonly PayoutShortfall[],
     inFlight: InFlightPayouts,
   ) {
-    const send = shortfalls.map((s) => ({ asset: s.asset, amount: formatAmount(toDecimal(s.needed).minus(toDecimal(s.balance))) }));
+    const send = shortfalls.map((s) => ({ kind: s.kind, asset: s.asset, amount: formatAmount(toDecimal(s.needed).minus(toDecimal(s.balance))) }));
     const what = send.map((s) => `${s.amount} ${s.asset}`).join(' and ');
     const held = shortfalls.map((s) => `${s.balance} ${s.asset} held, ${s.needed} needed`).join('; ');
     const queue = inFlight.count > 0 ? ` (counting ${inFlight.count} payout(s) of ${inFlight.amount} USDT signed before it)` : '';
-    super('unavailable', AWAITING_FUNDS, `${network} hot wallet ${wallet} cannot pay this payout: send ${what} to ${wallet} on ${network} (${held}${queue}); the withdrawal waits and is paid once it can`, undefined, {
-      network,
-      wallet,
-      send: what,
-      token_short: send.find((s, i) => shortfalls[i]!.kind === 'token')?.amount ?? null,
-      gas_short: send.find((s, i) => shortfalls[i]!.kind === 'gas')?.amount ?? null,
-      gas_coin: shortfalls.find((s) => s.kind === 'gas')?.asset ?? null,
-    });
+    super(
+      'unavailable',
+      AWAITING_FUNDS,
+      `${network} hot wallet ${wallet} cannot pay this payout: send ${what} to ${wallet} on ${network} (${held}${queue}); the withdrawal waits and is paid once it can`,
+      undefined,
+      {
+        network,
+        wallet,
+        send: what,
+        token_short: send.find((s) => s.kind === 'token')?.amount ?? null,
+        gas_short: send.find((s) => s.kind === 'gas')?.amount ?? null,
+        gas_coin: send.find((s) => s.kind === 'gas')?.asset ?? null,
+      },
+    );
     this.send = send;
   }
 }

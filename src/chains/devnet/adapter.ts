@@ -225,7 +225,16 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const from = this.options.codec.hotWallet().address;
     // Only TON transfers carry a text comment (as pay() has it).
     const memo = this.facts.family === 'ton' && request.comment ? { memo: request.comment } : {};
-    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from, to, amount, attempt: request.attempt ?? 0, ...(validUntilMs !== undefined ? { validUntilMs } : {}), ...memo });
+    return encodeDevnetPayout(this.facts.family, {
+      network: this.network,
+      id: request.id,
+      from,
+      to,
+      amount,
+      attempt: request.attempt ?? 0,
+      ...(validUntilMs !== undefined ? { validUntilMs } : {}),
+      ...memo,
+    });
   }
 
   /**

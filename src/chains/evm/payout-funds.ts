@@ -1,4 +1,16 @@
-import { BaseError, encodeFunctionData, formatEther, formatUnits, getAddress, HttpRequestError, LimitExceededRpcError, ResourceUnavailableRpcError, TimeoutError, type Hex, type PublicClient } from 'viem';
+import {
+  BaseError,
+  encodeFunctionData,
+  formatEther,
+  formatUnits,
+  getAddress,
+  HttpRequestError,
+  LimitExceededRpcError,
+  ResourceUnavailableRpcError,
+  TimeoutError,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { toBaseUnits } from '../amount';
 import type { PayoutFunds, PayoutFundsRequest, PayoutShortfall } from '../types';
 import { ERC20_ABI } from './abi';

@@ -177,7 +177,6 @@ export class EvmPayouts {
   }
 }
 
-
 /** This payout's transaction and every earlier version it replaced. */
 function versions(payout: SignedPayout): Hex[] {
   const earlier = String(payout.meta.replaces ?? '')
@@ -185,7 +184,6 @@ function versions(payout: SignedPayout): Hex[] {
     .filter((h) => h.length > 0);
   return [payout.txHash, ...earlier] as Hex[];
 }
-
 
 function feeFields(fees: FeeParams) {
   return fees.type === 'eip1559'

@@ -3,7 +3,22 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { FamilyConfigError } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutFunds, PayoutFundsRequest, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  TransferPlace,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { PlainWatchedSet } from '../watched-set';
 import { SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
 import { SolanaNotInitializedError } from './errors';

@@ -1,7 +1,22 @@
 import { Address, beginCell } from '@ton/core';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import { PlainWatchedSet } from '../watched-set';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutFunds, PayoutFundsRequest, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  TransferPlace,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { TonRpc } from './client';
 import type { TonCodec } from './codec';
 import type { TonLiveOptions } from './config';

@@ -3,7 +3,22 @@ import type { Clock } from '../../domain/clock';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutFunds, PayoutFundsRequest, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  TransferPlace,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { TronBlockSource } from './block-source';
 import { tronHex, type TronCodec } from './codec';
 import type { TronConfig } from './config';
