@@ -8,6 +8,9 @@ import type { Query } from '../../store/raw-sql';
 /** The operator alert of a payout waiting for liquidity (chains/errors.ts PayoutOperatorAlert). */
 export const UNDERFUNDED_ALERT = 'hot_wallet_underfunded';
 
+/** Withdrawals whose last alert is remembered (then forgotten all at once: at worst an alert is logged again). */
+const ALERTED_MAX = 10_000;
+
 /** What the payouts already signed on a network, and not yet seen on the chain, will take from its hot wallet. */
 export interface InFlightPayouts {
   readonly amount: string;
@@ -127,6 +130,8 @@ export class PayoutFundsGate {
       this.logger.debug(line, 'payout still waiting for liquidity');
       return;
     }
+    // Bounded: a withdrawal rejected or failed while waiting is never settled here.
+    if (this.alerted.size >= ALERTED_MAX) this.alerted.clear();
     this.alerted.set(uuid, error.message);
     this.logger.error(line, `payout waiting for liquidity: ${error.message}`);
   }
