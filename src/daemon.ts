@@ -215,6 +215,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     concurrency: config.PAYOUT_CONCURRENCY,
     requestLoad,
     bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
+    // Expired payout transactions are looked up again every 12 payout polls (1 minute live).
+    expiredWatchIntervalMs: 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250)),
   });
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({

@@ -8,6 +8,7 @@ import type {
   ChainCursor,
   ChainWatch,
   Confirmations,
+  ExpiredPayoutLanding,
   PaymentLinkInput,
   PayoutFunds,
   PayoutFundsRequest,
@@ -19,7 +20,8 @@ import type {
   WatchedSet,
   WatchOptions,
 } from '../types';
-import { TronBlockSource } from './block-source';
+import { SOLID_EVERY_BLOCKS, TronBlockSource } from './block-source';
+import { BLOCK_MS } from './expiry';
 import { tronHex, type TronCodec } from './codec';
 import type { TronConfig } from './config';
 import { readTronCursor, tronCursor } from './cursor';
@@ -79,6 +81,8 @@ export class TronAdapter implements ChainAdapter {
       timeoutMs: this.config.timeoutMs,
       retries: this.config.retries,
       backoff: this.config.retryBackoff,
+      rps: this.config.rps,
+      suspensionMs: this.config.suspensionMs,
       signal: this.closing.signal,
       onRequest: onRpc ? (method, ms, ok) => onRpc({ network: this.network, method, ms, ok }) : undefined,
     });
@@ -115,7 +119,10 @@ export class TronAdapter implements ChainAdapter {
       this.node,
       { network: this.network, tokenAccountHex: tronHex(this.tokenContract).slice(2).toLowerCase(), decimals: DECIMALS, watched: tronMatcher(options.watched) },
       {
-        solidHeadMaxAgeMs: this.config.solidHeadMaxAgeMs ?? 3000,
+        solidEveryBlocks: this.config.solidEveryBlocks ?? SOLID_EVERY_BLOCKS,
+        headReuseMs: this.config.headReuseMs ?? BLOCK_MS,
+        // A catch-up step's blocks plus the confirmations, so the head a range shows lets the step take a full range.
+        rangeBlocks: (this.config.maxBlockRange ?? 20) + this.config.confirmations,
         concurrency: 4,
         onSolid: (height) => {
           this.solidHeight = Math.max(this.solidHeight, height);
@@ -200,6 +207,10 @@ export class TronAdapter implements ChainAdapter {
 
   payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
     return this.payoutStatuses.status(payout);
+  }
+
+  expiredPayoutLanded(txHash: string): Promise<ExpiredPayoutLanding | null> {
+    return this.payoutStatuses.landed(txHash);
   }
 
   async close(): Promise<void> {
