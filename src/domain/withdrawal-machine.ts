@@ -13,6 +13,10 @@
  * mined version still completes it) until an operator REJECTs it. Any other error is retried after
  * pollIntervalMs.
  *
+ * A signing refused with AWAITING_FUNDS (the hot wallet cannot pay: USDT or gas short) waits in
+ * processing.fundsWait, nothing signed, `attention` saying what to send, and signs again each poll
+ * until the wallet can pay; never failed on it (an operator may REJECT it).
+ *
  * A check that finds the signed transaction `expired` (it can never execute: TRON, TON, SOLANA)
  * goes back to signing with `replacing` = its hash; the host signs anew only while the row still
  * holds that transaction (one expiry, one new signature), stores it, and the new one is broadcast.
