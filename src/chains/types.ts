@@ -177,6 +177,35 @@ export interface PayoutBook {
   highestOpenSequence(wallet: string): Promise<number | null>;
 }
 
+/**
+ * What the host asks a family before it signs a payout (docs/chains.md, "A hot wallet short of money"):
+ * can the hot wallet pay `amount` of USDT to `to`, plus the gas coin for it, on top of the payouts
+ * already signed and not yet on the chain (`inFlight`, which the host counts from its book)?
+ */
+export interface PayoutFundsRequest {
+  readonly to: string;
+  /** Decimal string in token units. */
+  readonly amount: string;
+  /** Payouts of this network stored signed, still open, not seen mined: their USDT sum and count. */
+  readonly inFlight: { readonly amount: string; readonly count: number };
+}
+
+/** One asset the hot wallet lacks: what it holds and what the payouts (this one plus in flight) need, decimal strings. */
+export interface PayoutShortfall {
+  /** `token`: the USDT it sends; `gas`: the chain's fee coin. */
+  readonly kind: 'token' | 'gas';
+  /** USDT, or the gas coin's symbol (TRX, TON, SOL, BNB, POL, ETH). */
+  readonly asset: string;
+  readonly balance: string;
+  readonly needed: string;
+}
+
+/** The family's answer: the hot wallet's address and what it lacks (empty: it can pay). */
+export interface PayoutFunds {
+  readonly wallet: string;
+  readonly shortfalls: readonly PayoutShortfall[];
+}
+
 export interface PayoutRequest {
   /** Withdrawal uuid: the idempotency key of one payout. */
   readonly id: string;
@@ -190,6 +219,11 @@ export interface PayoutRequest {
   readonly attempt?: number;
   /** The host's durable payout book (absent in tools and unit tests: the chain's view only). */
   readonly book?: PayoutBook;
+  /**
+   * A text comment for the payee (a withdrawal's `memo`, TON only: the jetton transfer's
+   * forward_payload). Absent elsewhere; a family without comments never receives one.
+   */
+  readonly comment?: string;
 }
 
 /** A signed transaction, persisted before it is broadcast so a crash never signs anew. */
@@ -318,6 +352,13 @@ export interface ChainAdapter {
    * actors/withdrawals/payout-errors.ts PERMANENT_CODES); anything else is retried.
    */
   signPayout(request: PayoutRequest): Promise<SignedPayout>;
+  /**
+   * Whether the hot wallet can pay this payout now (USDT and the gas coin), read from the chain.
+   * The host asks it before every new signature and does not sign while anything is short: the
+   * withdrawal waits with an operator alert (actors/withdrawals/payout-funds.ts). A node that does
+   * not answer throws (any error: the host retries, never fails the withdrawal on it).
+   */
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds>;
   /**
    * Send a signed payout. Sending the same one twice is harmless (already known or already mined is
    * success). An expired one: throw with code PAYOUT_EXPIRED_CODE (or resolve; payoutStatus decides).

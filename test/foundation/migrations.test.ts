@@ -30,6 +30,7 @@ describe('migrations', () => {
       'Migration20261128100000RequireSignedTimestamp',
       'Migration20261129000000OutboxTxOrder',
       'Migration20261129100000ExpiredPayoutWatch',
+      'Migration20261129110000WithdrawalMemo',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();

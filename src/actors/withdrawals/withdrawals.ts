@@ -274,6 +274,7 @@ export class Withdrawals {
     if (!caps || !state) return group.inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], now)(input.network, input.address) }));
     const merchantId = group.key;
     const whitelistRefusal = this.deps.whitelist.judge(state.whitelist, now);
+    const whitelistMemo = this.deps.whitelist.memos(state.whitelist);
     const known = new Map<string, { stored: string } | Withdrawal>();
     for (const [reference, uuid] of state.known) known.set(reference, { stored: uuid });
     let used = toDecimal(state.used);
@@ -299,6 +300,8 @@ export class Withdrawals {
       available = available.minus(amount);
       used = used.plus(amount);
       const { row, snapshot, snapshotJson } = this.newWithdrawal(merchantId, input, review, now);
+      // Its own memo, else its whitelist entry's (TON only: entries elsewhere carry none).
+      row.memo = input.memo ?? whitelistMemo(input.network, input.address);
       into.rows.push(row);
       into.snapshots.push(snapshotJson);
       if (input.reference !== null) known.set(input.reference, row);

@@ -4,7 +4,21 @@ import { blockCursor, readBlockCursor } from '../sync/block-cursor';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, Confirmations, TransferPlace, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  Confirmations,
+  TransferPlace,
+  ChainWatch,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { ERC20_ABI } from './abi';
 import { EvmBlockSource } from './block-source';
 import { createEvmClient } from './client';
@@ -155,6 +169,10 @@ export class EvmAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    return this.payout().funds(request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

@@ -11,6 +11,8 @@ import type {
   LandedPayout,
   TransferPlace,
   PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
   PayoutRequest,
   PayoutStatus,
   RpcObserver,
@@ -24,6 +26,7 @@ import { RESEND_INTERVAL_MS } from './resender';
 import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
+import { solanaPayoutFunds } from './payout-funds';
 import { finalizedSlotDepth, readSolanaCursor, solanaCursor } from './cursor';
 import { BlockThread } from './block-thread';
 import { RPC_TIMEOUT_MS, SolanaRpc } from './rpc';
@@ -178,6 +181,12 @@ export class SolanaAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    this.payout(); // after init (the mint is checked there)
+    const hot = new PublicKey(this.config.codec.hotWallet().address);
+    return solanaPayoutFunds({ rpc: this.rpc, mint: new PublicKey(this.tokenContract), decimals: SOLANA_TOKEN_DECIMALS, hot, maxPriorityFee: this.config.options.SOLANA_MAX_PRIORITY_FEE }, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

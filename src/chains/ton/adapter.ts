@@ -1,7 +1,22 @@
 import { Address, beginCell } from '@ton/core';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import { PlainWatchedSet } from '../watched-set';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  TransferPlace,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { TonRpc } from './client';
 import type { TonCodec } from './codec';
 import type { TonLiveOptions } from './config';
@@ -9,6 +24,7 @@ import { decodeCursor, tonConfirmations } from './cursor';
 import { TonDepositWatch } from './deposit-watch';
 import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } from './errors';
 import { TonPayouts } from './payouts';
+import { tonPayoutFunds } from './payout-funds';
 
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_PAYOUT_TTL_SECONDS = 120;
@@ -144,6 +160,11 @@ export class TonAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    const deps = { rpc: this.rpc, serviceWallet: this.sharedDepositAddress(), jettonWallet: this.requireJettonWallet(), decimals: this.tokenDecimals };
+    return tonPayoutFunds(deps, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Address, beginCell, type Cell, external, internal, SendMode, storeMessage, toNano } from '@ton/core';
+import { type Address, beginCell, type Cell, comment, external, internal, SendMode, storeMessage, toNano } from '@ton/core';
 import type { KeyPair } from '@ton/crypto';
 import type { WalletContractV4 } from '@ton/ton';
 import { JETTON_OP } from './jetton-messages';
@@ -26,12 +26,14 @@ export interface PayoutOrder {
   readonly amount: bigint;
   /** Include the wallet's state init (the wallet is not deployed yet). */
   readonly deploy: boolean;
+  /** The withdrawal's memo: a text comment (op 0 + snake string) in the forward payload, for the payee's exchange. */
+  readonly comment?: string;
 }
 
 /**
  * The external message to our service wallet ordering its jetton wallet to `transfer` (TEP-74):
  * query_id = the payout's key, response_destination = our wallet, forward_ton_amount 1 nanoton (the
- * payee gets a notification). Returns the message cell: its BOC is stored before it is sent.
+ * payee gets a notification, with the comment when there is one). Returns the message cell: its BOC is stored before it is sent.
  */
 export function payoutMessage(o: PayoutOrder): Cell {
   const transfer = beginCell()
@@ -42,7 +44,8 @@ export function payoutMessage(o: PayoutOrder): Cell {
     .storeAddress(o.wallet.address)
     .storeBit(false) // no custom_payload
     .storeCoins(1n)
-    .storeBit(false) // empty inline forward_payload
+    // forward_payload (Either Cell ^Cell): the comment in a ref (any length, snake cells), else empty inline.
+    .storeMaybeRef(o.comment === undefined ? null : comment(o.comment))
     .endCell();
   const body = o.wallet.createTransfer({
     seqno: o.seqno,

@@ -93,7 +93,7 @@ export class TonPayouts {
       }
       if (state.balance < PAYOUT_GAS_NEEDED) throw new TonPayoutGasShortError(this.wallet.address.toString(), state.balance.toString(), PAYOUT_GAS_NEEDED.toString());
       const validUntil = seqno === 0 ? NEVER : state.utime + this.o.ttlSeconds;
-      const signed = this.build({ nonce: seqno, validUntil, queryId, sinceLt: jw.last?.lt ?? 0n }, to, amount, !state.active);
+      const signed = this.build({ nonce: seqno, validUntil, queryId, sinceLt: jw.last?.lt ?? 0n }, to, amount, !state.active, request.comment);
       seqnos.reserve(seqno);
       this.expiredSeqno.delete(queryId.toString());
       return signed;
@@ -133,7 +133,7 @@ export class TonPayouts {
     return { state: 'unknown' }; // not run yet and still valid: send it again
   }
 
-  private build(meta: PayoutMeta, to: Address, amount: bigint, deploy: boolean): SignedPayout {
+  private build(meta: PayoutMeta, to: Address, amount: bigint, deploy: boolean, comment?: string): SignedPayout {
     const cell = payoutMessage({
       wallet: this.wallet,
       keyPair: this.keyPair,
@@ -144,6 +144,7 @@ export class TonPayouts {
       to,
       amount,
       deploy,
+      ...(comment !== undefined ? { comment } : {}),
     });
     return {
       // The external message's hash: the transaction's own hash is known only once it executed.

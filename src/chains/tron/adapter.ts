@@ -10,6 +10,8 @@ import type {
   Confirmations,
   LandedPayout,
   PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
   PayoutRequest,
   PayoutStatus,
   RpcObserver,
@@ -29,6 +31,7 @@ import { TronNode } from './node';
 import { parseBlock } from './parse-block';
 import { TronPayoutStatus } from './payout-status';
 import { TronPayouts } from './payouts';
+import { tronPayoutFunds } from './payout-funds';
 import { checkToken } from './token-check';
 import { TronwebSigner } from './tronweb-signer';
 import { TronWatchedSet, tronMatcher } from './watched-set';
@@ -192,6 +195,10 @@ export class TronAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payouts.sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    return tronPayoutFunds({ network: this.network, node: this.node, token: this.tokenContract, decimals: DECIMALS }, this.codec.hotWallet().address, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

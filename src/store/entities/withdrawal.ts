@@ -8,6 +8,8 @@ export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected
  */
 export class Withdrawal {
   reference: string | null = null;
+  /** TON only: the text comment the payout carries (its own, or its whitelist entry's); null elsewhere. */
+  memo: string | null = null;
   txHash: string | null = null;
   signedRaw: string | null = null;
   signedMeta: unknown = null;
@@ -42,6 +44,8 @@ export class Withdrawal {
 
 export class WhitelistEntry {
   removedAt: Date | null = null;
+  /** TON only: the comment a withdrawal to this address carries when it names none (an exchange's deposit memo). */
+  memo: string | null = null;
   constructor(
     public merchantId: string,
     public network: string,
@@ -73,6 +77,7 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
     uuid: { type: 'uuid', primary: true },
     merchantId: { type: 'uuid' },
     reference: { type: 'string', length: 200, nullable: true },
+    memo: { type: 'text', nullable: true },
     status: { type: 'string', length: 16 },
     network: { type: 'string', length: 16 },
     address: { type: 'string', length: 128 },
@@ -108,5 +113,6 @@ export const WhitelistEntrySchema = new EntitySchema<WhitelistEntry>({
     addedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     usableAt: { type: 'Date', columnType: 'timestamptz(3)' },
     removedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    memo: { type: 'text', nullable: true },
   },
 });

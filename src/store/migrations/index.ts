@@ -14,6 +14,7 @@ import { Migration20261128080000CheckoutSettings } from './20261128080000-checko
 import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-require-signed-timestamp';
 import { Migration20261129000000OutboxTxOrder } from './20261129000000-outbox-tx-order';
 import { Migration20261129100000ExpiredPayoutWatch } from './20261129100000-expired-payout-watch';
+import { Migration20261129110000WithdrawalMemo } from './20261129110000-withdrawal-memo';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128100000RequireSignedTimestamp', class: Migration20261128100000RequireSignedTimestamp },
   { name: 'Migration20261129000000OutboxTxOrder', class: Migration20261129000000OutboxTxOrder },
   { name: 'Migration20261129100000ExpiredPayoutWatch', class: Migration20261129100000ExpiredPayoutWatch },
+  { name: 'Migration20261129110000WithdrawalMemo', class: Migration20261129110000WithdrawalMemo },
 ];

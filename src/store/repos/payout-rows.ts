@@ -19,6 +19,8 @@ export interface PayoutRow {
   readonly payout: StoredPayout | null;
   /** Signatures made after an expiry so far (0: only the first one). */
   readonly attempt: number;
+  /** The withdrawal's memo (TON: the payout's text comment); null elsewhere. */
+  readonly memo: string | null;
 }
 
 /**
@@ -37,9 +39,10 @@ interface Row {
   payout_wallet: string | null;
   payout_sequence: string | null;
   payout_attempt: number;
+  memo: string | null;
 }
 
-const COLUMNS = 'status, tx_hash, signed_raw, signed_meta, payout_wallet, payout_sequence::text as payout_sequence, payout_attempt';
+const COLUMNS = 'status, tx_hash, signed_raw, signed_meta, payout_wallet, payout_sequence::text as payout_sequence, payout_attempt, memo';
 
 /** The row's payout, locked until the caller's transaction ends; null when the row does not exist. */
 export async function lockPayoutRow(q: Query, uuid: string): Promise<PayoutRow | null> {
@@ -82,7 +85,7 @@ export async function highestOpenSequence(q: Query, wallet: string, exceptUuid?:
 }
 
 function payoutRowOf(row: Row): PayoutRow {
-  return { status: row.status, payout: storedPayoutOf(row), attempt: row.payout_attempt };
+  return { status: row.status, payout: storedPayoutOf(row), attempt: row.payout_attempt, memo: row.memo ?? null };
 }
 
 /** The newest signed version on the row, or null before signing. */
