@@ -56,8 +56,8 @@ export class Whitelist {
     const adapter = this.deps.adapters.get(network.code);
     const refusal = adapter?.payeeRefusal?.(address);
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
-    await checkPayeeAccount(adapter, network.code, address, 'listing');
     const memo = parseMemo(memoInput, network.code);
+    await checkPayeeAccount(adapter, network.code, address, 'listing');
     return this.deps.orm.em.fork().transactional(async (em) => {
       await lockMerchant(em, merchantId);
       const now = this.deps.clock.now();
