@@ -98,10 +98,16 @@ describe('shared index space migration: an address open on two networks', () => 
         [xRow!.derivation_index, xRow!.address, xRow!.normalized, y.uuid, xRow!.derivation_index, xRow!.address, xRow!.normalized],
       );
       // The invoice and its actor's target move to the shared address (the snapshot keeps the normalized form).
-      await em.execute(
-        `update invoices set address = ?, payment_uri = replace(payment_uri, ?, ?), actor_snapshot = replace(replace(actor_snapshot::text, ?, ?), ?, ?)::jsonb where uuid = ?`,
-        [xRow!.address, yRow!.address, xRow!.address, yRow!.normalized, xRow!.normalized, yRow!.address, xRow!.address, y.uuid],
-      );
+      await em.execute(`update invoices set address = ?, payment_uri = replace(payment_uri, ?, ?), actor_snapshot = replace(replace(actor_snapshot::text, ?, ?), ?, ?)::jsonb where uuid = ?`, [
+        xRow!.address,
+        yRow!.address,
+        xRow!.address,
+        yRow!.normalized,
+        xRow!.normalized,
+        yRow!.address,
+        xRow!.address,
+        y.uuid,
+      ]);
       const open = await em.execute(`select network, uuid from invoices where open and lower(address) = ? order by network`, [xRow!.normalized]);
       expect(open).toEqual([
         { network: 'BEP20', uuid: x.uuid },

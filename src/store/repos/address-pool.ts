@@ -177,10 +177,10 @@ export async function poolStateCounts(em: EntityManager, now: Date): Promise<Arr
 
 /** Addresses of `network` an allocation can take now (free, not held on another network by a legacy row). */
 export async function freeAddressCount(em: EntityManager, network: string, now: Date): Promise<number> {
-  const rows = await em.execute<{ n: string }[]>(
-    `select count(*)::text as n from deposit_addresses d where network = ? and state = 'free' and not legacy and not ${heldByLegacy('d', '?')}`,
-    [network, now],
-  );
+  const rows = await em.execute<{ n: string }[]>(`select count(*)::text as n from deposit_addresses d where network = ? and state = 'free' and not legacy and not ${heldByLegacy('d', '?')}`, [
+    network,
+    now,
+  ]);
   return Number(rows[0]?.n ?? 0);
 }
 

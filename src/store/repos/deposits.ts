@@ -48,14 +48,7 @@ export interface IntendedInvoice {
  * Records a transfer no open invoice took. Idempotent on (network, tx hash, event index): a replay
  * keeps the first row (and its id, the CLI's deposit_id); a transfer seen again after a reorg reopens it.
  */
-export async function recordUnattributed(
-  em: EntityManager,
-  t: SeenTransfer,
-  confirmations: number,
-  reason: string,
-  now: Date,
-  intended: IntendedInvoice | null = null,
-): Promise<string | undefined> {
+export async function recordUnattributed(em: EntityManager, t: SeenTransfer, confirmations: number, reason: string, now: Date, intended: IntendedInvoice | null = null): Promise<string | undefined> {
   const rows = await em.execute<{ id: string }[]>(
     `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at,
        intended_invoice_uuid, intended_network)

@@ -29,7 +29,8 @@ export function devnetDriver(d: DaemonProcess): ChainDriver {
     networks: NETWORKS,
     reorgs: REORGS,
     payoutNetwork: 'TRC20',
-    pay: (inv, amount, token, network) => call((cb) => d.devnet.pay({ network: network ?? inv.network!, to: inv.address!, amount, memo: inv.memo ?? undefined, token: token === 'fake' ? 'fake' : undefined }, d.md(), cb)),
+    pay: (inv, amount, token, network) =>
+      call((cb) => d.devnet.pay({ network: network ?? inv.network!, to: inv.address!, amount, memo: inv.memo ?? undefined, token: token === 'fake' ? 'fake' : undefined }, d.md(), cb)),
     mine: (network, blocks) => call((cb) => d.devnet.mine({ network, blocks }, d.md(), cb)),
     reorg: (network) => call((cb) => d.devnet.reorg({ network, depth: 1 }, d.md(), cb)),
   };
