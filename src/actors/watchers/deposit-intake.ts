@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
 import type { TransferObservation, UnstampedTransfer } from '../../chains/types';
+import { builtInFamilies } from '../../chains/families';
 import { holderElsewhere } from '../../store/repos/address-pool';
 import { invoiceByAddress, invoiceByMemo, knownPayment, type IntendedInvoice, type SeenTransfer } from '../../store/repos/deposits';
 import type { SeenDepositRow } from '../../store/repos/seen-deposits';
@@ -14,7 +15,7 @@ export interface DepositIntakeDeps {
   readonly clock: Clock;
   /**
    * The network's index space (FamilyRegistry.indexSpace): the networks that derive the same
-   * addresses. Default: the network alone.
+   * addresses. Default: the built-in families' (builtInFamilies).
    */
   readonly indexSpace?: string;
 }
@@ -74,7 +75,7 @@ export class DepositIntake {
    */
   async unattributedFor(t: TransferObservation): Promise<{ reason: string; intended: IntendedInvoice | null }> {
     if (this.sharedAddress !== null && t.to === this.sharedAddress) return { reason: t.memo ? 'unknown_memo' : 'missing_memo', intended: null };
-    const space = this.deps.indexSpace ?? this.deps.network;
+    const space = this.deps.indexSpace ?? builtInFamilies().indexSpace(this.deps.network);
     const holder = space === this.deps.network ? null : await holderElsewhere(this.deps.orm.em.fork(), space, this.deps.network, t.to);
     return holder ? { reason: 'wrong_network', intended: { invoiceUuid: holder.invoiceUuid, network: holder.network } } : { reason: 'free_pool_address', intended: null };
   }

@@ -4,6 +4,7 @@ import type { Clock } from '../../domain/clock';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { ChainAdapter, TransferPlace, ChainWatch, WatchedSet } from '../../chains/types';
+import { builtInFamilies } from '../../chains/families';
 import { isRetryable } from '../../chains/sync/errors';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';
@@ -31,7 +32,7 @@ export interface NetworkWatcherDeps {
   /**
    * The network's index space (FamilyRegistry.indexSpace): every address of it is watched here,
    * whichever network's pool holds it, so a payment on the wrong network of the family is seen and
-   * kept as unattributed (wrong_network). Default: the network alone.
+   * kept as unattributed (wrong_network). Default: the built-in families' (builtInFamilies).
    */
   readonly indexSpace?: string;
   readonly adapter: ChainAdapter;
@@ -112,7 +113,7 @@ export class NetworkWatcher {
     } catch {
       this.intake.sharedAddress = null;
     }
-    this.watched.addAll(await allPoolAddresses(em, this.deps.indexSpace ?? network));
+    this.watched.addAll(await allPoolAddresses(em, this.deps.indexSpace ?? builtInFamilies().indexSpace(network)));
     const saved = await loadCursor(em, network);
     // The family's own cursor JSON: only its adapter reads it (the height, for lag and rescans).
     this.progress.cursor = saved?.cursor ?? null;

@@ -4,6 +4,7 @@ import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { DerivationThreadError } from '../../chains/derivation/derivation-thread';
+import { builtInFamilies } from '../../chains/families';
 import { DerivedAddressMismatchError, freeAddressCount, refillPool, retireCooledLegacy, type AddressDeriver, type DerivedTwice } from '../../store/repos/address-pool';
 import { RefillPace } from './refill-pace';
 import type { AddressPoolView } from './watcher-status';
@@ -53,7 +54,7 @@ export class PoolKeeper {
       /**
        * The network's index space (FamilyRegistry.indexSpace). Networks of one space (the EVM
        * family) draw their indexes from one sequence, each index stored for one network only, so
-       * no address is ever in two networks' pools. Default: the network alone.
+       * no address is ever in two networks' pools. Default: the built-in families' (builtInFamilies).
        */
       indexSpace?: (network: NetworkCode) => string;
       /** New addresses of `network`'s pool: every watcher of its index space must watch them. */
@@ -113,7 +114,7 @@ export class PoolKeeper {
   }
 
   private spaceOf(network: NetworkCode): string {
-    return this.deps.indexSpace?.(network) ?? network;
+    return this.deps.indexSpace?.(network) ?? builtInFamilies().indexSpace(network);
   }
 
   schedule(network: NetworkCode): void {
