@@ -100,6 +100,17 @@ describe('EVM family: one address, one open invoice, across networks (devnet)', 
     expect((await getInvoice(stack, a, inv.uuid)).status).toBe('pending');
   });
 
+  it('a payment on another EVM network to an address free in every pool: watched there too, unattributed free_pool_address, naming nobody', async () => {
+    // The highest free BEP20 address: its index is BEP20's alone, so ARBITRUM's pool never holds it.
+    const [free] = await query<{ address: string }>(stack, `select address from deposit_addresses where network = 'BEP20' and state = 'free' order by derivation_index desc limit 1`);
+    expect(await query(stack, `select 1 from deposit_addresses where network = 'ARBITRUM' and normalized = lower(?)`, [free!.address])).toEqual([]);
+    const tx = await pay(stack, 'ARBITRUM', free!.address, '3');
+    await mine(stack, 'ARBITRUM', 3);
+    const deposit = await eventually(async () => ((await cliJson(stack, ['deposits', 'unattributed'])).deposits as Json[]).find((d) => d.tx_hash === tx.tx_hash), 10_000, 'the deposit');
+    expect(deposit).toMatchObject({ network: 'ARBITRUM', amount: '3', reason: 'free_pool_address' });
+    expect(deposit.intended_invoice_uuid).toBeUndefined();
+  });
+
   it('many invoices created in parallel on all three EVM networks: no address is open twice; every EVM watcher watches every address', async () => {
     const created = await Promise.all(Array.from({ length: 60 }, (_, i) => createInvoice(stack, i % 2 === 0 ? a : b, { amount: '1', network: EVM[i % EVM.length] })));
     const addresses = created.map((inv) => (inv.address as string).toLowerCase());
