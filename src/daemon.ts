@@ -178,7 +178,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, { publicUrl: config.publicUrl, livemode }, clock.now()),
     onClosed: () => undefined,
   });
-  const poolMetrics = new PoolMetrics(orm);
+  const poolMetrics = new PoolMetrics(orm, () => clock.now());
   const pools = new PoolKeeper({
     orm,
     logger,

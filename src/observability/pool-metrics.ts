@@ -18,7 +18,8 @@ export class PoolMetrics implements PoolWaitObserver {
   private readonly waits: Histogram<'network' | 'outcome'>;
   private readonly exhausted: Counter<'network'>;
 
-  constructor(orm: MikroORM) {
+  /** `now`: the daemon's clock (devnet time may run ahead): whether a legacy row still holds an address depends on it. */
+  constructor(orm: MikroORM, now: () => Date = () => new Date()) {
     this.addresses = new Gauge({
       name: 'chainpay_address_pool_addresses',
       help: 'Deposit addresses of each pool by state (free: ready to hand out; reserved: held by the engine for new invoices; cooling: left by a network change or a closed invoice; blocked: free here but still held on another network of the family by a row from before the shared index space; retired: such a row, let go, never handed out again).',
@@ -27,7 +28,7 @@ export class PoolMetrics implements PoolWaitObserver {
       async collect() {
         let rows: { network: string; state: string; n: number }[];
         try {
-          rows = await poolStateCounts(orm.em.fork(), new Date());
+          rows = await poolStateCounts(orm.em.fork(), now());
         } catch {
           // The database is unreachable: the scrape must still answer (chainpay_database_up says
           // why); the pools' last counts stay as they were rather than failing every series.

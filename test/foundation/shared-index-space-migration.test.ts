@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import type { Query } from '../../src/store/raw-sql';
-import { allocateAddress, freeAddressCount, reserveAddresses } from '../../src/store/repos/address-pool';
+import { allocateAddress, freeAddressCount, poolStateCounts, reserveAddresses } from '../../src/store/repos/address-pool';
 import { ormConfig } from '../../src/store/orm';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { createMerchant, eventually, type MerchantCredentials, type Stack, startStack, waitForStatus } from '../support/stack';
@@ -38,6 +38,10 @@ describe('shared index space migration: an address open on two networks', () => 
     await stack?.stop();
     await db?.drop();
   });
+
+  /** chainpay_address_pool_addresses{network, state} as the metrics read it. */
+  const stateCount = async (network: string, state: string): Promise<number> =>
+    (await poolStateCounts(stack!.daemon.orm.em.fork(), stack!.daemon.clock.now())).find((r) => r.network === network && r.state === state)?.n ?? 0;
 
   /**
    * What `network`'s pool would hand out now: every address a reservation takes and the next one an
@@ -153,6 +157,9 @@ describe('shared index space migration: an address open on two networks', () => 
     // The engine's reserve may hold other addresses for a while: ask the pool itself, in a
     // transaction rolled back, for every address it would hand out now (reservation and allocation).
     expect(await takeableNow('BEP20')).not.toContain(shared);
+    // The pool metrics count it apart: free here, blocked by the POLYGON row still holding it.
+    expect(await stateCount('BEP20', 'blocked')).toBe(1);
+    expect(await stateCount('ARBITRUM', 'retired')).toBe(1);
     await neverShared();
     for (let i = 0; i < 3; i++) await neverShared();
 
@@ -167,6 +174,8 @@ describe('shared index space migration: an address open on two networks', () => 
     await eventually(async () => ((await query<{ open: boolean }>(stack!, 'select open from invoices where uuid = ?', [y.uuid]))[0]?.open === false ? true : undefined), 10_000, 'Y closed');
     expect(await query(stack, `select network, state from deposit_addresses where normalized = ? and state not in ('retired', 'free')`, [shared])).toEqual([]);
     expect(await takeableNow('BEP20')).toContain(shared);
+    expect(await stateCount('BEP20', 'blocked')).toBe(0);
+    expect(await stateCount('POLYGON', 'retired')).toBe(1);
     expect(await takeableNow('POLYGON')).not.toContain(shared);
     expect(await takeableNow('ARBITRUM')).not.toContain(shared);
     const again = await eventually(
