@@ -27,6 +27,9 @@ COPY --from=build /build/dist dist
 # mounted here starts with this ownership.
 RUN mkdir -p /var/lib/chainpay && chown node:node /var/lib/chainpay
 ENV DATA_DIR=/var/lib/chainpay
+# The gateway listens on 127.0.0.1 by default (one machine); in a container it must take connections
+# from outside it (`docker run -p 8080:8080`), so on all interfaces here.
+ENV HTTP_HOST=0.0.0.0
 USER node
 # Gateway HTTP, daemon gRPC, daemon metrics.
 EXPOSE 8080 50051 9464

@@ -95,3 +95,27 @@ export function assertJsonObject(raw: Buffer): void {
     throw new HttpError(400, 'malformed_json', 'request body must be a JSON object');
   }
 }
+
+/** A required body: `application/json`, at most MAX_BODY_BYTES, one JSON object (415, 413, 400 in that order). */
+export async function readJsonBody(req: IncomingMessage): Promise<Buffer> {
+  requireJsonContentType(req);
+  const body = await readBody(req);
+  assertJsonObject(body);
+  return body;
+}
+
+/**
+ * An optional body: none at all (no bytes) is accepted with or without a Content-Type, and reads as
+ * `{}` at the daemon (src/grpc/request-body.ts); bytes must be an `application/json` object as above.
+ * Without a Content-Type, a chunked body is judged once read (only then is its length known).
+ */
+export async function readOptionalJsonBody(req: IncomingMessage): Promise<Buffer> {
+  const hasType = req.headers['content-type'] !== undefined;
+  // A declared length says at once that bytes come: 415 before reading them, as for a required body.
+  if (hasType || Number(req.headers['content-length']) > 0) requireJsonContentType(req);
+  const body = await readBody(req);
+  if (body.length === 0) return body;
+  if (!hasType) requireJsonContentType(req);
+  assertJsonObject(body);
+  return body;
+}

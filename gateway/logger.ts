@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { chooseLogFormat, prettyOptions } from '../src/lib/log-format';
 
 /** Lines are written once this many bytes have gathered (~10 request lines)... */
 const BATCH_BYTES = 4096;
@@ -19,6 +20,12 @@ let stdout: pino.DestinationStream | undefined;
  */
 function gatewayStdout(): pino.DestinationStream {
   if (stdout) return stdout;
+  // A person at a terminal (or LOG_FORMAT=pretty): pino-pretty, as the daemon's (src/observability/logger.ts).
+  const tty = process.stdout.isTTY === true;
+  if (chooseLogFormat(process.env, tty) === 'pretty') {
+    stdout = loadPretty(tty && process.env.NO_COLOR === undefined);
+    if (stdout) return stdout;
+  }
   const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
   process.on('exit', () => {
     try {
@@ -37,4 +44,15 @@ function gatewayStdout(): pino.DestinationStream {
 
 export function createGatewayLogger(level = 'info'): Logger {
   return pino({ name: 'chainpay-gateway', level, base: { service: 'chainpay-gateway' } }, gatewayStdout());
+}
+
+/** pino-pretty is a dev dependency: absent from a production install, whose logs stay JSON. */
+function loadPretty(colorize: boolean): pino.DestinationStream | undefined {
+  let build: (options: Record<string, unknown>) => pino.DestinationStream;
+  try {
+    build = (require('pino-pretty') as { build: typeof build }).build;
+  } catch {
+    return undefined;
+  }
+  return build(prettyOptions(colorize));
 }

@@ -22,11 +22,14 @@ export interface GatewayEnv {
 const port = z.coerce.number().int().min(0).max(65535);
 const schema = z.object({
   HTTP_PORT: port.default(8080),
-  HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback by default: the embedded defaults are for one machine; containers set HTTP_HOST=0.0.0.0.
+  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   CHAINPAY_GRPC_ADDR: z.string().min(1).optional(),
   GRPC_PORT: port.default(50051),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: pretty at a terminal in development, JSON otherwise (src/lib/log-format.ts). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Per-client requests per second on /v1; unset or 0 turns the limiter off. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).optional(),

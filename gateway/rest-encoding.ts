@@ -51,9 +51,9 @@ export function encodeNetwork(n: Network): RestNetwork {
  * The REST Invoice body, by the one definition the webhooks share (src/lib/rest-json.ts), as
  * bytes sent unchanged (the metadata text is spliced in as stored).
  */
-export function encodeInvoice(i: Invoice): JsonBytes {
+export function encodeInvoice(i: Invoice, options: { readonly list?: boolean } = {}): JsonBytes {
   try {
-    return new JsonBytes(Buffer.from(restInvoiceJson(i), 'utf8'));
+    return new JsonBytes(Buffer.from(restInvoiceJson(i, options), 'utf8'));
   } catch (err) {
     if (err instanceof MetadataTextError) throw new EncodingError(err.message);
     throw err;

@@ -5,6 +5,12 @@ import type { Handler } from './v1-handlers';
 export interface RouteSpec {
   readonly signed: boolean;
   readonly handle: Handler;
+  /**
+   * POST only: 'optional' when the body has no required field (`{}` and no body at all mean the
+   * same). A request without a body then needs no Content-Type (RFC 9110 8.3: only a request with
+   * content sends one); one with a body still must be `application/json`.
+   */
+  readonly body?: 'required' | 'optional';
 }
 
 export interface Route {
@@ -19,14 +25,14 @@ export const V1_ROUTES: readonly Route[] = [
   { path: '/v1/invoices', methods: { POST: { signed: true, handle: v1.createInvoice }, GET: { signed: true, handle: v1.listInvoices } } },
   { path: '/v1/invoices/:uuid', methods: { GET: { signed: true, handle: v1.getInvoice } } },
   { path: '/v1/invoices/:uuid/network', methods: { POST: { signed: true, handle: v1.setInvoiceNetwork } } },
-  { path: '/v1/invoices/:uuid/cancel', methods: { POST: { signed: true, handle: v1.cancelInvoice } } },
+  { path: '/v1/invoices/:uuid/cancel', methods: { POST: { signed: true, handle: v1.cancelInvoice, body: 'optional' } } },
   { path: '/v1/withdrawals', methods: { POST: { signed: true, handle: v1.createWithdrawal }, GET: { signed: true, handle: v1.listWithdrawals } } },
   // Beyond the spec.
   { path: '/v1/withdrawals/:uuid', methods: { GET: { signed: true, handle: v1.getWithdrawal } } },
   { path: '/v1/balance', methods: { GET: { signed: true, handle: v1.getBalance } } },
   { path: '/v1/events', methods: { GET: { signed: true, handle: v1.listEvents } } },
-  { path: '/v1/events/:id/redeliver', methods: { POST: { signed: true, handle: v1.redeliverEvent } } },
-  { path: '/v1/webhooks/test', methods: { POST: { signed: true, handle: v1.testWebhook } } },
+  { path: '/v1/events/:id/redeliver', methods: { POST: { signed: true, handle: v1.redeliverEvent, body: 'optional' } } },
+  { path: '/v1/webhooks/test', methods: { POST: { signed: true, handle: v1.testWebhook, body: 'optional' } } },
 ];
 
 export type RouteMatch =

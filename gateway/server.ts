@@ -5,7 +5,7 @@ import type { ChannelCredentials, Metadata } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { createGatewayLogger } from './logger';
 import { baseMetadata, requireSignedHeaders, signedMetadata } from './auth';
-import { assertJsonObject, readBody, requireJsonContentType } from './body';
+import { readJsonBody, readOptionalJsonBody } from './body';
 import { CallCancellation } from './call-cancellation';
 import { DaemonClient } from './daemon-client';
 import { HttpError, isServiceError, toHttpError } from './errors';
@@ -14,7 +14,7 @@ import { RateLimiter, type RateLimitOptions } from './rate-limit';
 import type { ClientKey } from './client-key';
 import { sendError, sendJson } from './respond';
 import { answerClientError } from './client-error';
-import { matchRoute } from './routes';
+import { matchRoute, type RouteSpec } from './routes';
 import { createCheckout, isCheckoutPath, type CheckoutTuning } from './checkout';
 
 export interface GatewayOptions {
@@ -115,7 +115,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         throw new HttpError(429, 'rate_limited', 'too many requests', undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
       }
     }
-    const metadata = await callMetadata(req, method, match.spec.signed, requestId);
+    const metadata = await callMetadata(req, method, match.spec, requestId);
     // A client that closes its connection before the answer cancels the daemon call ('close'
     // comes after every response; unfinished, it means the socket went first).
     const cancellation = new CallCancellation();
@@ -128,14 +128,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   /** Everything refusable is refused here, before any gRPC call: 401, then 415, 413, 400. */
-  async function callMetadata(req: IncomingMessage, method: string, signed: boolean, requestId: string): Promise<Metadata> {
-    if (!signed) return baseMetadata(requestId);
+  async function callMetadata(req: IncomingMessage, method: string, spec: RouteSpec, requestId: string): Promise<Metadata> {
+    if (!spec.signed) return baseMetadata(requestId);
     const headers = requireSignedHeaders(req);
     let body: Buffer = Buffer.alloc(0); // A GET signs the empty string; a body sent with it is ignored.
     if (method === 'POST') {
-      requireJsonContentType(req);
-      body = await readBody(req);
-      assertJsonObject(body);
+      body = spec.body === 'optional' ? await readOptionalJsonBody(req) : await readJsonBody(req);
     }
     return signedMetadata(headers, body, requestId, { method, path: req.url ?? '' });
   }
@@ -153,7 +151,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   return {
     server,
-    listen: (listenPort, host = '0.0.0.0') =>
+    listen: (listenPort, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(listenPort, host, () => {

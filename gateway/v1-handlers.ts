@@ -76,7 +76,15 @@ export const cancelInvoice: Handler = async (ctx) => {
 /** GET /v1/invoices: one page, newest first (the daemon parses and validates the query). */
 export const listInvoices: Handler = async ({ daemon, metadata, cancellation, query }) => {
   const page = await daemon.call(InvoiceServiceService.pageInvoices, { query }, metadata, cancellation);
-  return { status: 200, body: listBody('invoices', page.invoices.map(encodeInvoice), page.next_cursor) };
+  // A list leaves qr_svg out (the daemon does not draw it for a page): GET /v1/invoices/{uuid} has it.
+  return {
+    status: 200,
+    body: listBody(
+      'invoices',
+      page.invoices.map((i) => encodeInvoice(i, { list: true })),
+      page.next_cursor,
+    ),
+  };
 };
 
 /** GET /v1/withdrawals: one page, newest first. */

@@ -8,6 +8,7 @@
 //   gateway/checkout/assets/        gateway/checkout/assets.ts serves them from ./assets
 //   src/cli/bin.js                  the package's bin (package.json "bin")
 //   src/chains/derivation/worker.js the derivation thread's entry (derivation-thread.ts)
+//   src/chains/solana/block-worker.js the SOLANA block thread's entry (block-thread.ts)
 // The two .js bootstraps load the compiled sibling when there is one (dist/) and the TypeScript
 // source through tsx otherwise (the repository, under Jest or tsx).
 const { spawnSync } = require('node:child_process');
@@ -18,7 +19,7 @@ const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
 /** Built here, then moved to dist/ in one rename: an interrupted build leaves the previous dist/ whole. */
 const next = path.join(root, 'dist.next');
-const COPIED = ['proto', 'gateway/checkout/assets', 'src/cli/bin.js', 'src/chains/derivation/worker.js'];
+const COPIED = ['proto', 'gateway/checkout/assets', 'src/cli/bin.js', 'src/chains/derivation/worker.js', 'src/chains/solana/block-worker.js'];
 /** Written last: its mtime is when dist/ was complete (test/support/dist.ts compares it with the sources). */
 const STAMP = '.built';
 

@@ -19,6 +19,11 @@ export interface DaemonOptions {
    * entry points (main.ts, start-all.ts) never pass one.
    */
   clock?: DaemonClock;
+  /**
+   * The metrics port when METRICS_PORT is unset (`npm start`: 9464, on GRPC_HOST). A default port
+   * already taken is a warning and no metrics server; a METRICS_PORT that was set and is taken stops the start.
+   */
+  defaultMetricsPort?: number;
   /** Tests only: wraps the derivation thread's ranges (e.g. a wrong derivation, to see a pool refill stop). */
   wrapDerivation?: (derive: DeriveRange) => DeriveRange;
 }

@@ -50,7 +50,7 @@ import { operatorAudit } from './grpc/services/operator-audit';
 import { checkSubmittedWebhookUrl } from './webhooks/submission-check';
 import { PoolMetrics } from './observability/pool-metrics';
 import { DaemonMetrics } from './observability/metrics';
-import { startMetricsServer, type MetricsServer } from './observability/metrics-server';
+import { startDefaultMetricsServer, startMetricsServer, type MetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import { RequestLoad } from './lib/request-load';
@@ -123,6 +123,13 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
 
   // Live: real time only; nothing can move it (src/store/repos/devnet-clock-offset.ts).
   const clock = options.clock ?? new DaemonClock({ offsetMs: livemode ? 0 : await loadDevnetClockOffset(orm.em.fork()), fixed: livemode });
+  if (clock.offset() > 0) {
+    // A stored `devnet advance-time`: every timestamp from here is ahead of the wall clock; say so at start.
+    logger.warn(
+      { offsetSeconds: Math.floor(clock.offset() / 1000), now: clock.now().toISOString() },
+      'the devnet clock is ahead of real time (devnet advance-time, stored); `chainpay devnet reset-time` goes back',
+    );
+  }
   const box = new SecretBox(keys.masterKey);
 
   // Metrics exist only once the actors do; RPC timings before that are dropped.
@@ -220,6 +227,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     concurrency: config.PAYOUT_CONCURRENCY,
     requestLoad,
     bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
+    // Expired payout transactions are looked up again every 12 payout polls (1 minute live).
+    expiredWatchIntervalMs: 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250)),
   });
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
@@ -277,8 +286,18 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const advanceClock = async (seconds: number): Promise<{ now: Date; offsetMs: number }> => {
     const now = clock.advance(seconds * 1000);
     await saveDevnetClockOffset(orm.em.fork(), clock.offset(), now);
-    logger.info({ seconds, now: now.toISOString() }, 'devnet clock advanced');
+    logger.info(
+      { seconds, now: now.toISOString(), offsetSeconds: Math.floor(clock.offset() / 1000) },
+      'devnet clock advanced: it stays ahead of real time across restarts; `chainpay devnet reset-time` goes back',
+    );
     return { now, offsetMs: clock.offset() };
+  };
+  const resetClock = async (): Promise<{ now: Date; offsetMs: number }> => {
+    const previousSeconds = Math.floor(clock.offset() / 1000);
+    const now = clock.reset();
+    await saveDevnetClockOffset(orm.em.fork(), 0, now);
+    logger.info({ previousOffsetSeconds: previousSeconds, now: now.toISOString() }, 'devnet clock reset to real time');
+    return { now, offsetMs: 0 };
   };
 
   const ctx: ServiceContext = {
@@ -335,7 +354,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         eventService(ctx, { webhooks, send }),
       ];
       // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
-      return livemode ? services : [...services, devnetService(ctx, chains.devnet, advanceClock)];
+      return livemode ? services : [...services, devnetService(ctx, chains.devnet, { advance: advanceClock, reset: resetClock })];
     })(),
   });
   healthMonitor = new HealthMonitor({
@@ -358,6 +377,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
     logger.info({ port: metricsServer.port, host: config.GRPC_HOST }, 'metrics listening on /metrics');
+  } else if (options.defaultMetricsPort !== undefined) {
+    metricsServer = await startDefaultMetricsServer({ host: config.GRPC_HOST, port: options.defaultMetricsPort, registry: metrics.registry, logger });
   }
   logger.info({ port: grpc.port, host: config.GRPC_HOST, chainMode: config.CHAIN_MODE }, 'gRPC server listening');
 

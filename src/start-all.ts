@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError, type Config } from './config/config';
 import { createLogger, type Logger } from './observability/logger';
+import { BANNER_KEY } from './lib/log-format';
 import { startDaemon } from './daemon';
 import { startGateway } from '../gateway/main';
 import { stopOnSignals, STOP_MARGIN_MS } from '../gateway/stop-on-signals';
@@ -34,6 +35,8 @@ async function start(config: Config, logger: Logger): Promise<{ stop(): Promise<
     // The daemon's lines carry service "chainpay", the gateway's "chainpay-gateway"; no component
     // here, the daemon's own parts (e.g. webhooks) set it.
     logger,
+    // Metrics on by default here (one machine: on GRPC_HOST, loopback unless set); METRICS_PORT overrides.
+    defaultMetricsPort: DEFAULT_METRICS_PORT,
     // Another daemon may already be active: exit at once rather than keep the gateway in front of a
     // stopped daemon; the supervisor restarts us (as src/main.ts does).
     onEngineLockLost: () => process.exit(75),
@@ -47,10 +50,23 @@ async function start(config: Config, logger: Logger): Promise<{ stop(): Promise<
     throw err;
   }
   const { gateway, port } = started;
+  const http = localUrl(started.config.httpHost, port);
+  const aheadSeconds = Math.floor(daemon.clock.offset() / 1000);
   logger.info(
-    { http: `http://127.0.0.1:${port}`, grpc: `127.0.0.1:${daemon.grpcPort}`, dataDir: config.dataDir, chainMode: config.CHAIN_MODE },
-    'chainpay is up: try `curl http://127.0.0.1:%d/v1/networks`, then `npm run chainpay -- merchant create --name "My shop" --json`',
-    port,
+    {
+      [BANNER_KEY]: true,
+      http,
+      // Where the gateway listens, as bound: 127.0.0.1 by default, 0.0.0.0 (all interfaces) in a container.
+      listening: `${started.config.httpHost}:${port}`,
+      grpc: `${hostForUrl(config.GRPC_HOST)}:${daemon.grpcPort}`,
+      metrics: daemon.metricsPort === null ? null : `${localUrl(config.GRPC_HOST, daemon.metricsPort)}/metrics`,
+      dataDir: config.dataDir,
+      chainMode: config.CHAIN_MODE,
+      ...(aheadSeconds > 0 ? { devnetClockAheadSeconds: aheadSeconds } : {}),
+    },
+    'chainpay is up at %s: try `curl %s/v1/networks`, then `npm run chainpay -- merchant create --name "My shop" --json`',
+    http,
+    http,
   );
   return {
     stop: async () => {
@@ -58,6 +74,20 @@ async function start(config: Config, logger: Logger): Promise<{ stop(): Promise<
       await daemon.stop();
     },
   };
+}
+
+/** `npm start`'s metrics port when METRICS_PORT is unset (Prometheus' usual exporter port). */
+const DEFAULT_METRICS_PORT = 9464;
+
+/** An URL this machine reaches a server at: a wildcard address (all interfaces) is reached on loopback. */
+function localUrl(host: string, port: number): string {
+  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${hostForUrl(reach)}:${port}`;
+}
+
+/** An IPv6 literal goes in brackets in an URL or host:port. */
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 main().catch((err: unknown) => {

@@ -18,6 +18,7 @@ export function result(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
   return html`<section class="card result result-${m.status ?? 'unknown'}" aria-labelledby="panel-heading">
     <h2 id="panel-heading" tabindex="-1">${title}</h2>
     <p>${body}</p>
+    ${returnLink(m, s)}
   </section>
   ${m.status === 'paid' ? '' : contact(m, s)}`;
 }
@@ -41,4 +42,14 @@ function contact(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
     </dl>
     ${reachable ? html`<ul class="support" role="list">${ways}</ul>` : html`<p class="note">${c.noContact(merchant)}</p>`}
   </section>`;
+}
+
+/**
+ * After a payment (paid, overpaid, underpaid) the way back to the shop is return_url: in the result
+ * card, right under what happened, so a phone shows it without scrolling (above the payments list).
+ */
+export function returnLink(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
+  const paidSomething = m.status === 'paid' || m.status === 'overpaid' || m.status === 'underpaid';
+  if (!paidSomething || !m.returnUrl) return html``;
+  return html`<nav class="actions" aria-label="${s.merchantLinks}"><a class="button primary" id="return-link" href="${m.returnUrl}" rel="noreferrer">${s.goBack}</a></nav>`;
 }

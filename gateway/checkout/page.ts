@@ -2,7 +2,7 @@ import { html, jsonForScript, type SafeHtml } from './html';
 import type { CheckoutModel } from './model';
 import { renderRegions, statusText, type Logos } from './regions';
 import { LANGUAGES, type CheckoutStrings } from './strings';
-import { formatRemaining } from './time';
+import { formatRemaining, showsCountdown } from './time';
 import { regionHashes } from './update';
 
 /** Versioned asset URLs (`?v=<content hash>`), so they can be cached for long. */
@@ -20,6 +20,8 @@ export interface ClientBoot {
   readonly choose: string;
   readonly remaining_ms: number;
   readonly final: boolean;
+  /** The countdown line is shown (time.ts showsCountdown). */
+  readonly countdown: boolean;
   /** Of the regions as rendered in the page, to compare with the pushed ones. */
   readonly hashes: Readonly<Record<string, string>>;
   readonly strings: Readonly<Record<string, string>>;
@@ -49,13 +51,14 @@ export function renderCheckoutPage(m: CheckoutModel, s: CheckoutStrings, assets:
     choose: `/pay/${m.uuid}/network?lang=${s.lang}`,
     remaining_ms: remaining,
     final: m.final,
+    countdown: showsCountdown(m),
     hashes: regionHashes(regions),
     strings: clientStrings(s),
   };
   const body = html`<div class="status-card" id="status-card">
       <h2 class="visually-hidden">${s.statusHeading}</h2>
       <p id="status" role="status" aria-atomic="true" data-status="${m.status ?? 'unknown'}"><span class="dot" aria-hidden="true"></span><span id="status-text">${statusText(m, s)}</span></p>
-      <p class="countdown" id="countdown-line"${m.final ? html` hidden` : ''}>${s.timeLeft} <time id="countdown" role="timer" aria-live="off" datetime="${m.expiresAt}">${formatRemaining(remaining, s)}</time></p>
+      <p class="countdown" id="countdown-line"${showsCountdown(m) ? '' : html` hidden`}>${s.timeLeft} <time id="countdown" role="timer" aria-live="off" datetime="${m.expiresAt}">${formatRemaining(remaining, s)}</time></p>
       <p class="live-note" id="live-note" hidden></p>
       <noscript><p class="note">${s.noscript}</p></noscript>
     </div>
@@ -133,8 +136,8 @@ ${assets.script ? html`<script src="${assets.script}" defer></script>` : ''}
 <a class="skip-link" href="#main">${s.skipToContent}</a>
 <header class="page-header">
 ${banner ?? ''}
-${languageSwitcher(s)}
 <p class="eyebrow">${s.securePayment}</p>
+${languageSwitcher(s)}
 <h1 id="page-title">${heading}</h1>
 ${ids ?? ''}
 </header>

@@ -78,17 +78,14 @@ function panel(m: CheckoutModel, s: CheckoutStrings, logos: Logos): SafeHtml {
 }
 
 /**
- * After payment (or a final partial one) the way back is return_url; before anything was sent, or
- * when the invoice expired empty, it is cancel_url. Nothing while money is on its way.
+ * Before anything was sent, or when the invoice expired empty, the way back is cancel_url. After a
+ * payment it is return_url, in the result card (outcome.ts returnLink). Nothing while money is on its way.
  */
 function actions(m: CheckoutModel, s: CheckoutStrings): SafeHtml {
-  const paidSomething = m.status === 'paid' || m.status === 'overpaid' || m.status === 'underpaid';
   const unpaid = m.status === 'pending' || m.status === 'expired' || m.status === 'canceled';
   const link =
-    paidSomething && m.returnUrl
-      ? html`<a class="button primary" id="return-link" href="${m.returnUrl}" rel="noreferrer">${s.goBack}</a>`
-      : unpaid && m.cancelUrl
-        ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' || m.status === 'canceled' ? s.returnToMerchant : s.cancel}</a>`
-        : '';
+    unpaid && m.cancelUrl
+      ? html`<a class="button" id="cancel-link" href="${m.cancelUrl}" rel="noreferrer">${m.status === 'expired' || m.status === 'canceled' ? s.returnToMerchant : s.cancel}</a>`
+      : '';
   return link ? html`<nav aria-label="${s.merchantLinks}">${link}</nav>` : html``;
 }

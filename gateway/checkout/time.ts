@@ -16,3 +16,12 @@ export function formatRemaining(ms: number, s: CheckoutStrings): string {
   if (days > 0) return `${days} ${s.daysShort} ${hours}:${clock}`;
   return hours > 0 ? `${hours}:${clock}` : clock;
 }
+
+/**
+ * Whether the page counts down to expiry: only while a payment is still asked for. Not when final,
+ * and not while confirming: the full amount was seen in time, so the expiry no longer applies
+ * (a reverted payment brings the invoice, and the countdown, back). checkout.js follows `countdown`.
+ */
+export function showsCountdown(m: { readonly final: boolean; readonly status: string | null }): boolean {
+  return !m.final && m.status !== 'confirming';
+}

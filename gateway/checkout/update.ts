@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CheckoutModel } from './model';
 import { toBuyerJson } from './model';
 import { renderRegions, statusText, type CheckoutRegions, type Logos } from './regions';
+import { showsCountdown } from './time';
 import type { CheckoutStrings } from './strings';
 
 type RegionName = keyof CheckoutRegions;
@@ -15,6 +16,8 @@ export interface CheckoutUpdate {
   readonly invoice: Record<string, unknown>;
   readonly status: string;
   readonly final: boolean;
+  /** The countdown line is shown: not when final, not while confirming (time.ts showsCountdown). */
+  readonly countdown: boolean;
   readonly status_text: string;
   readonly remaining_ms: number;
   readonly regions: Readonly<Record<RegionName, string>>;
@@ -32,6 +35,7 @@ export function checkoutUpdate(m: CheckoutModel, s: CheckoutStrings, logos: Logo
     invoice: toBuyerJson(m),
     status: m.status ?? 'unknown',
     final: m.final,
+    countdown: showsCountdown(m),
     status_text: statusText(m, s),
     remaining_ms: m.remainingMs,
     regions: { summary: r.summary.value, panel: r.panel.value, actions: r.actions.value },

@@ -33,6 +33,8 @@ const listParams = (key: string, statuses: readonly string[]) => [
   { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The next_cursor of the previous page, as given' },
 ];
 const body = (name: string) => ({ required: true, content: json(name) });
+/** A body with no required field: none at all (and then no Content-Type) means `{}`. */
+const optionalBody = (name: string) => ({ required: false, description: 'Optional: no body, sent without Content-Type, is the same as `{}`', content: json(name) });
 const statusesOf = (name: string): readonly string[] => (SCHEMAS[name] as { enum: readonly string[] }).enum;
 
 export const OPENAPI_DOCUMENT = {
@@ -104,7 +106,7 @@ export const OPENAPI_DOCUMENT = {
         operationId: 'cancelInvoice',
         security: SIGNED,
         parameters: [uuidParam],
-        requestBody: body('Empty'),
+        requestBody: optionalBody('Empty'),
         responses: {
           '200': ok('Invoice', 'Canceled'),
           ...errorResponses({ signed: true, body: true, daemon: true, notFound: INVOICE_NOT_FOUND, conflict: ['cancel_not_allowed'], invalid: ['unknown_field'] }),
@@ -158,7 +160,7 @@ export const OPENAPI_DOCUMENT = {
         operationId: 'redeliverEvent',
         security: SIGNED,
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: body('Empty'),
+        requestBody: optionalBody('Empty'),
         responses: {
           '202': ok('RedeliveredEvent', 'Queued for delivery now, with a fresh retry schedule'),
           ...errorResponses({ signed: true, body: true, daemon: true, notFound: ['event_not_found'], conflict: ['webhook_url_not_set'], invalid: ['unknown_field'] }),
@@ -169,7 +171,7 @@ export const OPENAPI_DOCUMENT = {
       post: {
         operationId: 'testWebhook',
         security: SIGNED,
-        requestBody: body('Empty'),
+        requestBody: optionalBody('Empty'),
         responses: {
           '200': ok('WebhookTestResult', 'A signed ping was sent (or refused by the address guard): its outcome'),
           ...errorResponses({ signed: true, body: true, daemon: true, conflict: ['webhook_url_not_set'], invalid: ['unknown_field'] }),

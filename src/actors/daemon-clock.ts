@@ -38,7 +38,8 @@ export class FixedClockError extends Error {
  * 100,000 open invoices that was ~15% of the daemon's heap and as many more objects for every
  * major GC to trace.
  *
- * Invariants: now() never goes backwards; a timer fires at most once, never before its due time,
+ * Invariants: now() never goes backwards, but for reset() (devnet only, the operator's explicit
+ * `chainpay devnet reset-time`); a timer fires at most once, never before its due time,
  * and never after clearTimeout; timers fire in due order (ties in the order they were set).
  * Advancing the clock re-arms the wake-up, so everything due then fires, in due order.
  */
@@ -87,6 +88,19 @@ export class DaemonClock implements Clock {
     if (this.fixed) throw new FixedClockError();
     if (ms < 0) throw new RangeError('the clock cannot go backwards');
     this.offsetMs += ms;
+    this.onAdvance?.(this.offsetMs);
+    this.rearm();
+    return this.now();
+  }
+
+  /**
+   * Devnet only: back to real time (offset 0). now() goes back by the old offset; timers keep their
+   * due times (virtual time), so what was due while ahead fires that much later in real time, never
+   * earlier. Returns the new now().
+   */
+  reset(): Date {
+    if (this.fixed) throw new FixedClockError();
+    this.offsetMs = 0;
     this.onAdvance?.(this.offsetMs);
     this.rearm();
     return this.now();

@@ -208,6 +208,13 @@ export interface SignedPayout {
   readonly sequence?: number;
 }
 
+/** An `expired` payout transaction found on chain after all (ChainAdapter.expiredPayoutLanded). */
+export interface ExpiredPayoutLanding {
+  readonly blockHeight: number;
+  /** true: the transfer executed (the money left); false: it was mined but reverted (only fees). */
+  readonly succeeded: boolean;
+}
+
 export type PayoutStatus =
   | { readonly state: 'unknown' } // not seen by the chain (yet), and it may still execute: rebroadcast
   | { readonly state: 'pending' }
@@ -325,6 +332,13 @@ export interface ChainAdapter {
    * a payout cannot be replaced in place (TRON, TON, SOLANA: they expire instead).
    */
   bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
+  /**
+   * A transaction of a payout that this family reported `expired` (the host has signed the payout
+   * anew), looked up again: where it landed, once final on chain, else null. The host asks about every
+   * expired hash for a day (src/actors/withdrawals/expired-watch.ts): a landing means the payout may
+   * have been paid twice; it raises an operator alert and is booked. Families without expiry omit it.
+   */
+  expiredPayoutLanded?(txHash: string): Promise<ExpiredPayoutLanding | null>;
 
   close(): Promise<void>;
 }

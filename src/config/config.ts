@@ -29,6 +29,8 @@ const baseSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   METRICS_PORT: port.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: pretty at a terminal in development, JSON otherwise (src/lib/log-format.ts). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Optional: the mode follows the RPC settings (chain-mode.ts); stating it may not contradict them. */
   CHAIN_MODE: z.enum(['devnet', 'live']).optional(),
   MASTER_KEY: z

@@ -99,8 +99,11 @@ export function restPayment(p: PaymentSource): Record<string, unknown> {
   return { tx_hash: p.tx_hash, event_index: p.event_index, from: p.from, amount: p.amount, confirmations: p.confirmations, status: p.status };
 }
 
-/** The REST Invoice object as JSON text. */
-export function restInvoiceJson(i: InvoiceSource): string {
+/**
+ * The REST Invoice object as JSON text. `list`: the object as a list shows it, without `qr_svg`
+ * (~5 KB each, and drawn per invoice; docs/api.md, Lists).
+ */
+export function restInvoiceJson(i: InvoiceSource, options: { readonly list?: boolean } = {}): string {
   const head = {
     uuid: i.uuid,
     status: i.status,
@@ -117,7 +120,7 @@ export function restInvoiceJson(i: InvoiceSource): string {
     address: orNull(i.address),
     memo: orNull(i.memo),
     checkout_url: i.checkout_url,
-    qr_svg: i.qr_svg,
+    ...(options.list ? {} : { qr_svg: i.qr_svg }),
     received_amount: i.received_amount,
     confirmations: i.confirmations,
     required_confirmations: i.required_confirmations,

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { chooseLogFormat, prettyOptions } from '../lib/log-format';
 
 /** Structured JSON logs. Secrets never reach a log line: these paths are redacted wherever they appear. */
 export const REDACTED_PATHS = [
@@ -40,6 +41,7 @@ const BATCH_BYTES = 4096;
 const FLUSH_MS = 100;
 
 export function createLogger(level: string, name = 'chainpay'): Logger {
+  stdout ??= prettyStdout();
   if (!stdout) {
     const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
     // pino flushes at exit only the asynchronous destinations it made itself: this one is flushed
@@ -59,6 +61,28 @@ export function createLogger(level: string, name = 'chainpay'): Logger {
     stdout = destination;
   }
   return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: name } }, stdout);
+}
+
+/**
+ * pino-pretty on stdout when the format is pretty (docs/operations.md, Logs): at a terminal in
+ * development, or LOG_FORMAT=pretty. Written synchronously, line by line (a person reads it; the
+ * batching above is for machines). undefined: JSON, including where pino-pretty is not installed.
+ */
+function prettyStdout(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream | undefined {
+  const tty = process.stdout.isTTY === true;
+  if (chooseLogFormat(env, tty) !== 'pretty') return undefined;
+  return loadPretty(tty && env.NO_COLOR === undefined);
+}
+
+/** pino-pretty is a dev dependency: absent from a production install, whose logs stay JSON. */
+function loadPretty(colorize: boolean): pino.DestinationStream | undefined {
+  let build: (options: Record<string, unknown>) => pino.DestinationStream;
+  try {
+    build = (require('pino-pretty') as { build: typeof build }).build;
+  } catch {
+    return undefined;
+  }
+  return build(prettyOptions(colorize));
 }
 
 export type { Logger };

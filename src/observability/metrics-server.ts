@@ -39,3 +39,19 @@ export async function startMetricsServer(options: { host: string; port: number; 
       }),
   };
 }
+
+/**
+ * The metrics server on a default port (`npm start`'s 9464): one taken by another program (or a
+ * second `npm start`) costs the metrics, not the start. null then, with a warning naming the fix.
+ */
+export async function startDefaultMetricsServer(options: { host: string; port: number; registry: Registry; logger: Logger }): Promise<MetricsServer | null> {
+  try {
+    const server = await startMetricsServer(options);
+    options.logger.info({ port: server.port, host: options.host }, 'metrics listening on /metrics');
+    return server;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    options.logger.warn({ port: options.port, host: options.host }, 'metrics not served: the port is taken (set METRICS_PORT to another port, 0 for any)');
+    return null;
+  }
+}

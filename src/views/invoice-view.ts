@@ -19,13 +19,14 @@ export interface ViewScope {
 
 /**
  * The view of an invoice with its QR code drawn (or taken from the cache). `keepQr: false`: the
- * SVG is not cached for later reads (PaymentQrCache.get; a creation's response).
+ * SVG is not cached for later reads (PaymentQrCache.get; a creation's response). `drawQr: false`:
+ * `qr_svg` stays '' (a page of a list, which does not show it).
  */
-export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope, options: { keepQr?: boolean } = {}): Promise<InvoiceView> {
+export async function invoiceView(row: Invoice, payments: readonly InvoicePayment[], scope: ViewScope, options: { keepQr?: boolean; drawQr?: boolean } = {}): Promise<InvoiceView> {
   // The fields are read from the row at once, before the await: the QR code is then the one of
   // this view's payment_uri even if the row changes meanwhile.
   const view = invoiceFields(row, payments, scope);
-  if (view.payment_uri) view.qr_svg = await paymentQrSvg(view.payment_uri, { keep: options.keepQr });
+  if (view.payment_uri && options.drawQr !== false) view.qr_svg = await paymentQrSvg(view.payment_uri, { keep: options.keepQr });
   return view;
 }
 
@@ -57,7 +58,7 @@ function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], scope:
     paid_at: row.paidAt?.toISOString(),
     created_at: row.createdAt.toISOString(),
     paid_late: row.paidLate,
-    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map(paymentView),
+    payments: [...payments].sort((a, b) => a.seenAt.getTime() - b.seenAt.getTime() || a.eventIndex - b.eventIndex).map((p) => paymentView(p, row.requiredConfirmations)),
     return_url: row.returnUrl ?? undefined,
     cancel_url: row.cancelUrl ?? undefined,
     webhook_url: row.webhookUrl ?? undefined,
@@ -67,13 +68,19 @@ function invoiceFields(row: Invoice, payments: readonly InvoicePayment[], scope:
   };
 }
 
-function paymentView(p: InvoicePayment) {
+/**
+ * One rule for both counts (docs/api.md, Confirmations): a payment's `confirmations` counts up to the
+ * invoice's `required_confirmations` and stops there, as the invoice's own does (the smallest of its
+ * live payments'). The stored count may be higher (a watcher that saw several blocks at once, or
+ * blocks after the payment was confirmed): past the requirement it says nothing more.
+ */
+function paymentView(p: InvoicePayment, requiredConfirmations: number) {
   return {
     tx_hash: p.txHash,
     event_index: p.eventIndex,
     from: p.fromAddress,
     amount: canonicalDecimal(p.amount),
-    confirmations: p.confirmations,
+    confirmations: Math.min(p.confirmations, requiredConfirmations),
     status: p.state,
     block_height: String(p.blockHeight),
     seen_at: p.seenAt.toISOString(),

@@ -23,6 +23,7 @@ import { withdrawalsUnderContention } from './scenarios/withdrawals';
 import { tronCallsPerBlock } from './scenarios/tron-calls';
 import { tonScenario } from './scenarios/ton';
 import { solanaScenario } from './scenarios/solana';
+import { solanaStreamScenario } from './scenarios/solana-stream';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
 import { samplingIntervalUs } from './support/profiler';
@@ -39,7 +40,7 @@ interface Options {
 const REPO = path.resolve(__dirname, '..', '..');
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? '';
@@ -157,6 +158,7 @@ async function main(): Promise<void> {
     await run(6, 'Withdrawals under contention', () => withdrawalsUnderContention(ctx, load));
     await run(7, 'TON: toncenter calls per poll and detection latency (sandbox harness)', () => tonScenario(ctx));
     await run(8, 'SOLANA: RPC calls per slot and detection latency (litesvm harness)', () => solanaScenario(ctx));
+    await run(10, 'SOLANA: a mainnet-sized block stream (CPU per slot, lag, GET p99 beside it)', () => solanaStreamScenario(ctx, load));
   }
   // Its own TRON harness (a hardhat node behind the java-tron HTTP API); needs no daemon.
   await run(9, 'TRC20 watcher: HTTP calls per block and detection (TRON harness)', () => tronCallsPerBlock(o.quick));

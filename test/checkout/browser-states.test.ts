@@ -114,7 +114,7 @@ describe('checkout states in a browser (phone and desktop)', () => {
       expect(box.height).toBeGreaterThanOrEqual(44); // a thumb-sized target
       if (size === 'phone') expect(box.width).toBeGreaterThan(SIZES.phone.viewport.width * 0.7);
       expect(await page.isVisible('#memo-warning')).toBe(true);
-      expect(await text(page, '.qr figcaption')).toContain('the memo');
+      expect(await text(page, '#qr-help')).toContain('the memo');
       expect(await page.isVisible('img[data-network-logo="TON"]')).toBe(true);
     });
     await qrMatchesLink(inv.uuid, href);

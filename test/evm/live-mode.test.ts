@@ -103,7 +103,7 @@ describe('live mode: no devnet control beside a real chain', () => {
     expect(services).not.toContain('chainpay.v1.DevnetService');
     const pay = await cli(stack, ['devnet', 'pay', '--network', 'TRC20', '--to', tronPayee, '--amount', '500']);
     expect(pay.code).toBe(1);
-    expect(pay.err).toMatch(/devnet_unavailable: the daemon runs in live mode: devnet controls \(pay, mine, reorg, advance-time\) do not exist there/);
+    expect(pay.err).toMatch(/devnet_unavailable: the daemon runs in live mode: devnet controls \(pay, mine, reorg, advance-time, reset-time\) do not exist there/);
     const skip = await cli(stack, ['devnet', 'advance-time', '--seconds', '86401']);
     expect(skip.code).toBe(1);
     expect(skip.err).toMatch(/devnet_unavailable/);

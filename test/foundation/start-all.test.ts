@@ -25,11 +25,27 @@ describe('`npm start`: node on dist/, the daemon and the gateway in one process'
   it('starts on a fresh DATA_DIR with the embedded defaults and serves GET /v1/networks; SIGTERM to npm drains and leaves no process, no PostgreSQL, no open port', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainpay-start-all-'));
     const graceMs = 2_000;
-    const p = spawnNpm('start', { DATA_DIR: dataDir, GRPC_PORT: '0', HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', DATABASE_URL: undefined, SHUTDOWN_GRACE_MS: String(graceMs) });
+    // No HTTP_HOST, no METRICS_PORT: the defaults (loopback; metrics on 9464 unless another process has it).
+    const p = spawnNpm('start', { DATA_DIR: dataDir, GRPC_PORT: '0', HTTP_PORT: '0', HTTP_HOST: undefined, METRICS_PORT: undefined, DATABASE_URL: undefined, SHUTDOWN_GRACE_MS: String(graceMs) });
     started.push(p);
-    const up = JSON.parse(await p.waitFor(/chainpay is up/, 240_000)) as { http: string; grpc: string };
+    const upLine = await p.waitFor(/chainpay is up/, 240_000);
+    const up = JSON.parse(upLine) as { http: string; grpc: string; listening: string; metrics: string | null; banner: boolean; msg: string };
     expect(up.http).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(up.http).not.toMatch(/:0$/);
+    // The message says what is true: the gateway listens on loopback only.
+    expect(up.listening).toBe(`127.0.0.1:${new URL(up.http).port}`);
+    expect(up.msg).toContain(`chainpay is up at ${up.http}`);
+    expect(up.banner).toBe(true);
+    const outside = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+    if (outside !== undefined) expect(await listening(Number(new URL(up.http).port), outside)).toBe(false);
+    // Metrics are on by default, on 127.0.0.1:9464 (or off with a warning when 9464 is taken).
+    if (up.metrics === null) expect(p.output()).toMatch(/metrics not served: the port is taken/);
+    else {
+      expect(up.metrics).toBe('http://127.0.0.1:9464/metrics');
+      expect((await fetch(up.metrics)).status).toBe(200);
+    }
     const res = await fetch(`${up.http}/v1/networks`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { networks: { code: string }[] };
@@ -58,7 +74,7 @@ describe('`npm start`: node on dist/, the daemon and the gateway in one process'
     // npm exited after its child: nothing it started is left, PostgreSQL included.
     expect(tree.filter(alive).map(commandLine)).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-    const ports = [Number(new URL(up.http).port), Number(up.grpc.split(':')[1]), pg.port];
-    expect(await Promise.all(ports.map(listening))).toEqual([false, false, false]);
+    const ports = [Number(new URL(up.http).port), Number(up.grpc.split(':')[1]), pg.port, ...(up.metrics === null ? [] : [Number(new URL(up.metrics).port)])];
+    expect(await Promise.all(ports.map((port) => listening(port)))).toEqual(ports.map(() => false));
   });
 });

@@ -11,13 +11,27 @@ describe('loadGatewayEnv', () => {
   it('defaults', () => {
     expect(loadGatewayEnv({})).toEqual({
       httpPort: 8080,
-      httpHost: '0.0.0.0',
+      // Loopback: the embedded defaults are for one machine; containers set HTTP_HOST=0.0.0.0.
+      httpHost: '127.0.0.1',
       grpcAddress: '127.0.0.1:50051',
       publicUrl: undefined,
       logLevel: 'info',
       rateLimit: undefined,
       shutdownGraceMs: 10_000,
     });
+  });
+
+  it('HTTP_HOST=0.0.0.0 where the gateway must be reached from outside: the image and docker-compose.yml set it', () => {
+    expect(loadGatewayEnv({ HTTP_HOST: '0.0.0.0' }).httpHost).toBe('0.0.0.0');
+    expect(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')).toMatch(/^ENV HTTP_HOST=0\.0\.0\.0$/m);
+    const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+    const gatewayService = compose.slice(compose.indexOf('\n  gateway:'));
+    expect(gatewayService).toMatch(/^ {6}HTTP_HOST: 0\.0\.0\.0$/m);
+  });
+
+  it('LOG_FORMAT is json or pretty', () => {
+    expect(() => loadGatewayEnv({ LOG_FORMAT: 'yaml' })).toThrow(/LOG_FORMAT/);
+    expect(() => loadGatewayEnv({ LOG_FORMAT: 'json' })).not.toThrow();
   });
 
   it('GRPC_PORT when CHAINPAY_GRPC_ADDR is not given; CHAINPAY_GRPC_ADDR wins', () => {

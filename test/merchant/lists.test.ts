@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { startStack, createMerchant, signed, type Stack, type MerchantCredentials } from '../support/stack';
 import { createInvoice } from '../invoices/helpers';
 import { addressOf, advance, DAY_S, fund, stackRpcs, WD_ENV, whitelist } from '../withdrawals/support';
@@ -86,6 +87,26 @@ describe('merchant lists with keyset cursors', () => {
     const full = await signed(stack, shop, 'GET', '/v1/invoices');
     expect(full.body).toMatchObject({ next_cursor: null });
     expect(full.body.invoices[0]).toMatchObject({ uuid: c.uuid, status: 'canceled', currency: 'USDT' });
+  });
+
+  it('invoices: a list leaves qr_svg out (the single invoice keeps it); every other field as GET /v1/invoices/{uuid} has it', async () => {
+    const shop = await createMerchant(stack, { name: 'QR shop' });
+    const made = await createInvoice(stack, shop, { amount: '5', network: 'TRC20' });
+    const single = (await signed(stack, shop, 'GET', `/v1/invoices/${made.uuid}`)).body;
+    expect(single.qr_svg).toMatch(/^<svg/);
+    const listed = await signed(stack, shop, 'GET', '/v1/invoices');
+    expect(listed.text).not.toContain('qr_svg');
+    expect(listed.text).not.toContain('<svg');
+    const { qr_svg: _drawn, ...rest } = single;
+    expect(listed.body.invoices).toEqual([rest]);
+    // The gRPC page (what the gateway lists from) carries no drawing either.
+    const page = await new Promise<{ invoices: { qr_svg: string }[] }>((resolve, reject) => {
+      const md = new grpc.Metadata();
+      md.set('authorization', `Bearer ${stack.daemon.operatorToken}`);
+      md.set('x-merchant-id', shop.merchantId);
+      stack.clients.invoices.pageInvoices({ query: '' }, md, (err: grpc.ServiceError | null, res: { invoices: { qr_svg: string }[] }) => (err ? reject(err) : resolve(res)));
+    });
+    expect(page.invoices.map((i) => i.qr_svg)).toEqual(['']);
   });
 
   it('bad queries: 422 with the parameter as field; nothing else', async () => {

@@ -56,10 +56,10 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:port. */
-export function listening(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on host:port (127.0.0.1 unless given). */
+export function listening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(port, host);
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);

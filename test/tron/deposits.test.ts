@@ -162,7 +162,7 @@ describe('TRC20 deposits on the TRON harness', () => {
     }
     await until(() => seen.some((o) => o.kind === 'block' && o.height === start + 4), 30_000);
     expect(transfers(seen).map((t) => t.txHash)).toEqual(paid);
-    expect(errors.some((e) => e.name === 'TronNodeUnavailableError' && /429/.test(e.message))).toBe(true);
+    expect(errors.some((e) => e.name === 'TronRateLimitedError' && (e as { details?: { status?: number } }).details?.status === 429)).toBe(true);
     expect(chain.server.rateLimited).toBe(0);
     // Every request of the adapter carried the key (TRC20_API_KEY -> TRON-PRO-API-KEY).
     expect(chain.server.apiKeys.filter((k) => k !== null).every((k) => k === 'test-key')).toBe(true);

@@ -69,8 +69,8 @@ it('a payout signed but never accepted by the node expires on chain (payoutStatu
     stack.daemon.orm.em.fork().execute<{ signed_meta: Record<string, string | number> | null; tx_hash: string | null }[]>('select signed_meta, tx_hash from withdrawals where uuid = ?', [wd.uuid]);
   const first = await eventually(async () => ((await rows())[0]?.signed_meta ? (await rows())[0]!.signed_meta! : undefined), 20_000, 'signed');
   const oldTx = String(first.latest_tx_hash);
-  // 75 s of chain time: past its expiration, and so is the solidified head; the node never had it.
-  await chain.produce(25);
+  // 315 s of chain time: past its expiration (5 minutes), and so is the solidified head; the node never had it.
+  await chain.produce(105);
   chain.server.refuseBroadcasts = null;
   const done = await eventually(
     async () => {

@@ -8,6 +8,7 @@ import type {
   EventListQuery,
   EventPage,
   Invoice,
+  InvoiceListItem,
   InvoiceListQuery,
   InvoicePage,
   LoggedEvent,
@@ -115,8 +116,8 @@ export class ChainpayClient {
     get: (uuid: string): Promise<Invoice> => this.getInvoice(uuid),
     setNetwork: (uuid: string, network: string): Promise<Invoice> => this.setInvoiceNetwork(uuid, { network }),
     cancel: (uuid: string): Promise<Invoice> => this.cancelInvoice(uuid),
-    /** Every invoice matching `query`, newest first, page by page (`limit` is the page size). */
-    list: (query: InvoiceListQuery = {}, cursor?: string): CursorList<Invoice> =>
+    /** Every invoice matching `query`, newest first, page by page (`limit` is the page size); without `qr_svg` (`get` has it). */
+    list: (query: InvoiceListQuery = {}, cursor?: string): CursorList<InvoiceListItem> =>
       new CursorList(async (at) => {
         const page = await this.listInvoices({ ...query, cursor: at });
         return { items: page.invoices, cursor: page.next_cursor, more: page.next_cursor !== null };

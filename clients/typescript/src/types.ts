@@ -29,6 +29,8 @@ export type NetworkList = ResponseOf<Operations['listNetworks']>;
 export type Invoice = Schemas['Invoice'];
 export type Payment = Schemas['Payment'];
 export type InvoiceStatus = Invoice['status'];
+/** An invoice in a list: the Invoice without `qr_svg` (getInvoice has it). */
+export type InvoiceListItem = Schemas['InvoiceListItem'];
 export type InvoicePage = ResponseOf<Operations['listInvoices']>;
 export type CreateInvoice = BodyOf<Operations['createInvoice']>;
 export type SetInvoiceNetwork = BodyOf<Operations['setInvoiceNetwork']>;

@@ -1,4 +1,17 @@
-import type { Balance, CreateInvoice, CreateWithdrawal, EventPage, Invoice, InvoiceListQuery, InvoicePage, LoggedEvent, RedeliveredEvent, WebhookTestResult, Withdrawal } from '../src';
+import type {
+  Balance,
+  CreateInvoice,
+  CreateWithdrawal,
+  EventPage,
+  Invoice,
+  InvoiceListItem,
+  InvoiceListQuery,
+  InvoicePage,
+  LoggedEvent,
+  RedeliveredEvent,
+  WebhookTestResult,
+  Withdrawal,
+} from '../src';
 
 /**
  * The types come from the generated OpenAPI types by name: if a rename or a generator change
@@ -21,7 +34,8 @@ export type Checks = [
   Assert<Equal<Withdrawal['net_payout'], string>>,
   Assert<Equal<CreateWithdrawal['amount'], string>>,
   Assert<Equal<Balance, { available: string; held: string; currency: 'USDT' }>>,
-  Assert<Equal<InvoicePage['invoices'], Invoice[]>>,
+  Assert<Equal<InvoicePage['invoices'], InvoiceListItem[]>>,
+  Assert<Equal<InvoiceListItem, Omit<Invoice, 'qr_svg'>>>,
   Assert<Equal<InvoicePage['next_cursor'], string | null>>,
   Assert<Equal<InvoiceListQuery['limit'], number | undefined>>,
   Assert<Equal<EventPage['next_cursor'], string>>,

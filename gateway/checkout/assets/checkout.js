@@ -15,7 +15,8 @@
 
   var regions = { summary: byId('region-summary'), panel: byId('region-panel'), actions: byId('region-actions') };
   var shown = Object.assign({}, boot.hashes);
-  var final = !!boot.final;
+  // Counting down only while a payment is asked for (not final, not confirming: time.ts showsCountdown).
+  var counting = !!boot.countdown;
   // The countdown runs on the browser's monotonic clock from the gateway's "time left".
   var deadline = performance.now() + boot.remaining_ms;
 
@@ -47,9 +48,9 @@
       if (heading) heading.focus();
     }
 
-    final = !!update.final;
+    counting = !!update.countdown;
     deadline = performance.now() + update.remaining_ms;
-    byId('countdown-line').hidden = final;
+    byId('countdown-line').hidden = !counting;
     tick();
   }
 
@@ -66,7 +67,7 @@
     return hours > 0 ? hours + ':' + clock : clock;
   }
   function tick() {
-    if (final) return;
+    if (!counting) return;
     var left = deadline - performance.now();
     var element = byId('countdown');
     var next = left > 0 ? formatRemaining(left) : S.expiring;

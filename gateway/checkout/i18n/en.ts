@@ -55,7 +55,7 @@ export const EN: CheckoutStrings = {
   choosing: 'Setting the network…',
   chooseFailed: 'The network could not be set. Please try again.',
   sendHeading: (cur, network) => `Send ${cur} on ${network}`,
-  sendOnly: (cur, network) => `Send only ${cur} on the ${network} network, to the address below. Another token or network cannot be credited automatically.`,
+  sendOnly: (cur, network) => `Send only ${cur} on the ${network} network, to the address above. Another token or network cannot be credited automatically.`,
   depositAddress: 'Deposit address',
   memo: 'Memo (comment)',
   memoRequiredTitle: 'The memo is required.',

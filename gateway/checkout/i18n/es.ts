@@ -55,7 +55,7 @@ export const ES: CheckoutStrings = {
   choosing: 'Seleccionando la red…',
   chooseFailed: 'No se pudo seleccionar la red. Inténtelo de nuevo.',
   sendHeading: (cur, network) => `Envíe ${cur} en ${network}`,
-  sendOnly: (cur, network) => `Envíe solo ${cur} en la red ${network}, a la dirección de abajo. Otro token u otra red no se pueden acreditar automáticamente.`,
+  sendOnly: (cur, network) => `Envíe solo ${cur} en la red ${network}, a la dirección de arriba. Otro token u otra red no se pueden acreditar automáticamente.`,
   depositAddress: 'Dirección de depósito',
   memo: 'Memo (comentario)',
   memoRequiredTitle: 'El memo es obligatorio.',

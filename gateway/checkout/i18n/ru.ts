@@ -56,7 +56,7 @@ export const RU: CheckoutStrings = {
   choosing: 'Выбираем сеть…',
   chooseFailed: 'Не удалось выбрать сеть. Попробуйте ещё раз.',
   sendHeading: (cur, network) => `Отправьте ${cur} в сети ${network}`,
-  sendOnly: (cur, network) => `Отправляйте только ${cur} в сети ${network} на адрес ниже. Другой токен или другая сеть не будут зачислены автоматически.`,
+  sendOnly: (cur, network) => `Отправляйте только ${cur} в сети ${network} на адрес выше. Другой токен или другая сеть не будут зачислены автоматически.`,
   depositAddress: 'Адрес для оплаты',
   memo: 'Memo (комментарий)',
   memoRequiredTitle: 'Memo обязателен.',

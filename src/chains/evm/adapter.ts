@@ -94,6 +94,7 @@ export class EvmAdapter implements ChainAdapter {
       onError: options.onError,
       confirmations: this.config.confirmations,
       maxRange: this.config.maxBlockRange,
+      rangeGrowth: this.config.rangeGrowth,
       pollIntervalMs: this.config.pollIntervalMs,
       backoff: this.config.backoff,
     });

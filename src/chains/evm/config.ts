@@ -1,6 +1,7 @@
 import type { RpcObserver } from '../types';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
+import { DEFAULT_RANGE_GROWTH, type RangeGrowth } from '../sync/range-size';
 
 export const EVM_NETWORKS = ['BEP20', 'POLYGON', 'ARBITRUM'] as const satisfies readonly NetworkCode[];
 export type EvmNetworkCode = (typeof EVM_NETWORKS)[number];
@@ -39,8 +40,10 @@ export interface EvmAdapterConfig {
   readonly expectedChainId?: number;
   /** Head polling interval once caught up. Default 2000 ms. */
   readonly pollIntervalMs?: number;
-  /** Blocks per eth_getLogs while catching up (provider limit). Default 500; halved when refused. */
+  /** Blocks per eth_getLogs while catching up (provider limit). Default 500; narrowed when refused, grown back as ranges succeed. */
   readonly maxBlockRange?: number;
+  /** How a refused range grows back (default DEFAULT_RANGE_GROWTH, src/chains/sync/range-size.ts). */
+  readonly rangeGrowth?: RangeGrowth;
   /** Per-request timeout. Default 15000 ms. */
   readonly rpcTimeoutMs?: number;
   /** Latency and outcome of every JSON-RPC round trip (metrics). */
@@ -69,6 +72,7 @@ export function resolveEvmConfig(config: EvmAdapterConfig): ResolvedEvmConfig {
     expectedChainId: config.expectedChainId,
     pollIntervalMs: config.pollIntervalMs ?? 2000,
     maxBlockRange: config.maxBlockRange ?? 500,
+    rangeGrowth: config.rangeGrowth ?? DEFAULT_RANGE_GROWTH,
     rpcTimeoutMs: config.rpcTimeoutMs ?? 15_000,
     backoff: config.backoff ?? { initialMs: 500, maxMs: 30_000 },
     gasHeadroomPercent: config.gasHeadroomPercent ?? 25,

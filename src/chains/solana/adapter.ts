@@ -5,12 +5,13 @@ import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
 import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
 import { PlainWatchedSet } from '../watched-set';
-import { SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
+import { SOLANA_BLOCK_CONCURRENCY_DEFAULT, SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
 import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
 import { finalizedSlotDepth, readSolanaCursor, solanaCursor } from './cursor';
-import { SolanaRpc } from './rpc';
+import { BlockThread } from './block-thread';
+import { RPC_TIMEOUT_MS, SolanaRpc } from './rpc';
 import { SlotSource } from './slot-source';
 import { SlotWatch, type SolanaLogger } from './slot-watch';
 
@@ -46,7 +47,7 @@ export class SolanaAdapter implements ChainAdapter {
     this.tokenContract = config.options.SOLANA_TOKEN_MINT;
     const onRpc = config.onRpc;
     this.rpc = new SolanaRpc(config.options.SOLANA_RPC_URL, onRpc ? (method, ms, ok) => onRpc({ network: config.network, method, ms, ok }) : undefined);
-    this.source = new SlotSource(this.rpc);
+    this.source = new SlotSource(this.rpc, new BlockThread({ url: config.options.SOLANA_RPC_URL, mint: config.options.SOLANA_TOKEN_MINT, timeoutMs: RPC_TIMEOUT_MS }));
   }
 
   /** The mint must exist, belong to the classic Token program and have 6 decimals; otherwise the daemon refuses to start. */
@@ -90,6 +91,7 @@ export class SolanaAdapter implements ChainAdapter {
       logger: this.config.logger,
       pollIntervalMs: this.config.options.SOLANA_POLL_INTERVAL_MS,
       maxSlotRange: this.config.options.SOLANA_MAX_SLOT_RANGE,
+      blockConcurrency: this.config.options.SOLANA_BLOCK_CONCURRENCY ?? SOLANA_BLOCK_CONCURRENCY_DEFAULT,
       backoff: this.config.backoff ?? { initialMs: 500, maxMs: 30_000 },
     });
     return this.current;
@@ -165,6 +167,7 @@ export class SolanaAdapter implements ChainAdapter {
   async close(): Promise<void> {
     await this.current?.stop();
     this.current = null;
+    await this.source.close();
   }
 
   private payout(): SolanaPayouts {

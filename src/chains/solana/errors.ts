@@ -33,6 +33,16 @@ export class SolanaRpcError extends ChainSyncError {
   readonly retryable = true;
 }
 
+/**
+ * A getBlock answer without a field the watch reads, or of the wrong type (a provider fault, or an
+ * API change): nothing of the block is used, the slot is read again with backoff, never passed over.
+ */
+export class MalformedBlockError extends ChainSyncError {
+  override readonly name = 'MalformedBlockError';
+  readonly code = 'solana_malformed_block';
+  readonly retryable = true;
+}
+
 /** Errors of the SOLANA adapter outside the watch; callers branch on the class or `code`. */
 export abstract class SolanaAdapterError extends Error {
   abstract override readonly name: string;

@@ -1,4 +1,8 @@
 import { Connection, SolanaJSONRPCError } from '@solana/web3.js';
+import { JsonRpcError } from './json-rpc';
+
+/** Per call: a mainnet getBlock (~3 MB) from a distant provider takes a few seconds at worst. */
+export const RPC_TIMEOUT_MS = 15_000;
 
 /** One timed round trip, for the daemon's RPC metrics (method, milliseconds, outcome). */
 export type RpcTimer = (method: string, ms: number, ok: boolean) => void;
@@ -6,7 +10,8 @@ export type RpcTimer = (method: string, ms: number, ok: boolean) => void;
 /**
  * The adapter's JSON-RPC: an unchanged web3.js Connection at `finalized` commitment, every call
  * timed. web3.js's own retry on HTTP 429 is off: the watch backs off itself, per network, and a
- * rate-limited provider must not stall a payout step inside the library.
+ * rate-limited provider must not stall a payout step inside the library. getBlock does not go
+ * through the Connection (block-fetch.ts, block-thread.ts); its calls are timed here all the same.
  */
 export class SolanaRpc {
   readonly connection: Connection;
@@ -14,7 +19,7 @@ export class SolanaRpc {
   constructor(
     url: string,
     private readonly timer?: RpcTimer,
-    timeoutMs = 15_000,
+    timeoutMs = RPC_TIMEOUT_MS,
   ) {
     const timedFetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     this.connection = new Connection(url, { commitment: 'finalized', disableRetryOnRateLimit: true, fetch: timedFetch as never });
@@ -33,7 +38,8 @@ export class SolanaRpc {
   }
 }
 
-/** The JSON-RPC error code of a web3.js failure (SolanaJSONRPCError), null for transport failures. */
+/** The JSON-RPC error code of a failure (web3.js's SolanaJSONRPCError or our JsonRpcError), null for transport failures. */
 export function rpcErrorCode(error: unknown): number | null {
+  if (error instanceof JsonRpcError) return error.code;
   return error instanceof SolanaJSONRPCError && typeof error.code === 'number' ? error.code : null;
 }

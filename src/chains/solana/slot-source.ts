@@ -1,19 +1,27 @@
-import type { AccountsModeBlockResponse, Connection } from '@solana/web3.js';
+import type { Connection } from '@solana/web3.js';
 import { ChainSyncError } from '../sync/errors';
 import { BlockNotAvailableError, RPC_BLOCK_NOT_AVAILABLE, RPC_LONG_TERM_STORAGE_SLOT_SKIPPED, RPC_SLOT_SKIPPED, SlotMissingFromStorageError, SolanaRpcError } from './errors';
+import type { BlockFetcher } from './block-fetch';
+import type { SlotBlock } from './block-reader';
 import { rpcErrorCode, type SolanaRpc } from './rpc';
 
 /** A finalized block as the watch reads it, or the node's word that the slot holds none. */
-export type SlotRead = { readonly kind: 'block'; readonly block: AccountsModeBlockResponse } | { readonly kind: 'skipped' };
+export type SlotRead = { readonly kind: 'block'; readonly block: SlotBlock } | { readonly kind: 'skipped' };
 
 /**
  * Finalized slots and blocks over JSON-RPC. Per slot exactly one getBlock (transactionDetails
  * `accounts`: signatures, account keys, meta with token balances; no rewards), plus one getBlocks
  * per range of slots and one getSlot per poll: nothing here depends on the watched addresses.
- * Failures are thrown as the sync error classes (by JSON-RPC code, never by message).
+ * getBlock goes through `blocks` (the daemon's: a BlockThread), a plain JSON-RPC call read by
+ * readSlotBlock for the mint, not web3.js's getBlock, whose validation of every field of a mainnet
+ * block cost ~0.5 s of CPU. Failures are thrown as the sync error classes (by JSON-RPC code, never
+ * by message).
  */
 export class SlotSource {
-  constructor(private readonly rpc: SolanaRpc) {}
+  constructor(
+    private readonly rpc: SolanaRpc,
+    private readonly blocks: BlockFetcher,
+  ) {}
 
   /** The highest finalized slot. */
   finalizedSlot(): Promise<number> {
@@ -31,11 +39,7 @@ export class SlotSource {
    */
   async block(slot: number): Promise<SlotRead> {
     try {
-      // web3.js declares the general versioned overload before the `accounts` one, so TypeScript
-      // picks the former; the runtime validates the accounts-mode shape (GetAccountsModeBlockRpcResult).
-      const block = (await this.rpc.call('getBlock', (c) =>
-        c.getBlock(slot, { commitment: 'finalized', transactionDetails: 'accounts', rewards: false, maxSupportedTransactionVersion: 0 }),
-      )) as unknown as AccountsModeBlockResponse | null;
+      const block = await this.rpc.call('getBlock', () => this.blocks.fetch(slot));
       if (block === null) throw new BlockNotAvailableError(`getBlock ${slot}: no block yet`, { slot });
       return { kind: 'block', block };
     } catch (error) {
@@ -52,6 +56,11 @@ export class SlotSource {
       }
       throw new SolanaRpcError(`getBlock ${slot} failed`, { slot, code }, { cause: error });
     }
+  }
+
+  /** Ends the block thread (the adapter's close). */
+  close(): Promise<void> {
+    return this.blocks.close();
   }
 
   private async wrap<T>(method: string, fn: (connection: Connection) => Promise<T>): Promise<T> {

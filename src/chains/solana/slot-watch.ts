@@ -4,6 +4,7 @@ import { InconsistentChainError, isRetryable } from '../sync/errors';
 import type { ChainWatch, ObservationSink } from '../types';
 import { solanaCursor, type SolanaCursor } from './cursor';
 import { depositsInBlock, type DepositFilter } from './deposits';
+import { InOrderReads } from './in-order-reads';
 import type { SlotSource } from './slot-source';
 
 /** Structured log lines of the watch (pino-compatible). */
@@ -24,6 +25,8 @@ export interface SlotWatchOptions {
   readonly logger?: SolanaLogger;
   readonly pollIntervalMs: number;
   readonly maxSlotRange: number;
+  /** getBlock calls in flight at once (read ahead of the slot being processed, processed in order). */
+  readonly blockConcurrency: number;
   readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   /** A `block` observation (a cursor commit) at least every this many produced slots while catching up. */
   readonly commitEvery?: number;
@@ -34,8 +37,10 @@ export interface SlotWatchOptions {
  * then (at least every `commitEvery` slots, after each slot with payments and at the end of each
  * range) `block` and `finalize` for it. Only finalized blocks are read, so nothing is ever reorged:
  * a block is final when emitted. Invariants: no slot is passed over (each block must name the
- * cursor as its parent: slot and blockhash; skipped slots are gaps between parent and child), a
- * slot the provider lost (-32009) is retried, never skipped; the cursor moves only after the sink
+ * cursor as its parent: slot and blockhash; skipped slots are gaps between parent and child; a
+ * block that does not is read again from the cursor), a slot the provider lost (-32009) is retried,
+ * never skipped, and so is a slot getBlocks listed that getBlock calls skipped (-32007) until a
+ * later block proves it skipped; the cursor moves only after the sink
  * accepted every observation before it, so a crash replays (payments are keyed by signature and
  * account index).
  */
@@ -111,29 +116,40 @@ export class SlotWatch implements ChainWatch {
     if (final < start) return false;
     const end = Math.min(final, start + this.options.maxSlotRange - 1);
     const slots = await source.producedSlots(start, end);
+    const reads = new InOrderReads(slots, (slot: number) => source.block(slot), this.options.blockConcurrency);
     let cursor = from;
     let parentHash = '';
     let blockTime: number | null = null;
     let uncommitted = 0;
+    // The first slot getBlocks listed that getBlock answered -32007 for, not yet proven skipped:
+    // a load-balanced provider's node that lacks the block says "skipped" for a slot another node
+    // listed. Only a later block naming the cursor as its parent proves it skipped.
+    let unproven: number | null = null;
     for (const slot of slots) {
       if (this.stopped) break;
-      const read = await source.block(slot);
+      const read = await reads.next();
       if (read.kind === 'skipped') {
-        // getBlocks listed it, getBlock says skipped: passed over only because the next block's
-        // parent check proves nothing was lost (it must name the cursor as its parent).
         this.options.logger?.warn({ network, slot, cursor: cursor.slot }, 'SOLANA: getBlock says skipped (-32007) for a slot getBlocks listed; the next block must name the cursor as parent');
+        unproven ??= slot;
         continue;
       }
       const block = read.block;
       if (block.parentSlot !== cursor.slot || block.previousBlockhash !== cursor.blockhash) {
+        // Read again from the cursor (a slot answered -32007 that does hold a block, or a getBlocks
+        // answer that left one out): the cursor is committed so far, getBlocks is asked again from it.
+        if (uncommitted > 0) await this.commit(cursor, parentHash, blockTime);
+        this.nextSlot = 0;
         throw new InconsistentChainError(`block ${slot} does not follow the cursor ${cursor.slot}`, {
           slot,
           parentSlot: block.parentSlot,
           previousBlockhash: block.previousBlockhash,
           cursorSlot: cursor.slot,
           cursorHash: cursor.blockhash,
+          unprovenSkippedSlot: unproven,
         });
       }
+      // This block names the cursor as its parent: every slot between them was skipped.
+      unproven = null;
       const time = this.timeOf(block.blockTime);
       const transfers = depositsInBlock(slot, block, filter);
       // Final when seen (finalized slots only); 1 confirmation at the cursor this slot becomes.
@@ -148,8 +164,10 @@ export class SlotWatch implements ChainWatch {
       }
     }
     if (uncommitted > 0) await this.commit(cursor, parentHash, blockTime);
-    // Every produced slot up to `end` was read (or the watch is stopping, and starts from the cursor).
-    if (!this.stopped) this.nextSlot = end + 1;
+    // Every produced slot up to `end` was read (or the watch is stopping, and starts from the
+    // cursor), except an unproven "skipped" one at the end: getBlocks is asked from it again, and
+    // its getBlock retried, until a block after it decides.
+    if (!this.stopped) this.nextSlot = unproven ?? end + 1;
     return end < final;
   }
 

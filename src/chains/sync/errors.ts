@@ -28,11 +28,42 @@ export class RpcTransientError extends ChainSyncError {
   readonly retryable = true;
 }
 
-/** The provider refused the block range (too many blocks or results): the follower halves it. */
+/**
+ * The provider refused the block range (too many blocks or results): the follower narrows its
+ * ranges below `blocks` (the refused range's size) and grows them back as calls succeed (RangeSize).
+ */
 export class RangeTooLargeError extends ChainSyncError {
   override readonly name = 'RangeTooLargeError';
   readonly code = 'rpc_range_too_large';
   readonly retryable = true;
+  constructor(
+    message: string,
+    readonly blocks: number | null = null,
+    details: SyncErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, { ...details, blocks }, options);
+  }
+}
+
+/**
+ * The RPC did not answer within its timeout. Retried with backoff like any transient failure, on
+ * the same range: a timeout is not a refusal (a hung connection says nothing about the range's
+ * size). Only a range that times out again and again is narrowed (RangeSize.timedOut).
+ */
+export class RpcTimeoutError extends ChainSyncError {
+  override readonly name = 'RpcTimeoutError';
+  readonly code = 'rpc_timeout';
+  readonly retryable = true;
+  constructor(
+    message: string,
+    /** Blocks of the range the timed-out call asked for (1 for a single-block call). */
+    readonly blocks: number,
+    details: SyncErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, { ...details, blocks }, options);
+  }
 }
 
 /** The answers of one step do not fit together (a reorg or a lagging backend mid-step): retried. */

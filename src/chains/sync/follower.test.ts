@@ -1,6 +1,6 @@
 import type { BlockRef, ChainObservation } from '../types';
 import { MemoryChain } from './__fixtures__/memory-chain';
-import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTransientError } from './errors';
+import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTimeoutError, RpcTransientError } from './errors';
 import { BlockFollower } from './follower';
 import type { FollowerOptions } from './types';
 
@@ -246,6 +246,26 @@ describe('BlockFollower', () => {
     expect(errors.map((e) => e.name)).toEqual(['RpcTransientError', 'RangeTooLargeError']);
     expect(follower.status()).toMatchObject({ consecutiveFailures: 0, maxRange: 100, lastError: { name: 'RangeTooLargeError' } });
     expect(of(seen, 'transfer')).toHaveLength(1);
+  });
+
+  it('a timeout is retried on the same range; only three in a row narrow it; a narrowed range grows back as ranges succeed', async () => {
+    const catchUp = async (timeouts: number) => {
+      const chain = new MemoryChain(new Set([A]));
+      chain.mine(600, [{ to: A, amount: '1' }]);
+      chain.failNext = Array.from({ length: timeouts }, () => () => new RpcTimeoutError('eth_getLogs timed out', 100));
+      const growth = { growAfter: 2, forgetAfter: 2, timeoutsAsRefusal: 3 };
+      const { follower, seen, errors } = follow(chain, { from: { height: 0, hash: chain.hashAt(0) }, maxRange: 100, rangeGrowth: growth });
+      await until(() => tip(seen) === 600);
+      await follower.stop();
+      expect(errors.map((e) => e.name)).toEqual(Array(timeouts).fill('RpcTimeoutError'));
+      expect(of(seen, 'transfer')).toHaveLength(1);
+      return { sizes: chain.ranges.map(([a, b]) => b - a + 1), status: follower.status() };
+    };
+    const twice = await catchUp(2);
+    expect(twice.sizes.slice(0, 5)).toEqual([100, 100, 100, 100, 100]);
+    const thrice = await catchUp(3);
+    expect(thrice.sizes.slice(0, 4)).toEqual([50, 50, 100, 100]);
+    expect(thrice.status.maxRange).toBe(100);
   });
 
   it('redelivers a step whose sink failed, without skipping anything', async () => {

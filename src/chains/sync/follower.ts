@@ -1,7 +1,8 @@
 import type { ChainObservation, ChainWatch } from '../types';
 import { backoffDelay, sleep } from './backoff';
 import { blockCursor } from './block-cursor';
-import { isRetryable, RangeTooLargeError } from './errors';
+import { isRetryable, RangeTooLargeError, RpcTimeoutError } from './errors';
+import { RangeSize } from './range-size';
 import { startState } from './start';
 import { syncStep, type StepContext, type SyncState } from './step';
 import type { FollowerOptions, FollowerState, SyncStatus } from './types';
@@ -20,13 +21,13 @@ export class BlockFollower implements ChainWatch {
   private lastHead: number | null = null;
   private lastError: SyncStatus['lastError'] = null;
   private failures = 0;
-  private maxRange: number;
+  private readonly range: RangeSize;
   private readonly abort = new AbortController();
   private readonly loop: Promise<void>;
 
   constructor(private readonly options: FollowerOptions) {
     if (!Number.isInteger(options.confirmations) || options.confirmations < 1) throw new RangeError('confirmations must be an integer >= 1');
-    this.maxRange = Math.max(1, options.maxRange ?? 500);
+    this.range = new RangeSize(Math.max(1, options.maxRange ?? 500), options.rangeGrowth);
     this.loop = this.run();
   }
 
@@ -45,7 +46,7 @@ export class BlockFollower implements ChainWatch {
       lag: this.lastHead !== null && cursor !== null ? Math.max(0, this.lastHead - cursor.height) : null,
       lastError: this.lastError,
       consecutiveFailures: this.failures,
-      maxRange: this.maxRange,
+      maxRange: this.range.current(),
     };
   }
 
@@ -85,7 +86,10 @@ export class BlockFollower implements ChainWatch {
           this.lifecycle = 'failed';
           return;
         }
-        if (err instanceof RangeTooLargeError) this.maxRange = Math.max(1, Math.floor(this.maxRange / 2));
+        // A refusal narrows the range; a timeout is retried on the same range (narrowed only when
+        // it keeps timing out); RangeSize grows it back as ranges succeed.
+        if (err instanceof RangeTooLargeError) this.range.refused(err.blocks ?? this.range.current());
+        if (err instanceof RpcTimeoutError) this.range.timedOut(err.blocks);
         const { initialMs = 500, maxMs = 30_000 } = this.options.backoff ?? {};
         await sleep(backoffDelay(this.failures, initialMs, maxMs), this.abort.signal);
       }
@@ -128,6 +132,7 @@ export class BlockFollower implements ChainWatch {
     this.lastHead = result.head;
     await this.emit(result.observations);
     this.state = result.next;
+    if (result.scanned > 0) this.range.succeeded(result.scanned);
     return result.idle;
   }
 
@@ -141,6 +146,6 @@ export class BlockFollower implements ChainWatch {
 
   private context(): StepContext {
     const { network, source, confirmations, headerConcurrency = 8, cursorOf = blockCursor } = this.options;
-    return { network, source, confirmations, maxRange: this.maxRange, headerConcurrency, cursor: cursorOf };
+    return { network, source, confirmations, maxRange: this.range.current(), headerConcurrency, cursor: cursorOf };
   }
 }

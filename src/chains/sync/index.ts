@@ -1,5 +1,6 @@
 /** Block-window sync engine shared by block-based chain families (EVM, TRON). */
 export { BlockFollower } from './follower';
-export { ChainSyncError, InconsistentChainError, RangeTooLargeError, ReorgBeyondFinalityError, RpcTransientError, isRetryable } from './errors';
+export { ChainSyncError, InconsistentChainError, RangeTooLargeError, ReorgBeyondFinalityError, RpcTimeoutError, RpcTransientError, isRetryable } from './errors';
 export type { SyncErrorDetails } from './errors';
 export type { BlockHeader, BlockSource, FollowerOptions, FollowerState, SyncStatus } from './types';
+export { DEFAULT_RANGE_GROWTH, RangeSize, type RangeGrowth } from './range-size';

@@ -31,6 +31,8 @@ export interface StepResult {
   readonly idle: boolean;
   readonly observations: ChainObservation[];
   readonly next: SyncState;
+  /** Blocks of the range read by this step (0: nothing read, idle or a reorg): the range size's success signal. */
+  readonly scanned: number;
 }
 
 /** One unit of progress: scan the next range, detect a reorg, or find nothing new. Reads only. */
@@ -42,16 +44,16 @@ export async function syncStep(ctx: StepContext, state: SyncState): Promise<Step
   const headers = await fetchHeaders(ctx.source, plannedHeights(plan), ctx.headerConcurrency);
   if (headers.get(plan.start)!.parentHash !== state.tip.hash) return reorg(ctx, state, state.tip.height, head);
   if (!plan.final) assertLinked(headers, plan.start, plan.end);
-  const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end), plan, headers);
+  const transfers = checkTransfers(await ctx.source.transfers(plan.start, plan.end, headers), plan, headers);
   return advance(ctx, state, head, plan, headers, await stampBlockTimes(ctx, transfers, headers), finalCap);
 }
 
 /** Nothing above our tip: make sure the chain still holds our block at the head's height. */
 async function checkTip(ctx: StepContext, state: SyncState, head: number): Promise<StepResult> {
   const known = state.window.highestAtOrBelow(head);
-  if (known === null) return { head, idle: true, observations: [], next: state };
+  if (known === null) return { head, idle: true, observations: [], next: state, scanned: 0 };
   const block = await ctx.source.block(known.height);
-  if (block !== null && block.hash === known.hash) return { head, idle: true, observations: [], next: state };
+  if (block !== null && block.hash === known.hash) return { head, idle: true, observations: [], next: state, scanned: 0 };
   return reorg(ctx, state, known.height, head);
 }
 
@@ -62,7 +64,7 @@ async function reorg(ctx: StepContext, state: SyncState, fromHeight: number, hea
   if (ancestor.height === state.tip.height) throw new InconsistentChainError(`block ${ancestor.height + 1} does not extend the tip`, { height: ancestor.height });
   const observation: ChainObservation = { kind: 'reorg', network: ctx.network, commonAncestor: ancestor, depth: state.tip.height - ancestor.height, cursor: ctx.cursor(ancestor) };
   const next: SyncState = { tip: ancestor, window: state.window.slice(0, ancestor.height).with([ancestor]), finalized: state.finalized };
-  return { head, idle: false, observations: [observation], next };
+  return { head, idle: false, observations: [observation], next, scanned: 0 };
 }
 
 /** A transfer with its block's time, before its depth is counted. */
@@ -84,7 +86,7 @@ function advance(ctx: StepContext, state: SyncState, head: number, plan: RangePl
     observations.push({ kind: 'finalize', network: ctx.network, height: candidate.height, hash: candidate.hash, cursor: ctx.cursor(candidate) });
   }
   window = window.slice(finalized.height, plan.end);
-  return { head, idle: false, observations, next: { tip: { height: last.height, hash: last.hash }, window, finalized } };
+  return { head, idle: false, observations, next: { tip: { height: last.height, hash: last.hash }, window, finalized }, scanned: plan.end - plan.start + 1 };
 }
 
 /** In block order, once each; every transfer must belong to the headers we hold for its height. */

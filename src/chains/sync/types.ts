@@ -1,5 +1,6 @@
 import type { NetworkCode } from '../../domain/networks';
 import type { BlockRef, ChainCursor, ObservationSink, UnstampedTransfer } from '../types';
+import type { RangeGrowth } from './range-size';
 
 /** The header facts the follower needs to detect reorgs. */
 export interface BlockHeader {
@@ -22,8 +23,13 @@ export interface BlockSource {
    * Token transfers in [fromHeight, toHeight] (inclusive): only the configured token, only to
    * watched addresses. Cost must not depend on how many addresses are watched. The follower
    * stamps each with its block's time from the headers.
+   * Every transfer of the whole range, or an error: the follower never reads a range again, so a
+   * source whose backend may silently answer for less than asked (a lagging node that clamps the
+   * range to its own head, as geth does for eth_getLogs) must prove its answer complete or throw
+   * (EVM: src/chains/evm/log-coverage.ts). `headers`: what the follower fetched of this range (every
+   * height of an unfinal range, the first and last of a final one), as the source returned them.
    */
-  transfers(fromHeight: number, toHeight: number): Promise<UnstampedTransfer[]>;
+  transfers(fromHeight: number, toHeight: number, headers: ReadonlyMap<number, BlockHeader>): Promise<UnstampedTransfer[]>;
   /**
    * Optional, a source that can tell when its chain changes (devnet: an in-process chain). Resolves
    * once the chain changed after the source last answered head(), at once when it already has, or
@@ -67,6 +73,8 @@ export interface FollowerOptions {
   readonly confirmations: number;
   /** Largest block range per transfers() call while catching up (provider limit). Default 500. */
   readonly maxRange?: number;
+  /** How a range narrowed by a refusal grows back (default DEFAULT_RANGE_GROWTH, range-size.ts). */
+  readonly rangeGrowth?: RangeGrowth;
   /** Pause between polls once caught up. Default 2000 ms. */
   readonly pollIntervalMs?: number;
   /** Exponential backoff of failed steps. Defaults: 500 ms doubling up to 30 s. */
@@ -97,6 +105,6 @@ export interface SyncStatus {
   readonly lag: number | null;
   readonly lastError: { readonly name: string; readonly message: string; readonly at: Date } | null;
   readonly consecutiveFailures: number;
-  /** The block range currently used while catching up (halved when the provider refuses). */
+  /** The block range currently used while catching up (narrowed when the provider refuses, grown back as ranges succeed). */
   readonly maxRange: number;
 }

@@ -3,8 +3,23 @@ import type { Clock } from '../../domain/clock';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
-import { TronBlockSource } from './block-source';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  ExpiredPayoutLanding,
+  PaymentLinkInput,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  TransferPlace,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
+import { SOLID_EVERY_BLOCKS, TronBlockSource } from './block-source';
+import { BLOCK_MS } from './expiry';
 import { tronHex, type TronCodec } from './codec';
 import type { TronConfig } from './config';
 import { readTronCursor, tronCursor } from './cursor';
@@ -63,6 +78,8 @@ export class TronAdapter implements ChainAdapter {
       timeoutMs: this.config.timeoutMs,
       retries: this.config.retries,
       backoff: this.config.retryBackoff,
+      rps: this.config.rps,
+      suspensionMs: this.config.suspensionMs,
       signal: this.closing.signal,
       onRequest: onRpc ? (method, ms, ok) => onRpc({ network: this.network, method, ms, ok }) : undefined,
     });
@@ -99,7 +116,10 @@ export class TronAdapter implements ChainAdapter {
       this.node,
       { network: this.network, tokenAccountHex: tronHex(this.tokenContract).slice(2).toLowerCase(), decimals: DECIMALS, watched: tronMatcher(options.watched) },
       {
-        solidHeadMaxAgeMs: this.config.solidHeadMaxAgeMs ?? 3000,
+        solidEveryBlocks: this.config.solidEveryBlocks ?? SOLID_EVERY_BLOCKS,
+        headReuseMs: this.config.headReuseMs ?? BLOCK_MS,
+        // A catch-up step's blocks plus the confirmations, so the head a range shows lets the step take a full range.
+        rangeBlocks: (this.config.maxBlockRange ?? 20) + this.config.confirmations,
         concurrency: 4,
         onSolid: (height) => {
           this.solidHeight = Math.max(this.solidHeight, height);
@@ -180,6 +200,10 @@ export class TronAdapter implements ChainAdapter {
 
   payoutStatus(payout: SignedPayout): Promise<PayoutStatus> {
     return this.payoutStatuses.status(payout);
+  }
+
+  expiredPayoutLanded(txHash: string): Promise<ExpiredPayoutLanding | null> {
+    return this.payoutStatuses.landed(txHash);
   }
 
   async close(): Promise<void> {

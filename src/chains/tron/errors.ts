@@ -29,6 +29,20 @@ export class TronNodeUnavailableError extends ChainSyncError {
   }
 }
 
+/**
+ * The provider refused for its call budget: HTTP 429, 503, or TronGrid's 403 with a JSON body
+ * naming its frequency limit (the key is suspended for ~30 s). After the client's own backoff and
+ * retries; a ChainSyncError the follower retries with backoff (a budget never fails a watch).
+ */
+export class TronRateLimitedError extends ChainSyncError {
+  override readonly name = 'TronRateLimitedError';
+  readonly code = 'rpc_rate_limited';
+  readonly retryable = true;
+  constructor(path: string, status: number, attempts: number) {
+    super(`TRON node ${path}: rate limited (HTTP ${status})`, { path, status, attempts });
+  }
+}
+
 /** The node answered with a status or body no retry will change (4xx other than 429, not JSON). */
 export class TronNodeResponseError extends TronAdapterError {
   override readonly name = 'TronNodeResponseError';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TronNodeResponseError, TronNodeUnavailableError } from './errors';
+import { TronNodeResponseError, TronRateLimitedError } from './errors';
 import { parseRetryAfter, TronHttpClient } from './http-client';
 
 /** A node that answers each request with the next scripted reply. */
@@ -30,12 +30,38 @@ describe('TronHttpClient', () => {
     await node.close();
   });
 
-  it('still limited after its retries: TronNodeUnavailableError (the follower backs off and retries); a 400 is not retried', async () => {
+  it('still limited after its retries: TronRateLimitedError (the follower backs off and retries); a 400 is not retried', async () => {
     const node = await scripted([{ status: 429 }, { status: 429 }, { status: 400, body: 'bad' }]);
     const client = new TronHttpClient({ baseUrl: node.url, retries: 1, backoff: { initialMs: 1, maxMs: 1 } });
-    await expect(client.post('wallet/getnowblock')).rejects.toBeInstanceOf(TronNodeUnavailableError);
+    await expect(client.post('wallet/getnowblock')).rejects.toMatchObject({ name: 'TronRateLimitedError', retryable: true, code: 'rpc_rate_limited' });
     await expect(client.post('wallet/getnowblock')).rejects.toBeInstanceOf(TronNodeResponseError);
     expect(node.seen).toHaveLength(3);
+    await node.close();
+  });
+
+  it("TronGrid's 403 with a frequency-limit JSON body is a rate limit: every call waits out the suspension, then it goes on; a 403 for a bad key is not retried", async () => {
+    const suspended = JSON.stringify({ Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s' });
+    const node = await scripted([
+      { status: 403, body: suspended },
+      { status: 200, body: '{"a":1}' },
+      { status: 200, body: '{"b":1}' },
+      { status: 403, body: '{"Error":"ApiKey not exists"}' },
+    ]);
+    const client = new TronHttpClient({ baseUrl: node.url, apiKey: 'k', suspensionMs: 400, backoff: { initialMs: 1, maxMs: 1 } });
+    const [a, b] = await Promise.all([client.post('wallet/getnowblock'), client.post('wallet/getnowblock')]);
+    expect([a, b]).toEqual(expect.arrayContaining([{ a: 1 }, { b: 1 }]));
+    // Both later calls waited for the suspension to end, not only the refused one.
+    expect(node.seen[1]!.at - node.seen[0]!.at).toBeGreaterThanOrEqual(380);
+    expect(node.seen[2]!.at - node.seen[0]!.at).toBeGreaterThanOrEqual(380);
+    await expect(client.post('wallet/getnowblock')).rejects.toBeInstanceOf(TronNodeResponseError);
+    await expect(new TronHttpClient({ baseUrl: node.url, retries: 0 }).post('x')).resolves.toEqual({});
+    await node.close();
+  });
+
+  it('a 503 is a rate limit too; after the retries the caller gets TronRateLimitedError', async () => {
+    const node = await scripted([{ status: 503 }, { status: 503 }]);
+    const client = new TronHttpClient({ baseUrl: node.url, retries: 1, backoff: { initialMs: 1, maxMs: 1 } });
+    await expect(client.post('wallet/getnowblock')).rejects.toBeInstanceOf(TronRateLimitedError);
     await node.close();
   });
 

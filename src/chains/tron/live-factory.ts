@@ -13,6 +13,7 @@ const VARIABLES: Record<string, string> = {
   confirmations: 'TRC20_CONFIRMATIONS',
   feeLimitSun: 'TRC20_FEE_LIMIT',
   pollIntervalMs: 'TRC20_POLL_INTERVAL_MS',
+  rps: 'TRC20_RPS',
 };
 
 /** The registry's factory for the TRON family: the options are a TronConfig (readTronLive), checked again here. */

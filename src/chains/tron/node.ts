@@ -28,6 +28,28 @@ export class TronNode {
     return this.http.post<TronBlock>('wallet/getblockbynum', { num });
   }
 
+  /** Blocks [start, end) (at most 100), in order; fewer (or none) above the answering node's head. */
+  async blocksByRange(start: number, end: number): Promise<TronBlock[]> {
+    const answer = await this.http.post<{ block?: TronBlock[] }>('wallet/getblockbylimitnext', { startNum: start, endNum: end });
+    return answer.block ?? [];
+  }
+
+  /** Solidified blocks [start, end) (at most 100); fewer above the solidified head. */
+  async solidBlocksByRange(start: number, end: number): Promise<TronBlock[]> {
+    const answer = await this.http.post<{ block?: TronBlock[] }>('walletsolidity/getblockbylimitnext', { startNum: start, endNum: end });
+    return answer.block ?? [];
+  }
+
+  /** A solidified block (`{}` above the solidified head, or from a backend that has not seen it). */
+  solidBlockByNum(num: number): Promise<TronBlock> {
+    return this.http.post<TronBlock>('walletsolidity/getblockbynum', { num });
+  }
+
+  /** The head block's header without its transactions (what tronweb reads for a reference block). */
+  headHeader(): Promise<TronBlock> {
+    return this.http.post<TronBlock>('wallet/getblock', { detail: false });
+  }
+
   /** One info per transaction of the block; `[]` (or `{}` from some versions) for an empty one. */
   async infosByBlockNum(num: number): Promise<TronTransactionInfo[]> {
     const answer = await this.http.post<TronTransactionInfo[] | Record<string, never>>('wallet/gettransactioninfobyblocknum', { num });

@@ -1,9 +1,11 @@
-import type { PayoutStatus, SignedPayout } from '../types';
+import type { ExpiredPayoutLanding, PayoutStatus, SignedPayout } from '../types';
+import { InconsistentChainError } from '../sync/errors';
+import { refBlockHeight } from './expiry';
+import { TronExpiryProof, type ExpiringTransaction } from './expiry-proof';
 import { isEmpty, type TronNode } from './node';
 import { RECEIPT_SUCCESS } from './node-types';
 import { parseBlock } from './parse-block';
 import type { SignedTronTransaction } from './tronweb-signer';
-import { InconsistentChainError } from '../sync/errors';
 
 /**
  * Where a stored payout stands on chain, by its transaction info (full node) against the head and
@@ -13,14 +15,20 @@ import { InconsistentChainError } from '../sync/errors';
  * - REVERT, OUT_OF_ENERGY, any other result: reverted, once solidified (before that a reorg could
  *   still re-execute it another way, and a release would then be a double payout): pending until then.
  * - no info: `unknown` (the host sends the same transaction again), except once it is proven that
- *   it can never execute (isExpired): then `expired`, and the host signs the payout anew
- *   (signPayout with attempt + 1) under the withdrawal row's lock.
+ *   it can never execute (TronExpiryProof: the solidified blocks of its whole window read, it is in
+ *   none): then `expired`, and the host signs the payout anew (signPayout with attempt + 1) under
+ *   the withdrawal row's lock. A `{}` answer alone never makes `expired`: a lagging backend says so
+ *   for a transaction it has not seen.
  */
 export class TronPayoutStatus {
+  private readonly proof: TronExpiryProof;
+
   constructor(
     private readonly node: TronNode,
     private readonly finalityDepth: number,
-  ) {}
+  ) {
+    this.proof = new TronExpiryProof(node);
+  }
 
   async status(payout: SignedPayout): Promise<PayoutStatus> {
     const info = await this.node.infoById(payout.txHash);
@@ -35,20 +43,29 @@ export class TronPayoutStatus {
   }
 
   /**
-   * True only when the transaction can never execute: the solidified head's time is past its
-   * `expiration` (java-tron accepts a transaction into a block only while its parent block is
-   * older than the expiration, so such a block would be at or below the solidified head) and
-   * the solidity node does not have it. Then, and only then, may a new one be signed.
+   * An expired transaction of a payout, looked up on the solidity node (final only): where it
+   * landed, or null (not there, or a backend that has not seen it: asked again at the next round).
    */
+  async landed(txHash: string): Promise<ExpiredPayoutLanding | null> {
+    const info = await this.node.solidInfoById(txHash);
+    if (isEmpty(info) || info.blockNumber === undefined) return null;
+    return { blockHeight: info.blockNumber, succeeded: info.receipt?.result === RECEIPT_SUCCESS };
+  }
+
+  /** True only when the transaction can never execute (TronExpiryProof). Then, and only then, may a new one be signed. */
   async isExpired(payout: SignedPayout): Promise<boolean> {
-    const expiration = expirationOf(payout);
-    const solid = parseBlock(await this.node.solidNowBlock());
-    if (solid === null) throw new InconsistentChainError('walletsolidity/getnowblock returned no block', {});
-    if (solid.header.timestamp.getTime() <= expiration) return false;
-    const solidInfo = await this.node.solidInfoById(payout.txHash);
-    if (!isEmpty(solidInfo)) return false;
-    const info = await this.node.infoById(payout.txHash);
-    return isEmpty(info);
+    return this.proof.neverExecutes(await this.expiring(payout));
+  }
+
+  /** The payout's txID, reference block (meta.refBlock; for payouts signed before it was stored: from ref_block_bytes) and expiration. */
+  private async expiring(payout: SignedPayout): Promise<ExpiringTransaction> {
+    const tx = JSON.parse(payout.raw) as SignedTronTransaction;
+    const fromMeta = Number(payout.meta.expiration);
+    const expiration = Number.isFinite(fromMeta) && fromMeta > 0 ? fromMeta : tx.raw_data.expiration;
+    const stored = Number(payout.meta.refBlock);
+    if (Number.isInteger(stored) && stored >= 0) return { txID: payout.txHash, refBlock: stored, expiration };
+    const refBlock = refBlockHeight(tx.raw_data.ref_block_bytes, await this.height('walletsolidity'));
+    return { txID: payout.txHash, refBlock, expiration, refBlockHash: tx.raw_data.ref_block_hash };
   }
 
   private async height(api: 'wallet' | 'walletsolidity'): Promise<number> {
@@ -56,11 +73,4 @@ export class TronPayoutStatus {
     if (block === null) throw new InconsistentChainError(`${api}/getnowblock returned no block`, {});
     return block.header.height;
   }
-}
-
-/** The transaction's expiration (ms, chain time) from meta, else from the stored transaction itself. */
-function expirationOf(payout: SignedPayout): number {
-  const fromMeta = Number(payout.meta.expiration);
-  if (Number.isFinite(fromMeta) && fromMeta > 0) return fromMeta;
-  return (JSON.parse(payout.raw) as SignedTronTransaction).raw_data.expiration;
 }

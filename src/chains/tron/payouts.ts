@@ -8,7 +8,10 @@ import type { PayoutRequest, SignedPayout } from '../types';
 import { tronHex } from './codec';
 import type { TronNode } from './node';
 import { TronBroadcastRefusedError, TronFeeLimitTooLowError, TronHotWalletShortError, TronPayoutRejectedError } from './payout-errors';
-import type { SignedTronTransaction, TronwebSigner } from './tronweb-signer';
+import type { SignedTronTransaction, TronRefBlock, TronwebSigner } from './tronweb-signer';
+import { InconsistentChainError } from '../sync/errors';
+import { EXPIRATION_WINDOW_MS } from './expiry';
+import { parseBlock } from './parse-block';
 
 /** Bandwidth of a TRC20 transfer (~345 bytes) with margin; paid from free bandwidth or burnt at getTransactionFee sun/byte. */
 const TRANSFER_BYTES = 400;
@@ -29,8 +32,8 @@ export interface TronPayoutDeps {
 /**
  * USDT payouts from the hot wallet: checked (balances, energy estimated by the node's simulation,
  * fee limit), built and signed locally; the host stores the result before broadcasting it.
- * meta: { payoutId, from, to, amount, expiration } (expiration in ms of chain time: after it, on
- * the solidified chain, the transaction can never execute).
+ * meta: { payoutId, from, to, amount, expiration, refBlock } (expiration in ms of chain time,
+ * EXPIRATION_WINDOW_MS after the reference block `refBlock`: the window TronExpiryProof reads).
  */
 export class TronPayouts {
   constructor(private readonly deps: TronPayoutDeps) {}
@@ -44,7 +47,9 @@ export class TronPayouts {
     await this.assertTokenBalance(hot.address, units);
     const energy = await this.estimateEnergy(request.id, hot.address, request.to, units);
     await this.assertTrxForFees(hot.address, energy);
+    const ref = await this.refBlock();
     const tx = await deps.signer.transfer({
+      ref,
       token: deps.token,
       from: hot.address,
       to: request.to,
@@ -56,8 +61,17 @@ export class TronPayouts {
     return {
       txHash: tx.txID,
       raw: JSON.stringify(tx),
-      meta: { payoutId: request.id, from: hot.address, to: request.to, amount: request.amount, expiration: tx.raw_data.expiration },
+      meta: { payoutId: request.id, from: hot.address, to: request.to, amount: request.amount, expiration: tx.raw_data.expiration, refBlock: ref.height },
     };
+  }
+
+  /** The head block as the reference block; the transaction expires EXPIRATION_WINDOW_MS of chain time after it. */
+  private async refBlock(): Promise<TronRefBlock> {
+    const head = parseBlock(await this.deps.node.headHeader());
+    if (head === null) throw new InconsistentChainError('wallet/getblock returned no block', {});
+    const { height, hash, timestamp } = head.header;
+    const time = timestamp.getTime();
+    return { height, ref_block_bytes: hash.slice(12, 16), ref_block_hash: hash.slice(16, 32), expiration: time + EXPIRATION_WINDOW_MS, timestamp: time };
   }
 
   /**

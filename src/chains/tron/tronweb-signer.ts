@@ -26,10 +26,22 @@ class ClientProvider extends providers.HttpProvider {
   }
 }
 
+/** The reference block of a transaction, as tronweb's `blockHeader` option takes it. */
+export interface TronRefBlock {
+  /** The reference block's height (not in the transaction: only its 2 low bytes are). */
+  readonly height: number;
+  readonly ref_block_bytes: string;
+  readonly ref_block_hash: string;
+  /** ms of chain time: the reference block's time + the expiration window. */
+  readonly expiration: number;
+  /** ms: the reference block's time. */
+  readonly timestamp: number;
+}
+
 /**
- * Builds and signs a TRC20 transfer locally with tronweb (txLocal: tronweb reads the current block
- * for ref_block_bytes / ref_block_hash and sets expiration = that block's time + 60 s; the txID is
- * sha256 of raw_data, computed by tronweb's own protobuf encoder). Nothing is sent.
+ * Builds and signs a TRC20 transfer locally with tronweb (txLocal, on the reference block and
+ * expiration the caller gives; the txID is sha256 of raw_data, computed by tronweb's own protobuf
+ * encoder). Nothing is sent.
  */
 export class TronwebSigner {
   private readonly tronWeb: TronWeb;
@@ -45,11 +57,12 @@ export class TronwebSigner {
    * otherwise be the very same transaction (one txID), and the second broadcast would be "already
    * known" while only one transfer happens.
    */
-  async transfer(input: { token: string; from: string; to: string; units: bigint; feeLimitSun: number; privateKeyHex: string; memo: string }): Promise<SignedTronTransaction> {
+  async transfer(input: { token: string; from: string; to: string; units: bigint; feeLimitSun: number; privateKeyHex: string; memo: string; ref: TronRefBlock }): Promise<SignedTronTransaction> {
+    const { ref_block_bytes, ref_block_hash, expiration, timestamp } = input.ref;
     const built = await this.tronWeb.transactionBuilder.triggerSmartContract(
       input.token,
       'transfer(address,uint256)',
-      { feeLimit: input.feeLimitSun, txLocal: true },
+      { feeLimit: input.feeLimitSun, txLocal: true, blockHeader: { ref_block_bytes, ref_block_hash, expiration, timestamp } },
       [
         { type: 'address', value: input.to },
         { type: 'uint256', value: input.units.toString() },

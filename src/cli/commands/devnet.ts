@@ -1,7 +1,7 @@
 import { fields } from '../output';
 import type { CommandSpec } from '../command';
 import { CliError } from '../errors';
-import type { DevnetChainState } from '../../grpc/generated/chainpay/v1/devnet';
+import type { DevnetChainState, DevnetClock } from '../../grpc/generated/chainpay/v1/devnet';
 
 const showChain = (s: DevnetChainState): string => fields(s, ['network', 'head', 'head_hash']);
 
@@ -11,7 +11,7 @@ async function onDevnet<T>(call: Promise<T>): Promise<T> {
     return await call;
   } catch (e) {
     if (e instanceof CliError && e.grpcStatus === 'UNIMPLEMENTED') {
-      throw new CliError('devnet_unavailable', 'the daemon runs in live mode: devnet controls (pay, mine, reorg, advance-time) do not exist there', undefined, e.grpcStatus);
+      throw new CliError('devnet_unavailable', 'the daemon runs in live mode: devnet controls (pay, mine, reorg, advance-time, reset-time) do not exist there', undefined, e.grpcStatus);
     }
     throw e;
   }
@@ -75,7 +75,26 @@ export const devnetCommands: readonly CommandSpec[] = [
     async run({ args, rpc, out }) {
       const c = rpc.devnet;
       const clock = await onDevnet(rpc.call(c, c.advanceTime, { seconds: args.int64('seconds', 0) ?? '0' }));
-      out.result(clock, () => fields(clock, ['now', 'offset_seconds']));
+      out.result(clock, () => `${fields(clock, ['now', 'offset_seconds'])}\n${aheadNote(clock)}`);
+    },
+  },
+  {
+    name: 'devnet reset-time',
+    usage: '',
+    summary: "put the daemon's devnet clock back to real time (undoes advance-time)",
+    options: {},
+    async run({ rpc, out }) {
+      const c = rpc.devnet;
+      const clock = await onDevnet(rpc.call(c, c.resetTime, {}));
+      out.result(
+        clock,
+        () => `${fields(clock, ['now', 'offset_seconds'])}\nthe devnet clock follows real time again; what was scheduled while it was ahead (expiries, cooldowns, webhook retries) keeps its time`,
+      );
     },
   },
 ];
+
+/** advance-time's answer says that the jump lasts: it is stored, and every later timestamp is ahead. */
+function aheadNote(clock: DevnetClock): string {
+  return `the devnet clock is now ${clock.offset_seconds} s ahead of real time, also after a restart (stored in the database); \`chainpay devnet reset-time\` goes back`;
+}

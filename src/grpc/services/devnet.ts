@@ -5,11 +5,17 @@ import { DevnetServiceService, type DevnetServiceServer } from '../generated/cha
 import { unary } from '../handler';
 import type { ServiceContext } from '../context';
 
+/** The devnet clock's two moves; each stores the new offset (it lasts across restarts). */
+export interface DevnetClockControls {
+  advance(seconds: number): Promise<{ now: Date; offsetMs: number }>;
+  reset(): Promise<{ now: Date; offsetMs: number }>;
+}
+
 /** Drives the simulated chains and the daemon clock (chainpay devnet ...). Operator token; devnet only. */
 export function devnetService(
   ctx: ServiceContext,
   devnet: ReadonlyMap<NetworkCode, DevnetControls>,
-  advanceClock: (seconds: number) => Promise<{ now: Date; offsetMs: number }>,
+  clock: DevnetClockControls,
 ): { definition: typeof DevnetServiceService; implementation: DevnetServiceServer } {
   const chain = (code: string): DevnetControls => {
     if (!code) throw new MalformedRequestError('network is required', 'network', 'missing_field');
@@ -49,7 +55,13 @@ export function devnetService(
       if (devnet.size === 0) throw new NotFoundError('devnet');
       const seconds = Number(call.request.seconds);
       if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > 10 * 365 * 86400) throw new ValidationError('invalid_seconds', 'seconds must be a non-negative integer', 'seconds');
-      const res = await advanceClock(seconds);
+      const res = await clock.advance(seconds);
+      return { now: res.now.toISOString(), offset_seconds: String(Math.floor(res.offsetMs / 1000)) };
+    }),
+    resetTime: unary(ctx.logger, 'DevnetResetTime', async (call) => {
+      ctx.auth.operator(call.metadata);
+      if (devnet.size === 0) throw new NotFoundError('devnet');
+      const res = await clock.reset();
       return { now: res.now.toISOString(), offset_seconds: String(Math.floor(res.offsetMs / 1000)) };
     }),
   };

@@ -111,10 +111,12 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       const payments = page.rows.length ? await em.find(InvoicePayment, { invoiceUuid: { $in: page.rows.map((r) => r.uuid) } }) : [];
       const invoices = await Promise.all(
         page.rows.map((row) =>
+          // A page shows no QR code (docs/api.md, Lists): none is drawn, qr_svg is ''.
           toInvoiceMessage(
             row,
             payments.filter((p) => p.invoiceUuid === row.uuid),
             ctx,
+            { drawQr: false },
           ),
         ),
       );

@@ -3,10 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { address } from '@solana/kit';
 import { VersionedTransaction } from '@solana/web3.js';
 import { base58 } from '@scure/base';
+import type { MainnetPadding } from './mainnet-padding';
 import { RpcFault, type Commitment, type SvmChain } from './svm-chain';
 
 type Params = unknown[];
 type Handler = (params: Params) => unknown;
+
+/** An answer already serialized (a padded block is spliced as text, not built as objects). */
+class RawJson {
+  constructor(readonly text: string) {}
+}
 
 /** Faults a test injects: each slot in a set answers its error once for getBlock, then is served. */
 export interface RpcFaults {
@@ -16,6 +22,12 @@ export interface RpcFaults {
   readonly missingFromStorage: Set<number>;
   /** -32007 "skipped" answered for a slot that does hold a block (a node that lost it). */
   readonly skippedLie: Set<number>;
+  /**
+   * A load-balanced provider: each getBlock lands on one of its nodes, and with this chance on one
+   * that lacks the block (started from a later snapshot) and answers -32007 for a slot the node
+   * that served getBlocks listed. `random` is seeded by the test so a run repeats. null: off.
+   */
+  lacksBlock: { readonly chance: number; readonly random: () => number } | null;
 }
 
 /**
@@ -24,7 +36,7 @@ export interface RpcFaults {
  */
 export class SolanaRpcServer {
   readonly calls = new Map<string, number>();
-  readonly faults: RpcFaults = { notAvailable: new Set(), missingFromStorage: new Set(), skippedLie: new Set() };
+  readonly faults: RpcFaults = { notAvailable: new Set(), missingFromStorage: new Set(), skippedLie: new Set(), lacksBlock: null };
   prioritizationFees: { slot: number; prioritizationFee: number }[] = [
     { slot: 1, prioritizationFee: 0 },
     { slot: 2, prioritizationFee: 1000 },
@@ -34,6 +46,8 @@ export class SolanaRpcServer {
   dropSends = false;
   /** The signature of every transaction sendTransaction was asked to send, in order (repeats included). */
   readonly sent: string[] = [];
+  /** When set, every getBlock answer carries this padding (mainnet-sized blocks: votes, strangers' transfers) before the block's own transactions. */
+  padding: MainnetPadding | null = null;
   private server: http.Server | null = null;
   private readonly handlers: Record<string, Handler>;
 
@@ -103,8 +117,9 @@ export class SolanaRpcServer {
   }
 
   private reply(res: http.ServerResponse, answer: unknown): void {
+    const text = (a: unknown): string => (a instanceof RawJson ? a.text : JSON.stringify(a));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer));
+    res.end(Array.isArray(answer) ? `[${answer.map(text).join(',')}]` : text(answer));
   }
 
   private call(request: unknown): unknown {
@@ -113,7 +128,9 @@ export class SolanaRpcServer {
     const handler = this.handlers[method];
     if (!handler) return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     try {
-      return { jsonrpc: '2.0', id, result: handler(params ?? []) };
+      const result = handler(params ?? []);
+      if (result instanceof RawJson) return new RawJson(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":${result.text}}`);
+      return { jsonrpc: '2.0', id, result };
     } catch (error) {
       if (error instanceof RpcFault) return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } };
       return { jsonrpc: '2.0', id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
@@ -142,22 +159,27 @@ export class SolanaRpcServer {
     if (this.faults.notAvailable.delete(slot) || slot > top.slot) throw new RpcFault(-32004, `Block not available for slot ${slot}`);
     if (this.faults.missingFromStorage.has(slot)) throw new RpcFault(-32009, `Slot ${slot} was skipped, or missing in long-term storage`);
     const block = this.chain.blocks.get(slot);
-    if (this.faults.skippedLie.delete(slot) || !block) throw new RpcFault(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+    const lacks = block !== undefined && this.faults.lacksBlock !== null && this.faults.lacksBlock.random() < this.faults.lacksBlock.chance;
+    if (this.faults.skippedLie.delete(slot) || !block || lacks) throw new RpcFault(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
     if (cfg.transactionDetails !== 'accounts') throw new RpcFault(-32602, 'this harness serves transactionDetails "accounts" only');
     const hasV0 = block.transactions.some((t) => t.version === 0);
     if (hasV0 && cfg.maxSupportedTransactionVersion === undefined) throw new RpcFault(-32015, 'Transaction version (0) is not supported by the requesting client');
-    return {
+    const own = block.transactions.map((t) => ({
+      transaction: { accountKeys: t.accountKeys, signatures: t.signatures },
+      meta: { ...t.meta, status: t.meta.err === null ? { Ok: null } : { Err: t.meta.err } },
+      version: t.version,
+    }));
+    const answer = {
       blockhash: block.blockhash,
       previousBlockhash: block.previousBlockhash,
       parentSlot: block.parentSlot,
       blockHeight: block.blockHeight,
       blockTime: block.blockTime,
-      transactions: block.transactions.map((t) => ({
-        transaction: { accountKeys: t.accountKeys, signatures: t.signatures },
-        meta: { ...t.meta, status: t.meta.err === null ? { Ok: null } : { Err: t.meta.err } },
-        version: t.version,
-      })),
+      transactions: own,
     };
+    if (this.padding === null) return answer;
+    const ownJson = own.length > 0 ? `,${JSON.stringify(own).slice(1, -1)}` : '';
+    return new RawJson(`${JSON.stringify({ ...answer, transactions: undefined }).slice(0, -1)},"transactions":[${this.padding.forSlot(slot)}${ownJson}]}`);
   }
 
   private signatureStatus(signature: string): unknown {

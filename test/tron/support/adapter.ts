@@ -14,7 +14,9 @@ export async function tronTestAdapter(config: Partial<TronConfig> & Pick<TronCon
       confirmations: 3,
       feeLimitSun: 50_000_000,
       pollIntervalMs: 30,
-      solidHeadMaxAgeMs: 0,
+      // Tests produce blocks faster than every 3 s: read the solidified head and the head every time.
+      solidEveryBlocks: 1,
+      headReuseMs: 0,
       retryBackoff: { initialMs: 10, maxMs: 50 },
       backoff: { initialMs: 20, maxMs: 100 },
       ...config,

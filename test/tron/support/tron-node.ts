@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TronWeb, Trx, utils } from 'tronweb';
+import { LagRouter, type LaggingBackend } from './lagging-backend';
+import { RateLimiter, type RateLimitPolicy } from './rate-limit';
 import { blockId, tronBlock, tronInfo, txIdOf, type EvmBlock, type EvmReceipt, type TronTxJson } from './tron-shapes';
 
 type Json = Record<string, unknown>;
@@ -25,6 +27,8 @@ const CALL_GAS = '0x7a120';
 export class TronNodeServer {
   /** Every request's path, in order (calls per block). */
   readonly calls: string[] = [];
+  /** When each request arrived (performance.now()), in the order of `calls`. */
+  readonly times: number[] = [];
   solidLag = 19;
   /** The next `rateLimited` requests that carry a TRON-PRO-API-KEY header (TronGrid limits per key) answer HTTP 429 with this Retry-After (seconds). */
   rateLimited = 0;
@@ -33,6 +37,16 @@ export class TronNodeServer {
   /** The API keys requests carried, in order (null: none). */
   readonly apiKeys: Array<string | null> = [];
   retryAfter: string | null = '0';
+  private lagRouter: LagRouter | null = null;
+  /** TronGrid's per-key budget, when set (setRateLimit). */
+  limiter: RateLimiter | null = null;
+  /**
+   * A provider that lies consistently: these txIDs are left out of every block, their infos are
+   * `{}` (a corrupt index, a censoring backend). Enough to fool an expiry proof; the chain still ran them.
+   */
+  readonly hidden = new Set<string>();
+  /** The next accepted broadcast's txID joins `hidden`. */
+  hideNextBroadcast = false;
   private readonly tronOfEvm = new Map<string, TronTxJson>();
   private readonly evmOfTron = new Map<string, string>();
   private readonly trx = new Map<string, bigint>();
@@ -52,6 +66,17 @@ export class TronNodeServer {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
+  /** Enforces a per-key call budget (403 JSON above `rps`, a suspension); null: unlimited. */
+  setRateLimit(policy: RateLimitPolicy | null): RateLimiter | null {
+    this.limiter = policy === null ? null : new RateLimiter(policy);
+    return this.limiter;
+  }
+
+  /** Puts a lagging backend behind the load balancer (null: every backend is up to date). */
+  setLagging(backend: LaggingBackend | null): void {
+    this.lagRouter = backend === null ? null : new LagRouter(backend);
+  }
+
   /** Calls per path since the last reset. */
   counts(): Record<string, number> {
     const out: Record<string, number> = {};
@@ -65,10 +90,12 @@ export class TronNodeServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '/').replace(/^\/+/, '').split('?')[0]!;
     this.calls.push(path);
+    this.times.push(arrived);
     const key = req.headers['tron-pro-api-key'];
     this.apiKeys.push(typeof key === 'string' ? key : null);
     if (this.rateLimited > 0 && typeof key === 'string') {
@@ -77,10 +104,16 @@ export class TronNodeServer {
       res.end(JSON.stringify({ Error: 'rate limited' }));
       return;
     }
+    const refusal = this.limiter?.admit(typeof key === 'string' ? key : null) ?? null;
+    if (refusal !== null) {
+      res.writeHead(refusal.status, { 'content-type': 'application/json' });
+      res.end(refusal.body);
+      return;
+    }
     try {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = (text ? JSON.parse(text) : {}) as Json;
-      const answer = await this.route(path, body);
+      const answer = await this.route(path, body, this.lagRouter?.behind(path) ?? 0);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer));
     } catch (error) {
@@ -89,23 +122,30 @@ export class TronNodeServer {
     }
   }
 
-  private route(path: string, body: Json): Promise<unknown> {
+  /** `behind`: the answering backend's head is that many blocks below the real one (a lagging backend). */
+  private async route(path: string, body: Json, behind: number): Promise<unknown> {
+    const top = behind === 0 ? null : Math.max(0, (await this.head()) - behind);
+    const atMost = async (num: number, solid: boolean): Promise<boolean> => num <= (top ?? (await this.head())) - (solid ? this.solidLag : 0);
     switch (path) {
       case 'wallet/getnowblock':
-        return this.blockJson(null);
+        return this.blockJson(top);
       case 'walletsolidity/getnowblock':
-        return this.head().then((h) => this.blockJson(Math.max(0, h - this.solidLag)));
+        return this.head().then((h) => this.blockJson(Math.max(0, (top ?? h) - this.solidLag)));
       case 'wallet/getblock':
-        return this.blockJson(null, false);
+        return this.blockJson(top, false);
       case 'wallet/getblockbynum':
+        return (await atMost(Number(body.num), false)) ? this.blockJson(Number(body.num)) : {};
       case 'walletsolidity/getblockbynum':
-        return this.blockJson(Number(body.num));
+        return (await atMost(Number(body.num), true)) ? this.blockJson(Number(body.num)) : {};
+      case 'wallet/getblockbylimitnext':
+      case 'walletsolidity/getblockbylimitnext':
+        return this.blockRange(Number(body.startNum), Number(body.endNum), (n) => atMost(n, path.startsWith('walletsolidity')));
       case 'wallet/gettransactioninfobyblocknum':
-        return this.infosOfBlock(Number(body.num));
+        return (await atMost(Number(body.num), false)) ? this.infosOfBlock(Number(body.num)) : [];
       case 'wallet/gettransactioninfobyid':
-        return this.infoById(String(body.value), false);
+        return this.infoById(String(body.value), false, top);
       case 'walletsolidity/gettransactioninfobyid':
-        return this.infoById(String(body.value), true);
+        return this.infoById(String(body.value), true, top);
       case 'wallet/getcontract':
         return this.contract(String(body.value));
       case 'wallet/getaccount':
@@ -145,7 +185,7 @@ export class TronNodeServer {
   }
 
   private async blockJson(height: number | null, detail = true): Promise<Json> {
-    const block = await this.evmBlock(height);
+    const block = this.visible(await this.evmBlock(height));
     if (block === null) return {};
     const receipts = detail ? await this.receipts(block) : new Map<string, EvmReceipt>();
     const txs = detail ? await Promise.all(block.transactions.map((h) => this.tronTx(h))) : [];
@@ -172,8 +212,26 @@ export class TronNodeServer {
     };
   }
 
+  /** getblockbylimitnext: blocks [start, end) up to the answering node's head; java-tron allows at most 100. */
+  private async blockRange(start: number, end: number, served: (n: number) => Promise<boolean>): Promise<Json> {
+    if (!(end > start) || end - start > 100) return { Error: 'class java.lang.Exception : startNum must be smaller than endNum, and endNum - startNum must not exceed 100' };
+    const blocks: Json[] = [];
+    for (let n = start; n < end && (await served(n)); n++) {
+      const block = await this.blockJson(n);
+      if (Object.keys(block).length === 0) break;
+      blocks.push(block);
+    }
+    return blocks.length === 0 ? {} : { block: blocks };
+  }
+
+  /** The block without the hidden transactions. */
+  private visible(block: EvmBlock | null): EvmBlock | null {
+    if (block === null || this.hidden.size === 0) return block;
+    return { ...block, transactions: block.transactions.filter((h) => !this.hidden.has(this.tronOfEvm.get(h)?.txID ?? '')) };
+  }
+
   private async infosOfBlock(height: number): Promise<unknown[]> {
-    const block = await this.evmBlock(height);
+    const block = this.visible(await this.evmBlock(height));
     if (block === null) return [];
     const receipts = await this.receipts(block);
     return Promise.all(
@@ -184,11 +242,12 @@ export class TronNodeServer {
     );
   }
 
-  private async infoById(txID: string, solid: boolean): Promise<Json> {
+  private async infoById(txID: string, solid: boolean, top: number | null): Promise<Json> {
+    if (this.hidden.has(txID)) return {};
     const evmHash = this.evmOfTron.get(txID) ?? `0x${txID}`;
     const receipt = await this.evm<EvmReceipt | null>('eth_getTransactionReceipt', [evmHash]);
     if (receipt === null) return {};
-    if (solid && Number(receipt.blockNumber) > (await this.head()) - this.solidLag) return {};
+    if (Number(receipt.blockNumber) > (top ?? (await this.head())) - (solid ? this.solidLag : 0)) return {};
     const block = (await this.evmBlock(Number(receipt.blockNumber)))!;
     const tx = await this.tronTx(evmHash);
     return tronInfo(tx.txID, receipt, Number(block.timestamp) * 1000, tx.raw_data.contract[0]!.type === TRIGGER);
@@ -265,6 +324,8 @@ export class TronNodeServer {
     const head = (await this.evmBlock(null))!;
     if (!(await this.taposOk(tx, Number(head.number)))) return refuse('TAPOS_ERROR', 'Tapos check error');
     if (tx.raw_data.expiration <= Number(head.timestamp) * 1000) return refuse('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
+    // java-tron: at most 24 h (MAXIMUM_TIME_UNTIL_EXPIRATION) after the head block.
+    if (tx.raw_data.expiration > Number(head.timestamp) * 1000 + 86_400_000) return refuse('TRANSACTION_EXPIRATION_ERROR', 'expiration time too long');
     const known = this.evmOfTron.get(tx.txID);
     if (known !== undefined && (await this.evm<unknown>('eth_getTransactionByHash', [known])) !== null) return refuse('DUP_TRANSACTION_ERROR', 'Dup transaction');
     const from = `0x${owner.slice(2)}`;
@@ -277,6 +338,8 @@ export class TronNodeServer {
     const evmHash = await this.evm<string>('eth_sendTransaction', [send]);
     this.tronOfEvm.set(evmHash, tx);
     this.evmOfTron.set(tx.txID, evmHash);
+    if (this.hideNextBroadcast) this.hidden.add(tx.txID);
+    this.hideNextBroadcast = false;
     return { result: true, txid: tx.txID };
   }
 

@@ -369,6 +369,7 @@ export interface components {
             from: string;
             /** @description A decimal amount as a string */
             amount: string;
+            /** @description Counted up to the invoice’s required_confirmations and not beyond */
             confirmations: number;
             /** @enum {unknown} */
             status: "confirming" | "confirmed" | "reverted";
@@ -401,10 +402,58 @@ export interface components {
             memo: string | null;
             /** Format: uri */
             checkout_url: string;
-            /** @description SVG of the payment link; empty while no network is chosen */
+            /** @description SVG of the payment link; empty while no network is chosen. Not in lists (InvoiceListItem) */
             qr_svg: string;
             /** @description A decimal amount as a string */
             received_amount: string;
+            /** @description The smallest `confirmations` of the payments not reverted (0 before any): required_confirmations once all are confirmed */
+            confirmations: number;
+            required_confirmations: number;
+            tx_hash: string | null;
+            metadata: Record<string, unknown>;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            paid_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            paid_late: boolean;
+            payments: components["schemas"]["Payment"][];
+            return_url: string | null;
+            cancel_url: string | null;
+            livemode: boolean;
+        };
+        InvoiceListItem: {
+            /** Format: uuid */
+            uuid: string;
+            status: components["schemas"]["InvoiceStatus"];
+            order_id: string | null;
+            title: string | null;
+            /** @description A decimal amount as a string */
+            amount: string;
+            /** @constant */
+            currency: "USDT";
+            /** @description A decimal amount as a string */
+            platform_fee: string;
+            /** @description A decimal amount as a string */
+            network_fee: string;
+            /** @description A decimal amount as a string */
+            pay_amount: string;
+            /** @description A decimal amount as a string */
+            merchant_net: string;
+            /** @enum {unknown} */
+            fee_payer: "buyer" | "merchant";
+            /** @description null until a network is chosen */
+            network: components["schemas"]["NetworkCode"] | null;
+            /** @description null until a network is chosen; the shared address on TON */
+            address: string | null;
+            /** @description The memo to put in the comment on TON; null elsewhere */
+            memo: string | null;
+            /** Format: uri */
+            checkout_url: string;
+            /** @description A decimal amount as a string */
+            received_amount: string;
+            /** @description The smallest `confirmations` of the payments not reverted (0 before any): required_confirmations once all are confirmed */
             confirmations: number;
             required_confirmations: number;
             tx_hash: string | null;
@@ -458,7 +507,7 @@ export interface components {
             livemode: boolean;
         };
         InvoicePage: {
-            invoices: components["schemas"]["Invoice"][];
+            invoices: components["schemas"]["InvoiceListItem"][];
             next_cursor: string | null;
         };
         WithdrawalPage: {
@@ -1327,7 +1376,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description Optional: no body, sent without Content-Type, is the same as `{}` */
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["Empty"];
             };
@@ -2106,7 +2156,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description Optional: no body, sent without Content-Type, is the same as `{}` */
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["Empty"];
             };
@@ -2262,7 +2313,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        /** @description Optional: no body, sent without Content-Type, is the same as `{}` */
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["Empty"];
             };

@@ -54,6 +54,10 @@ export interface DevnetAdvanceTimeRequest {
   seconds: string;
 }
 
+/** Back to real time: the devnet clock's offset becomes 0 (stored: it lasts across restarts). */
+export interface DevnetResetTimeRequest {
+}
+
 export interface DevnetChainState {
   network: string;
   head: string;
@@ -62,6 +66,7 @@ export interface DevnetChainState {
 
 export interface DevnetClock {
   now: string;
+  /** How far the devnet clock is ahead of real time; stored, so it lasts across restarts. */
   offset_seconds: string;
 }
 
@@ -544,6 +549,58 @@ export const DevnetAdvanceTimeRequest: MessageFns<DevnetAdvanceTimeRequest> = {
   },
 };
 
+function createBaseDevnetResetTimeRequest(): DevnetResetTimeRequest {
+  return {};
+}
+
+export const DevnetResetTimeRequest: MessageFns<DevnetResetTimeRequest> = {
+  encode(_: DevnetResetTimeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DevnetResetTimeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDevnetResetTimeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DevnetResetTimeRequest {
+    return {};
+  },
+
+  toJSON(_: DevnetResetTimeRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DevnetResetTimeRequest>): DevnetResetTimeRequest {
+    return DevnetResetTimeRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DevnetResetTimeRequest>): DevnetResetTimeRequest {
+    const message = createBaseDevnetResetTimeRequest();
+    return message;
+  },
+};
+
 function createBaseDevnetChainState(): DevnetChainState {
   return { network: "", head: "0", head_hash: "" };
 }
@@ -781,6 +838,20 @@ export const DevnetServiceService = {
     responseSerialize: (value: DevnetClock): Buffer => Buffer.from(DevnetClock.encode(value).finish()),
     responseDeserialize: (value: Buffer): DevnetClock => DevnetClock.decode(value),
   },
+  /**
+   * Sets the offset back to 0: the clock goes back to real time. What was scheduled while it was
+   * ahead (an expiry, a cooldown, a webhook retry) keeps its time and so comes later in real time.
+   */
+  resetTime: {
+    path: "/chainpay.v1.DevnetService/ResetTime" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DevnetResetTimeRequest): Buffer =>
+      Buffer.from(DevnetResetTimeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DevnetResetTimeRequest => DevnetResetTimeRequest.decode(value),
+    responseSerialize: (value: DevnetClock): Buffer => Buffer.from(DevnetClock.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DevnetClock => DevnetClock.decode(value),
+  },
 } as const;
 
 export interface DevnetServiceServer extends UntypedServiceImplementation {
@@ -788,6 +859,11 @@ export interface DevnetServiceServer extends UntypedServiceImplementation {
   mine: handleUnaryCall<DevnetMineRequest, DevnetChainState>;
   reorg: handleUnaryCall<DevnetReorgRequest, DevnetChainState>;
   advanceTime: handleUnaryCall<DevnetAdvanceTimeRequest, DevnetClock>;
+  /**
+   * Sets the offset back to 0: the clock goes back to real time. What was scheduled while it was
+   * ahead (an expiry, a cooldown, a webhook retry) keeps its time and so comes later in real time.
+   */
+  resetTime: handleUnaryCall<DevnetResetTimeRequest, DevnetClock>;
 }
 
 export interface DevnetServiceClient extends Client {
@@ -847,6 +923,25 @@ export interface DevnetServiceClient extends Client {
   ): ClientUnaryCall;
   advanceTime(
     request: DevnetAdvanceTimeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DevnetClock) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sets the offset back to 0: the clock goes back to real time. What was scheduled while it was
+   * ahead (an expiry, a cooldown, a webhook retry) keeps its time and so comes later in real time.
+   */
+  resetTime(
+    request: DevnetResetTimeRequest,
+    callback: (error: ServiceError | null, response: DevnetClock) => void,
+  ): ClientUnaryCall;
+  resetTime(
+    request: DevnetResetTimeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DevnetClock) => void,
+  ): ClientUnaryCall;
+  resetTime(
+    request: DevnetResetTimeRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DevnetClock) => void,
