@@ -186,7 +186,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, { publicUrl: config.publicUrl, livemode }, clock.now()),
     onClosed: () => undefined,
   });
-  const poolMetrics = new PoolMetrics(orm);
+  const poolMetrics = new PoolMetrics(orm, () => clock.now());
   const pools = new PoolKeeper({
     orm,
     logger,
@@ -194,7 +194,12 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
-    onAdded: (network, added) => (poolMetrics.refilled(network, added.length), watchers.get(network)?.addWatched(added)),
+    indexSpace: (network) => config.families.indexSpace(network),
+    // Every network of the index space watches the new addresses (a payment on the wrong EVM network is seen too).
+    onAdded: (network, added) => {
+      poolMetrics.refilled(network, added.length);
+      for (const code of config.families.sharingAddressesWith(network)) watchers.get(code)?.addWatched(added);
+    },
     deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))(chains.deriveRange),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
@@ -247,6 +252,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   for (const [code, adapter] of chains.adapters) {
     const watcher = new NetworkWatcher({
       network: code,
+      indexSpace: config.families.indexSpace(code),
       adapter,
       orm,
       logger: logger.child({ network: code }),

@@ -1,4 +1,5 @@
 import { MikroORM } from '@mikro-orm/postgresql';
+import { MIGRATIONS } from '../../src/store/migrations';
 import { ormConfig, openDatabase } from '../../src/store/orm';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -31,12 +32,13 @@ describe('migrations', () => {
       'Migration20261129000000OutboxTxOrder',
       'Migration20261129100000ExpiredPayoutWatch',
       'Migration20261129110000WithdrawalMemo',
+      'Migration20261129120000SharedIndexSpace',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(15);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(MIGRATIONS.length);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');

@@ -38,14 +38,21 @@ export async function invoiceByAddress(em: EntityManager, network: string, norma
   return owner?.state === 'allocated' ? owner.invoiceUuid : null;
 }
 
+/** The invoice a wrong-network payment was probably meant for (same address, another network of the family). */
+export interface IntendedInvoice {
+  readonly invoiceUuid: string;
+  readonly network: string;
+}
+
 /**
  * Records a transfer no open invoice took. Idempotent on (network, tx hash, event index): a replay
  * keeps the first row (and its id, the CLI's deposit_id); a transfer seen again after a reorg reopens it.
  */
-export async function recordUnattributed(em: EntityManager, t: SeenTransfer, confirmations: number, reason: string, now: Date): Promise<string | undefined> {
+export async function recordUnattributed(em: EntityManager, t: SeenTransfer, confirmations: number, reason: string, now: Date, intended: IntendedInvoice | null = null): Promise<string | undefined> {
   const rows = await em.execute<{ id: string }[]>(
-    `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)
+    `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at,
+       intended_invoice_uuid, intended_network)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)
      on conflict (network, tx_hash, event_index) do update set state = case when unattributed_deposits.state = 'reverted' then 'open' else unattributed_deposits.state end,
        block_height = excluded.block_height, block_hash = excluded.block_hash
      returning id`,
@@ -63,6 +70,8 @@ export async function recordUnattributed(em: EntityManager, t: SeenTransfer, con
       confirmations,
       reason,
       now,
+      intended?.invoiceUuid ?? null,
+      intended?.network ?? null,
     ],
   );
   return rows[0]?.id;
