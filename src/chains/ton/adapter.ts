@@ -9,6 +9,7 @@ import { decodeCursor, tonConfirmations } from './cursor';
 import { TonDepositWatch } from './deposit-watch';
 import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } from './errors';
 import { TonPayouts } from './payouts';
+import { checkJettonDecimals } from './token-check';
 
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_PAYOUT_TTL_SECONDS = 120;
@@ -60,7 +61,10 @@ export class TonAdapter implements ChainAdapter {
     return tonConfirmations(place.blockHeight, this.cursorHeight(cursor));
   }
 
-  /** Our jetton wallet = get_wallet_address(service wallet) on the master; refuses to start when the master does not answer. */
+  /**
+   * Our jetton wallet = get_wallet_address(service wallet) on the master; refuses to start when the
+   * master does not answer, or when its decimals are not USDT's (TonJettonDecimalsError, exit 78).
+   */
   async init(): Promise<void> {
     const service = this.input.codec.serviceWallet();
     const owner = Address.parse(service.address);
@@ -71,6 +75,7 @@ export class TonAdapter implements ChainAdapter {
     } catch (error) {
       throw new JettonMasterUnansweredError(this.tokenContract, error);
     }
+    await checkJettonDecimals(this.rpc, this.network, this.master, this.tokenContract, this.tokenDecimals);
     this.jettonWallet = jettonWallet;
     this.payouts = new TonPayouts({
       network: this.network,
