@@ -4,7 +4,7 @@ import { PlainWatchedSet } from '../watched-set';
 import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
 import { TonRpc } from './client';
 import type { TonCodec } from './codec';
-import type { TonLiveOptions } from './config';
+import { type TonLiveOptions, tonRpsDefault } from './config';
 import { decodeCursor, tonConfirmations } from './cursor';
 import { TonDepositWatch } from './deposit-watch';
 import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } from './errors';
@@ -45,7 +45,9 @@ export class TonAdapter implements ChainAdapter {
       throw new TonConfigError('TON_JETTON_MASTER', `not a TON address: ${input.jettonMaster}`);
     }
     this.tokenContract = this.master.toString({ bounceable: true, urlSafe: true });
-    this.rpc = new TonRpc(input.network, input.rpcUrl, input.apiKey, input.onRpc);
+    // A state read serves every reader for up to a second, never across two polls of the deposit watch.
+    const limits = { rps: input.rps ?? tonRpsDefault(input.apiKey), stateFreshMs: Math.min(1000, input.pollIntervalMs) };
+    this.rpc = new TonRpc(input.network, input.rpcUrl, input.apiKey, limits, input.onRpc);
   }
 
   /** TON is final once in a masterchain block: nothing is ever reorged away. */
