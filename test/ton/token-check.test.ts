@@ -1,5 +1,5 @@
 import { FamilyConfigError } from '../../src/chains/errors';
-import { TonJettonDecimalsError } from '../../src/chains/ton';
+import { TonJettonDecimalsError } from '../../src/chains/ton/token-errors';
 import { tonAdapter } from './support/adapter';
 import { deployMinter, offchainContent, onchainContent } from './support/jetton-content';
 import { SandboxChain } from './support/sandbox-chain';
