@@ -10,8 +10,10 @@ export interface RateLimitProxy {
   refused(): number;
   /** The most calls that arrived within any `windowMs` (served or refused): what the client asked of the provider. */
   peak(): number;
-  /** Every arrival time (ms since start) and method, for per-minute figures. */
+  /** Every arrival time (ms since the proxy started) and method, for per-minute figures. */
   readonly arrivals: Array<{ readonly at: number; readonly method: string }>;
+  /** Now on the arrivals' clock (ms since the proxy started). */
+  elapsed(): number;
   /** Changes the rate (calls per window). */
   setRate(rps: number): void;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startRateLimitProxy(upstreamUrl: string, rps: number, wind
     refused: () => state.refused,
     peak: () => state.peak,
     arrivals,
+    elapsed: () => Date.now() - t0,
     setRate: (next) => {
       state.rps = next;
     },
