@@ -33,7 +33,7 @@ export async function tonScenario(ctx: BenchContext): Promise<ScenarioReport> {
   const server = await startServer(
     ctx,
     'ton',
-    { TON_RPC_URL: rpc.url, TON_JETTON_MASTER: chain.usdt.address.toString(), TON_POLL_INTERVAL_MS: String(POLL_MS), TON_CONFIRMATIONS: '1' },
+    { TON_RPC_URL: rpc.url, TON_JETTON_MASTER: chain.usdt.address.toString(), TON_POLL_INTERVAL_MS: String(POLL_MS), TON_CONFIRMATIONS: '1', TON_RPS: '1000' },
     { layout: ctx.layout },
   );
   try {

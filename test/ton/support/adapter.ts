@@ -15,6 +15,7 @@ export interface AdapterSetup {
   readonly rps?: number;
   /** Another endpoint than the server's (e.g. a rate-limiting proxy in front of it). */
   readonly rpcUrl?: string;
+  readonly pollIntervalMs?: number;
 }
 
 /** A live TON adapter on the harness (TonClient over the toncenter server), with the test mnemonic. */
@@ -24,7 +25,7 @@ export function tonAdapter(chain: SandboxChain, server: ToncenterServer, setup: 
     codec: new TonCodec({ mnemonic: TEST_MNEMONIC }),
     rpcUrl: setup.rpcUrl ?? server.url,
     jettonMaster: setup.jettonMaster ?? chain.usdt.address.toString(),
-    pollIntervalMs: 50,
+    pollIntervalMs: setup.pollIntervalMs ?? 50,
     pageSize: setup.pageSize ?? 100,
     payoutTtlSeconds: setup.payoutTtlSeconds ?? 60,
     rps: setup.rps ?? 1000,

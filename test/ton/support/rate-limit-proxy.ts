@@ -11,7 +11,7 @@ export interface RateLimitProxy {
   /** The most calls that arrived within any `windowMs` (served or refused): what the client asked of the provider. */
   peak(): number;
   /** Every arrival time (ms since the proxy started) and method, for per-minute figures. */
-  readonly arrivals: Array<{ readonly at: number; readonly method: string }>;
+  readonly arrivals: Array<{ readonly at: number; readonly method: string; readonly address: string | null }>;
   /** Now on the arrivals' clock (ms since the proxy started). */
   elapsed(): number;
   /** Changes the rate (calls per window). */
@@ -27,7 +27,7 @@ export interface RateLimitProxy {
 export async function startRateLimitProxy(upstreamUrl: string, rps: number, windowMs = 1000): Promise<RateLimitProxy> {
   const upstream = new URL(upstreamUrl);
   const served = new Map<string, number>();
-  const arrivals: Array<{ at: number; method: string }> = [];
+  const arrivals: Array<{ at: number; method: string; address: string | null }> = [];
   const accepted: number[] = [];
   const state = { rps, refused: 0, peak: 0 };
   const t0 = Date.now();
@@ -37,12 +37,15 @@ export async function startRateLimitProxy(upstreamUrl: string, rps: number, wind
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       let method = '?';
+      let address: string | null = null;
       try {
-        method = String((JSON.parse(raw) as { method?: unknown }).method);
+        const body = JSON.parse(raw) as { method?: unknown; params?: { address?: unknown } };
+        method = String(body.method);
+        address = typeof body.params?.address === 'string' ? body.params.address : null;
       } catch {
         // forwarded as is: the upstream answers a malformed body
       }
-      arrivals.push({ at: now - t0, method });
+      arrivals.push({ at: now - t0, method, address });
       state.peak = Math.max(state.peak, arrivals.filter((a) => a.at > now - t0 - windowMs).length);
       while (accepted.length > 0 && now - accepted[0]! >= windowMs) accepted.shift();
       if (accepted.length >= state.rps) {
