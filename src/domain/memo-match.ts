@@ -13,5 +13,9 @@
  * `unknown_memo` unattributed deposit for the operator to attribute. Inner spaces are kept as typed.
  */
 export function memoMatchKey(typed: string): string {
-  return typed.normalize('NFKC').replace(/\p{Cf}/gu, '').trim().toUpperCase();
+  return typed
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .trim()
+    .toUpperCase();
 }

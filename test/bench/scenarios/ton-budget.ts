@@ -1,11 +1,10 @@
 import { Address } from '@ton/core';
 import { toBaseUnits } from '../../../src/chains/amount';
-import { startServer, type BenchContext } from '../support/context';
+import { startServer, type BenchContext, type Server } from '../support/context';
 import type { Figure } from '../support/report';
 import { startRateLimitProxy } from '../../ton/support/rate-limit-proxy';
 import { SandboxChain } from '../../ton/support/sandbox-chain';
 import { startToncenter } from '../../ton/support/toncenter-server';
-import { createInvoice } from './ton';
 
 /** A deposit every this many ms in the "with deposits" window (one per ~2.5 masterchain blocks). */
 const DEPOSIT_EVERY_MS = 4000;
@@ -15,7 +14,9 @@ const DEPOSIT_EVERY_MS = 4000;
  * 2,000, TON_RPS 1) behind a proxy that answers 429 above 1 call/s as toncenter does. Calls per
  * minute the provider sees at idle and while deposits arrive, and the calls it refused.
  */
-export async function tonBudgetFigures(ctx: BenchContext): Promise<{ figures: Figure[]; notes: string[] }> {
+export type CreateInvoice = (server: Server, merchant: { merchantId: string; apiKey: string; apiSecret: string }, amount: string) => Promise<{ address: string; memo: string; pay_amount: string }>;
+
+export async function tonBudgetFigures(ctx: BenchContext, createInvoice: CreateInvoice): Promise<{ figures: Figure[]; notes: string[] }> {
   const chain = await SandboxChain.create();
   const toncenter = await startToncenter(chain);
   const proxy = await startRateLimitProxy(toncenter.url, 1);
@@ -40,7 +41,9 @@ export async function tonBudgetFigures(ctx: BenchContext): Promise<{ figures: Fi
     }
     const busyTo = proxy.elapsed();
     const busy = (count(busyFrom, busyTo) * 60_000) / (busyTo - busyFrom);
-    ctx.log(`  TON on 1 call/s (no API key): ${idle.toFixed(1)} calls/min idle, ${busy.toFixed(1)} calls/min with a deposit every ${DEPOSIT_EVERY_MS / 1000} s, ${proxy.refused()} refused (429), peak ${proxy.peak()} calls in a second`);
+    ctx.log(
+      `  TON on 1 call/s (no API key): ${idle.toFixed(1)} calls/min idle, ${busy.toFixed(1)} calls/min with a deposit every ${DEPOSIT_EVERY_MS / 1000} s, ${proxy.refused()} refused (429), peak ${proxy.peak()} calls in a second`,
+    );
     return {
       figures: [
         { name: 'toncenter calls per minute at idle (defaults, TON_RPS 1)', value: idle, unit: 'calls/min', target: '≤ 60 (1 call/s without a key)', pass: idle <= 60 },
@@ -57,4 +60,3 @@ export async function tonBudgetFigures(ctx: BenchContext): Promise<{ figures: Fi
     await toncenter.close();
   }
 }
-

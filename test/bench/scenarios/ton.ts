@@ -66,7 +66,7 @@ export async function tonScenario(ctx: BenchContext): Promise<ScenarioReport> {
       client.close();
     }
     const flat = perLevel.every((l) => Math.abs(l.idle - perLevel[0]!.idle) < 0.05);
-    const budget = await tonBudgetFigures(ctx);
+    const budget = await tonBudgetFigures(ctx, createInvoice);
     return {
       id: 7,
       title: 'TON: toncenter calls per poll and detection latency (sandbox harness)',
@@ -111,7 +111,7 @@ async function createInvoices(server: Server, m: Merchant, count: number): Promi
   return out;
 }
 
-export async function createInvoice(server: Server, m: Merchant, amount: string): Promise<Invoice> {
+async function createInvoice(server: Server, m: Merchant, amount: string): Promise<Invoice> {
   const body = JSON.stringify({ amount, network: 'TON' });
   const res = await fetch(`http://127.0.0.1:${server.started.httpPort}/v1/invoices`, {
     method: 'POST',

@@ -47,7 +47,9 @@ export class SandboxChain {
     const payer = await blockchain.treasury('payer');
     // USDT-like metadata on chain (6 decimals): the adapter checks them at start (token-check.ts).
     const minter = (symbol: string) =>
-      blockchain.openContract(JettonMinter.createFromConfig({ admin: admin.address, content: onchainContent({ symbol, decimals: 6, uri: `https://example.invalid/${symbol}.json` }), jettonWalletCode: JettonWallet.code }));
+      blockchain.openContract(
+        JettonMinter.createFromConfig({ admin: admin.address, content: onchainContent({ symbol, decimals: 6, uri: `https://example.invalid/${symbol}.json` }), jettonWalletCode: JettonWallet.code }),
+      );
     const usdt = minter('usdt');
     const fake = minter('fake-usdt');
     await usdt.sendDeploy(admin.getSender(), toNano('0.1'));
