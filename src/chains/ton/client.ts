@@ -116,13 +116,15 @@ export class TonRpc {
   /** One call within the budget, made again on a transient failure (provider-errors.ts retryable). */
   private async timed<T>(method: string, fn: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      await this.budget.take();
+      const done = await this.budget.take();
       const started = Date.now();
       try {
         const out = await fn();
+        done();
         this.onRpc?.({ network: this.network, method, ms: Date.now() - started, ok: true });
         return out;
       } catch (error) {
+        done();
         this.onRpc?.({ network: this.network, method, ms: Date.now() - started, ok: false });
         const status = httpStatusOf(error);
         if (status === undefined || !retryable(method, status)) throw error;
