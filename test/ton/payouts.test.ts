@@ -47,6 +47,7 @@ beforeAll(async () => {
       TON_RPC_URL: server.url,
       TON_JETTON_MASTER: chain.usdt.address.toString(),
       TON_POLL_INTERVAL_MS: '50',
+      TON_RPS: '1000',
       TON_CONFIRMATIONS: '1',
       PAYOUT_POLL_INTERVAL_MS: '200',
     },

@@ -1,6 +1,7 @@
 import type { EntityManager, QueryResult } from '@mikro-orm/postgresql';
+import { memoMatchKey } from '../../domain/memo-match';
 import type { NetworkCode } from '../../domain/networks';
-import { Invoice, UnattributedDeposit } from '../entities';
+import { UnattributedDeposit } from '../entities';
 import { addressOwner } from './address-pool';
 
 /** A transfer as the watcher saw it on the chain (what deposits.ts records). */
@@ -26,10 +27,20 @@ export async function knownPayment(em: EntityManager, network: string, txHash: s
   return rows[0] ? { state: rows[0].state, invoiceUuid: rows[0].invoice_uuid } : null;
 }
 
-/** The invoice a memo names on the shared address (master_memo networks), null when none does. */
+/**
+ * The invoice a memo names on the shared address (master_memo networks), null when none does.
+ * Matched case-insensitively as the buyer may type it (domain/memo-match.ts), on the index
+ * invoices_network_memo_upper_index. Memos issued today are upper case and unique, so at most one
+ * row matches; should rows written before differ only by case, the one spelled exactly as typed
+ * wins, and without one the memo is ambiguous: null (unknown_memo, attributed by an operator),
+ * never a guess.
+ */
 export async function invoiceByMemo(em: EntityManager, network: NetworkCode, memo: string): Promise<string | null> {
-  const row = await em.findOne(Invoice, { network, memo }, { fields: ['uuid'] });
-  return row?.uuid ?? null;
+  const key = memoMatchKey(memo);
+  if (key === '') return null;
+  const rows = await em.execute<{ uuid: string; memo: string }[]>('select uuid, memo from invoices where network = ? and upper(memo) = ? limit 10', [network, key]);
+  if (rows.length <= 1) return rows[0]?.uuid ?? null;
+  return rows.find((r) => r.memo === memo.trim())?.uuid ?? null;
 }
 
 /** The invoice a pool address is allocated to, null when it is free (or not ours). */

@@ -2,6 +2,7 @@ import { Blockchain, type BlockchainTransaction, internal, type SandboxContract,
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet';
 import { Address, beginCell, type Cell, toNano } from '@ton/core';
+import { onchainContent } from './jetton-content';
 
 /** TEP-74 op codes the harness builds messages with. */
 export const OP = { transfer: 0x0f8a7ea5, internalTransfer: 0x178d4519, transferNotification: 0x7362d09c, encryptedComment: 0x2167da4b } as const;
@@ -44,8 +45,11 @@ export class SandboxChain {
     blockchain.now = now;
     const admin = await blockchain.treasury('admin');
     const payer = await blockchain.treasury('payer');
-    const minter = (content: string) =>
-      blockchain.openContract(JettonMinter.createFromConfig({ admin: admin.address, content: beginCell().storeStringTail(content).endCell(), jettonWalletCode: JettonWallet.code }));
+    // USDT-like metadata on chain (6 decimals): the adapter checks them at start (token-check.ts).
+    const minter = (symbol: string) =>
+      blockchain.openContract(
+        JettonMinter.createFromConfig({ admin: admin.address, content: onchainContent({ symbol, decimals: 6, uri: `https://example.invalid/${symbol}.json` }), jettonWalletCode: JettonWallet.code }),
+      );
     const usdt = minter('usdt');
     const fake = minter('fake-usdt');
     await usdt.sendDeploy(admin.getSender(), toNano('0.1'));
