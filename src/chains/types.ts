@@ -175,6 +175,12 @@ export interface PayoutBook {
    * (EVM: src/chains/evm/nonces.ts), and serialises its own signings per wallet.
    */
   highestOpenSequence(wallet: string): Promise<number | null>;
+  /**
+   * The hash of the newest signed transaction committed on withdrawal `id`'s row; null when none is
+   * committed (yet). A family that carries several payouts in one transaction (TON: up to 4 transfers
+   * per external message) adds a payout to another's transaction only once that one is committed.
+   */
+  storedTxHash?(id: string): Promise<string | null>;
 }
 
 export interface PayoutRequest {

@@ -96,7 +96,10 @@ export class PayoutSteps {
       if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
       let payout: WithdrawalSignedPayout;
       try {
-        const book: PayoutBook = { highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id) };
+        const book: PayoutBook = {
+          highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id),
+          storedTxHash: async (id) => (await readPayoutRow(q, id))?.payout?.txHash ?? null,
+        };
         payout = await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, attempt, book });
       } catch (error) {
         const classified = classifyPayoutError(error);
