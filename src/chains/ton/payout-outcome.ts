@@ -28,28 +28,48 @@ export interface PayoutOutcomeOptions {
   readonly pageSize: number;
 }
 
+/** What the polls of one payout read so far (each poll then reads only newer transactions). */
+interface Trail {
+  transfer: Transaction | null;
+  readonly bounces: Transaction[];
+  /** Our jetton wallet read down to this lt. */
+  ourTo: bigint;
+  /** The payee's jetton wallet read down to this lt (null: not yet). */
+  payeeTo: bigint | null;
+}
+
 /** Reads a payout's trail: our jetton wallet, then the payee's jetton wallet; the service wallet for its seqnos. */
 export class PayoutOutcomes {
+  /** By query_id, while the payout is open in this process (dropped once it is decided). */
+  private readonly trails = new Map<string, Trail>();
+
   constructor(private readonly o: PayoutOutcomeOptions) {}
 
   async of(queryId: bigint, sinceLt: bigint): Promise<PayoutOutcome> {
-    let transfer: Transaction | null = null;
-    const bounces: Transaction[] = [];
-    // Newest first: a bounce (later) is met before the transfer it answers.
-    await this.history(this.o.jettonWallet, sinceLt, (tx) => {
-      if (bouncedTransferQueryId(tx) === queryId) bounces.push(tx);
-      if (isOurTransfer(tx, this.o.serviceWallet, queryId)) transfer = tx;
-      return transfer !== null;
+    const key = queryId.toString();
+    const t = this.trails.get(key) ?? { transfer: null, bounces: [], ourTo: sinceLt, payeeTo: null };
+    // Only what is new since the last poll is read: our jetton wallet above the lt read last time.
+    t.ourTo = await this.history(this.o.jettonWallet, t.ourTo, (tx) => {
+      if (bouncedTransferQueryId(tx) === queryId) t.bounces.push(tx);
+      if (t.transfer === null && isOurTransfer(tx, this.o.serviceWallet, queryId)) t.transfer = tx;
+      return false;
     });
-    if (transfer === null) return 'none';
-    if (!succeeded(transfer)) return 'refused';
-    const sent = sentTransferOf(transfer);
+    this.trails.set(key, t);
+    const outcome = await this.judge(t, queryId);
+    if (outcome !== 'none' && outcome !== 'sent') this.trails.delete(key);
+    return outcome;
+  }
+
+  private async judge(t: Trail, queryId: bigint): Promise<PayoutOutcome> {
+    if (t.transfer === null) return 'none';
+    if (!succeeded(t.transfer)) return 'refused';
+    const sent = sentTransferOf(t.transfer);
     if (sent === null) return 'refused'; // it ran without sending anything on: nothing left us
-    if (bounces.some((tx) => isBounceFrom(tx, sent.payeeWallet, queryId))) return 'bounced';
+    if (t.bounces.some((tx) => isBounceFrom(tx, sent.payeeWallet, queryId))) return 'bounced';
     let arrival: 'arrived' | 'refused' | null = null;
-    await this.history(sent.payeeWallet, sent.createdLt, (tx) => {
-      arrival = arrivalOf(tx, this.o.jettonWallet, sent);
-      return arrival !== null;
+    t.payeeTo = await this.history(sent.payeeWallet, t.payeeTo ?? sent.createdLt, (tx) => {
+      arrival ??= arrivalOf(tx, this.o.jettonWallet, sent);
+      return false;
     });
     // Refused downstream: the bounce is on its way back; `bounced` once it is on our jetton wallet.
     return arrival === 'arrived' ? 'arrived' : 'sent';
@@ -69,17 +89,22 @@ export class PayoutOutcomes {
     return found;
   }
 
-  /** Visits `address`'s transactions above `sinceLt`, newest first, until `visit` returns true. */
-  private async history(address: Address, sinceLt: bigint, visit: (tx: Transaction) => boolean): Promise<void> {
-    let next = (await this.o.rpc.state(address)).last;
+  /**
+   * Visits `address`'s transactions above `sinceLt`, newest first, until `visit` returns true; returns
+   * the newest lt read (the lt to stop at next time when everything above `sinceLt` was read).
+   */
+  private async history(address: Address, sinceLt: bigint, visit: (tx: Transaction) => boolean): Promise<bigint> {
+    const top = (await this.o.rpc.state(address)).last;
+    let next = top;
     while (next !== null && next.lt > sinceLt) {
       const page: Transaction[] = await this.o.rpc.transactions(address, next, this.o.pageSize, sinceLt);
-      if (page.length === 0) return;
+      if (page.length === 0) return sinceLt;
       for (const tx of page) {
-        if (tx.lt <= sinceLt || visit(tx)) return;
+        if (tx.lt <= sinceLt || visit(tx)) return top!.lt;
       }
       const tail = page[page.length - 1]!;
       next = tail.prevTransactionLt === 0n ? null : { lt: tail.prevTransactionLt, hash: hashOf(tail.prevTransactionHash) };
     }
+    return top === null || top.lt < sinceLt ? sinceLt : top.lt;
   }
 }

@@ -15,10 +15,14 @@ import { PAYOUT_GAS_NEEDED, payoutQueryId, signOrder, transferMessage } from './
 
 /**
  * Chain seconds a queued seqno waits per seqno ahead of it: the wallet accepts one external message
- * per block, so a message N seqnos ahead runs no sooner than N blocks later. valid_until stays bounded
- * (chain time + TTL + this per queued seqno), at every seqno, 0 included.
+ * per block, so a message N seqnos ahead runs no sooner than N blocks later (two blocks of ~5 s each
+ * allowed per seqno: one to be seen committed, one to run). valid_until stays bounded (chain time +
+ * TTL + this per queued seqno), at every seqno, 0 included.
  */
-export const QUEUE_SECONDS_PER_SEQNO = 6;
+export const QUEUE_SECONDS_PER_SEQNO = 10;
+
+/** A first signing joins a batch only this many seqnos above the wallet's (see firstBatch). */
+const JOIN_AHEAD = 2;
 
 export interface TonPayoutsOptions {
   readonly network: NetworkCode;
@@ -118,8 +122,11 @@ export class TonPayouts {
     const held = this.batches.holding(key, walletSeqno);
     if (held && !held.sealed) return held;
     held?.remove(key); // sealed without it: no stored version of it can run there
+    // Only a batch two seqnos ahead takes a new member: it cannot be sent for two blocks, time enough
+    // for the member's row to commit and its version to be the one sent (else it is superseded: safe,
+    // but signed again).
     const top = this.batches.top(walletSeqno);
-    if (top && !top.sealed && !top.full && (await top.committedBut(null, book))) {
+    if (top && top.seqno >= walletSeqno + JOIN_AHEAD && !top.sealed && !top.full && (await top.committedBut(null, book))) {
       top.add({ message: mine, key, id: request.id, committed: false });
       return top;
     }
@@ -145,16 +152,18 @@ export class TonPayouts {
   async broadcast(payout: SignedPayout): Promise<void> {
     const meta = metaOf(payout);
     const batch = this.batches.at(meta.nonce) ?? this.batches.start(meta.nonce);
-    const own = ownTransferKey(payout.raw, meta.queryId);
-    return seqnoBook(this.walletRaw).exclusive(async () => {
-      batch.stored(own, { raw: payout.raw, size: storedOrderOf(payout.raw)?.transfers.length ?? 1, validUntil: meta.validUntil });
-      const { seqno, utime } = await this.walletState();
-      if (seqno < meta.nonce) return; // not its turn yet
-      if (seqno > meta.nonce) {
-        if ((await this.seqnoFate(payout, meta)) === 'foreign') throw new TonPayoutSeqnoConsumedError(payout.txHash, meta.nonce, this.wallet.address.toString());
-        return;
-      }
+    batch.stored(ownTransferKey(payout.raw, meta.queryId), { raw: payout.raw, size: storedOrderOf(payout.raw)?.transfers.length ?? 1, validUntil: meta.validUntil });
+    // Read without the signing lock: a queued payout polls often and must not hold up the signers.
+    const { seqno } = await this.walletState();
+    if (seqno < meta.nonce) return; // not its turn yet
+    if (seqno > meta.nonce) {
+      if ((await this.seqnoFate(payout, meta)) === 'foreign') throw new TonPayoutSeqnoConsumedError(payout.txHash, meta.nonce, this.wallet.address.toString());
+      return;
+    }
+    // Its turn: sealed under the lock, so no signer adds a member to a version that may be sent now.
+    await seqnoBook(this.walletRaw).exclusive(async () => {
       batch.sealed = true;
+      const { utime } = await this.walletState();
       try {
         await this.o.rpc.sendBoc(Buffer.from(batch.best(utime)?.raw ?? payout.raw, 'base64'));
       } catch (error) {
@@ -164,11 +173,30 @@ export class TonPayouts {
     });
   }
 
+  /**
+   * The batch at the wallet's seqno goes out as soon as any status check sees that seqno committed,
+   * not at its own members' next poll: the queue then moves about one seqno per block. Sends its
+   * largest stored version (committed rows only); nothing when none is stored or it went out already.
+   */
+  private async sendNext(walletSeqno: number): Promise<void> {
+    const batch = this.batches.at(walletSeqno);
+    if (batch === undefined || batch.sealed) return;
+    await seqnoBook(this.walletRaw).exclusive(async () => {
+      const { seqno, utime } = await this.walletState();
+      const version = seqno === batch.seqno && !batch.sealed ? batch.best(utime) : undefined;
+      if (version === undefined) return;
+      batch.sealed = true;
+      // A refusal is harmless: the members' own broadcasts send it again.
+      await this.o.rpc.sendBoc(Buffer.from(version.raw, 'base64')).catch(() => undefined);
+    });
+  }
+
   async status(payout: SignedPayout): Promise<PayoutStatus> {
     const meta = metaOf(payout);
     // The seqno is read after the chain time: not past ours then means no version ran before that
     // time, and past valid_until this one never can (TON's masterchain state is final).
     const { seqno, utime } = await this.walletState();
+    await this.sendNext(seqno);
     if (seqno <= meta.nonce) {
       if (utime <= meta.validUntil) return { state: 'unknown' }; // not run yet and still valid: send it (again)
       this.expired.set(meta.queryId.toString(), { seqno: meta.nonce, raw: payout.raw });

@@ -9,6 +9,16 @@ export interface InclusionOptions {
   readonly blockSeconds: number;
 }
 
+/** The messages an external caused, still running: `pending` of them run in the next block. */
+interface Flight {
+  readonly it: AsyncIterator<BlockchainTransaction>;
+  pending: number;
+}
+
+function internalsOf(tx: BlockchainTransaction): number {
+  return [...tx.outMessages.values()].filter((m) => m.info.type === 'internal').length;
+}
+
 /** A liteserver's refusal of an external message (the harness answers sendBoc with it). */
 export class ExternalRefused extends Error {}
 
@@ -22,9 +32,10 @@ export class ExternalRefused extends Error {}
  */
 export class Inclusion {
   private held: Cell[] = [];
-  private flights: AsyncIterator<BlockchainTransaction>[] = [];
+  private flights: Flight[] = [];
   private readonly timer: NodeJS.Timeout;
   private producing: Promise<void> = Promise.resolve();
+  private paused = false;
   /** Externals accepted and externals refused by sendBoc, for the tests. */
   readonly counts = { accepted: 0, refused: 0, dropped: 0, blocks: 0 };
 
@@ -32,8 +43,14 @@ export class Inclusion {
     private readonly chain: SandboxChain,
     private readonly o: InclusionOptions,
   ) {
+    // A tick while the previous block is still being produced is skipped (no backlog of blocks).
+    let busy = false;
     this.timer = setInterval(() => {
-      this.producing = this.producing.then(() => this.block()).catch(() => undefined);
+      if (this.paused || busy) return;
+      busy = true;
+      this.producing = this.block()
+        .catch(() => undefined)
+        .finally(() => (busy = false));
     }, o.blockMs);
     this.timer.unref();
   }
@@ -66,6 +83,15 @@ export class Inclusion {
     await this.producing;
   }
 
+  /** No blocks until resume(): sendBoc still accepts (or refuses) and holds, nothing runs. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
   stop(): void {
     clearInterval(this.timer);
   }
@@ -83,19 +109,28 @@ export class Inclusion {
     const flights = this.flights;
     this.flights = [];
     for (const flight of flights) {
+      // One hop: every message queued in the previous block runs now; what they send runs next block.
+      let steps = flight.pending;
+      flight.pending = 0;
       try {
-        if (!(await flight.next()).done) this.flights.push(flight);
+        for (; steps > 0; steps--) {
+          const step = await flight.it.next();
+          if (step.done) break;
+          flight.pending += internalsOf(step.value);
+        }
       } catch {
         // a message the sandbox cannot run further: the flight ends
       }
+      if (flight.pending > 0) this.flights.push(flight);
     }
     const held = this.held;
     this.held = [];
     for (const cell of held) {
-      const flight = await this.chain.blockchain.sendMessageIter(cell, { allowParallel: true });
+      const it = await this.chain.blockchain.sendMessageIter(cell, { allowParallel: true });
       try {
         // The wallet's own transaction; a second external at the same seqno is refused here (dropped).
-        if (!(await flight.next()).done) this.flights.push(flight);
+        const step = await it.next();
+        if (!step.done && internalsOf(step.value) > 0) this.flights.push({ it, pending: internalsOf(step.value) });
       } catch {
         this.counts.dropped += 1;
       }
