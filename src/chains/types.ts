@@ -311,6 +311,13 @@ export interface ChainAdapter {
    * address is whitelisted and when a withdrawal names it. Absent: every valid address can.
    */
   payeeRefusal?(address: string): { readonly code: string; readonly message: string } | null;
+  /**
+   * The same question where only the chain can answer it (TON: the address is a jetton wallet, it
+   * answers `get_wallet_data`): a 422 code and message naming what to use instead, or null. Asked when
+   * an address is whitelisted; the family refuses to sign a payout to such an address itself. Throws
+   * when the node does not answer (nothing is listed on a guess). Absent: payeeRefusal says it all.
+   */
+  payeeCheck?(address: string): Promise<{ readonly code: string; readonly message: string } | null>;
 
   /**
    * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input

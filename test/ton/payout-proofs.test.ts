@@ -3,7 +3,7 @@ import { keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { TonCodec } from '../../src/chains/ton';
 import { eventually, rpc, signed } from '../support/stack';
-import { balance, expectLedgerExact, waitForWithdrawal } from '../withdrawals/support';
+import { backdateWhitelist, balance, expectLedgerExact, stackRpcs, waitForWithdrawal, whitelist } from '../withdrawals/support';
 import { TEST_MNEMONIC } from './support/adapter';
 import { startPayoutStack, type PayoutStack } from './support/payout-stack';
 
@@ -128,6 +128,28 @@ describe('TON payouts count only what the chain proves', () => {
     expect(rejected.status).toBe('rejected');
     expect(await balance(h.stack, h.m)).toEqual(before);
     expect(await h.chain.jettonBalance(payee)).toBe(payeeBefore);
+    await expectLedgerExact(h.stack.daemon.orm);
+  });
+
+  it('a jetton wallet is no payee: refused when whitelisted and when paid, naming its owner', async () => {
+    // The payee's jetton wallet exists (test 1 paid it): whitelisting it is refused, naming the payee.
+    const payeeJw = await h.chain.jettonWallet(payee);
+    const owner = payee.toString({ bounceable: false, urlSafe: true });
+    await expect(whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', payeeJw.toString())).rejects.toThrow(/payee_is_jetton_wallet|is a jetton wallet/);
+    await expect(whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', payeeJw.toString())).rejects.toThrow(owner);
+    // An address listed before it became a jetton wallet (not deployed then): the payout is refused, released.
+    const other = (await h.chain.blockchain.treasury('other')).address;
+    const otherJw = await h.chain.jettonWallet(other);
+    await whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', otherJw.toString());
+    await backdateWhitelist(h.stack.databaseUrl, h.m.merchantId);
+    await h.chain.pay({ to: other, amount: 1_000_000n });
+    const before = await balance(h.stack, h.m);
+    const w = await h.withdraw(otherJw, '3');
+    const failed = await waitForWithdrawal(h.stack, h.m, w.uuid, 'failed', 20_000);
+    expect(failed.failure_reason).toMatch(/payee_is_jetton_wallet/);
+    expect(failed.failure_reason).toContain(other.toString({ bounceable: false, urlSafe: true }));
+    expect(await balance(h.stack, h.m)).toEqual(before);
+    expect(await h.chain.jettonBalance(otherJw)).toBe(0n);
     await expectLedgerExact(h.stack.daemon.orm);
   });
 });

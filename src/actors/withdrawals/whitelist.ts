@@ -43,7 +43,8 @@ export class Whitelist {
   async add(merchantId: string, network: NetworkSettings, address: string, actor: string): Promise<WhitelistEntry> {
     const normalized = this.normalize(network, address);
     // A valid address the chain cannot pay (SOLANA: off the curve) is never listed.
-    const refusal = this.deps.adapters.get(network.code)?.payeeRefusal?.(address);
+    const adapter = this.deps.adapters.get(network.code);
+    const refusal = adapter?.payeeRefusal?.(address) ?? (await adapter?.payeeCheck?.(address)) ?? null;
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
     return this.deps.orm.em.fork().transactional(async (em) => {
       await lockMerchant(em, merchantId);

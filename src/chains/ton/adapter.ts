@@ -9,6 +9,7 @@ import { decodeCursor, tonConfirmations } from './cursor';
 import { TonDepositWatch } from './deposit-watch';
 import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } from './errors';
 import { TonPayouts } from './payouts';
+import { jettonWalletRefusal } from './payee-check';
 
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_PAYOUT_TTL_SECONDS = 120;
@@ -140,6 +141,11 @@ export class TonAdapter implements ChainAdapter {
   /** ton://transfer/<service wallet>?jetton=<master>&amount=<base units>&text=<memo>. */
   paymentLink(input: PaymentLinkInput): string {
     return this.input.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals });
+  }
+
+  /** ChainAdapter.payeeCheck: a jetton wallet is no payee (its owner is named instead). */
+  payeeCheck(address: string): Promise<{ code: string; message: string } | null> {
+    return jettonWalletRefusal(this.rpc, address);
   }
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {

@@ -11,6 +11,7 @@ import { seqnoBook } from './seqnos';
 import { type Batch, payoutBatches, type PayoutBatches } from './payout-batches';
 import { PayoutOutcomes } from './payout-outcome';
 import { storedOrderOf } from './payout-trail';
+import { jettonWalletRefusal } from './payee-check';
 import { PAYOUT_GAS_NEEDED, payoutQueryId, signOrder, transferMessage } from './payout-message';
 
 /**
@@ -90,6 +91,9 @@ export class TonPayouts {
     } catch {
       throw new ValidationError('invalid_address', `not a TON address: ${request.to}`, 'address');
     }
+    // Paid only to a wallet: a jetton wallet whitelisted before this check existed is refused here (the withdrawal fails, released).
+    const refusal = (request.attempt ?? 0) === 0 ? await jettonWalletRefusal(this.o.rpc, request.to) : null;
+    if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
     const queryId = payoutQueryId(request.id);
     const mine = transferMessage(this.wallet.address, this.o.jettonWallet, { queryId, to, amount: toBaseUnits(request.amount, this.o.decimals) });
     const key = mine.body.hash().toString('hex');
