@@ -1,4 +1,4 @@
-import { Address, internal, SendMode, toNano } from '@ton/core';
+import { type Address, internal, SendMode, toNano } from '@ton/core';
 import { keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { TonCodec } from '../../src/chains/ton';
@@ -80,7 +80,7 @@ describe('TON payouts count only what the chain proves', () => {
     await expectLedgerExact(h.stack.daemon.orm);
   });
 
-  it("a payee whose jetton wallet refuses the jettons: the bounce fails the withdrawal (never completed first), the hold released once", async () => {
+  it('a payee whose jetton wallet refuses the jettons: the bounce fails the withdrawal (never completed first), the hold released once', async () => {
     const refusing = await h.chain.refusingJettonWallet(refuser);
     const ours = await h.chain.jettonBalance(h.service);
     const before = await balance(h.stack, h.m);
@@ -113,14 +113,24 @@ describe('TON payouts count only what the chain proves', () => {
     const keyPair = keyPairFromSeed(seed);
     const wallet = WalletContractV4.create({ workchain: 0, publicKey: keyPair.publicKey });
     const operator = (await h.chain.blockchain.treasury('operator')).address;
-    const body = wallet.createTransfer({ seqno: Number(meta.nonce), secretKey: keyPair.secretKey, timeout: h.chain.now + 60, sendMode: SendMode.PAY_GAS_SEPARATELY, messages: [internal({ to: operator, value: toNano('1'), bounce: false })] });
+    const body = wallet.createTransfer({
+      seqno: Number(meta.nonce),
+      secretKey: keyPair.secretKey,
+      timeout: h.chain.now + 60,
+      sendMode: SendMode.PAY_GAS_SEPARATELY,
+      messages: [internal({ to: operator, value: toNano('1'), bounce: false })],
+    });
     await h.chain.blockchain.sendMessage({ info: { type: 'external-in', dest: wallet.address, importFee: 0n }, body });
     h.chain.seqno += 1;
     h.server.failNext('sendBoc', 0);
-    const row = await eventually(async () => {
-      const r = await h.signedRow(w.uuid);
-      return r.failureReason === 'needs_operator: payout_nonce_consumed' ? r : undefined;
-    }, 20_000, 'the withdrawal waiting for an operator');
+    const row = await eventually(
+      async () => {
+        const r = await h.signedRow(w.uuid);
+        return r.failureReason === 'needs_operator: payout_nonce_consumed' ? r : undefined;
+      },
+      20_000,
+      'the withdrawal waiting for an operator',
+    );
     expect(row.failureReason).toBe('needs_operator: payout_nonce_consumed');
     expect(await currentStatus(w.uuid)).toBe('processing');
     expect((await balance(h.stack, h.m)).held).toBe('4');

@@ -38,12 +38,22 @@ it(`a queue of ${QUEUE} payouts completes, each paid once, none signed anew`, as
   h.chain.inclusion!.pause();
   const ws = [];
   for (let i = 0; i < QUEUE; i++) ws.push(await h.withdraw(payee, '3'));
-  await eventually(async () => ((await h.stack.daemon.orm.em.fork().execute<{ n: string }[]>(`select count(*)::text as n from withdrawals where network = 'TON' and signed_raw is not null and status = 'processing'`))[0]!.n === String(QUEUE) ? true : undefined), 60_000, 'the queue signed');
+  await eventually(
+    async () =>
+      (await h.stack.daemon.orm.em.fork().execute<{ n: string }[]>(`select count(*)::text as n from withdrawals where network = 'TON' and signed_raw is not null and status = 'processing'`))[0]!.n ===
+      String(QUEUE)
+        ? true
+        : undefined,
+    60_000,
+    'the queue signed',
+  );
   h.chain.inclusion!.resume();
   try {
     for (const w of ws) await waitForWithdrawal(h.stack, h.m, w.uuid, 'completed', 500_000);
   } catch (error) {
-    const stuck = await h.stack.daemon.orm.em.fork().execute(`select status, payout_sequence, payout_attempt, failure_reason from withdrawals where network = 'TON' and status <> 'completed' order by payout_sequence`);
+    const stuck = await h.stack.daemon.orm.em
+      .fork()
+      .execute(`select status, payout_sequence, payout_attempt, failure_reason from withdrawals where network = 'TON' and status <> 'completed' order by payout_sequence`);
     throw new Error(`${(error as Error).message}; chain now ${h.chain.now}, ${JSON.stringify(h.chain.inclusion!.counts)}, open: ${JSON.stringify(stuck)}`);
   }
   const blocks = h.chain.inclusion!.counts.blocks - blocksBefore;

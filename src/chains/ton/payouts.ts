@@ -104,10 +104,7 @@ export class TonPayouts {
       this.batches.prune(state.seqno);
       const resign = (request.attempt ?? 0) > 0 ? this.expired.get(queryId.toString()) : undefined;
       if ((request.attempt ?? 0) > 0 && (resign === undefined || (resign !== 'fresh' && state.seqno > resign.seqno))) throw new TonPayoutResignUnprovenError(request.id, request.attempt ?? 0);
-      const batch =
-        resign !== undefined && resign !== 'fresh'
-          ? await this.resignBatch(request.id, resign, key, request.book)
-          : await this.firstBatch(request, key, mine, state.seqno, request.book);
+      const batch = resign !== undefined && resign !== 'fresh' ? await this.resignBatch(request.id, resign, key, request.book) : await this.firstBatch(request, key, mine, state.seqno, request.book);
       const size = batch.members.length;
       if (state.balance < PAYOUT_GAS_NEEDED * BigInt(size)) throw new TonPayoutGasShortError(this.wallet.address.toString(), state.balance.toString(), (PAYOUT_GAS_NEEDED * BigInt(size)).toString());
       const validUntil = state.utime + this.o.ttlSeconds + (batch.seqno - state.seqno) * QUEUE_SECONDS_PER_SEQNO;

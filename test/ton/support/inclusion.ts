@@ -1,6 +1,13 @@
-import type { BlockchainTransaction } from '@ton/sandbox';
+import type { Blockchain, BlockchainTransaction } from '@ton/sandbox';
 import { type Cell, loadMessage } from '@ton/core';
-import type { SandboxChain } from './sandbox-chain';
+
+/** What inclusion needs of the harness chain (SandboxChain). */
+export interface InclusionChain {
+  readonly blockchain: Blockchain;
+  readonly now: number;
+  /** Masterchain seqno the harness reports; one per block. */
+  seqno: number;
+}
 
 export interface InclusionOptions {
   /** Wall-clock milliseconds between blocks. */
@@ -40,7 +47,7 @@ export class Inclusion {
   readonly counts = { accepted: 0, refused: 0, dropped: 0, blocks: 0 };
 
   constructor(
-    private readonly chain: SandboxChain,
+    private readonly chain: InclusionChain,
     private readonly o: InclusionOptions,
   ) {
     // A tick while the previous block is still being produced is skipped (no backlog of blocks).

@@ -19,7 +19,13 @@ export interface PayoutStack {
   signedRow(uuid: string): Promise<{ raw: string | null; meta: Record<string, string | number> | null; failureReason: string | null }>;
 }
 
-export async function startPayoutStack(o: { inclusion?: InclusionOptions; deposit: string; payees: (chain: SandboxChain) => Promise<Address[]>; env?: Record<string, string>; gas?: bigint}): Promise<PayoutStack> {
+export async function startPayoutStack(o: {
+  inclusion?: InclusionOptions;
+  deposit: string;
+  payees: (chain: SandboxChain) => Promise<Address[]>;
+  env?: Record<string, string>;
+  gas?: bigint;
+}): Promise<PayoutStack> {
   const chain = await SandboxChain.create(undefined, o.inclusion);
   const server = await startToncenter(chain);
   const stack = await startStack({
@@ -60,7 +66,10 @@ export async function startPayoutStack(o: { inclusion?: InclusionOptions; deposi
     async signedRow(uuid) {
       const rows = await stack.daemon.orm.em
         .fork()
-        .execute<{ signed_raw: string | null; signed_meta: Record<string, string | number> | null; failure_reason: string | null }[]>('select signed_raw, signed_meta, failure_reason from withdrawals where uuid = ?', [uuid]);
+        .execute<{ signed_raw: string | null; signed_meta: Record<string, string | number> | null; failure_reason: string | null }[]>(
+          'select signed_raw, signed_meta, failure_reason from withdrawals where uuid = ?',
+          [uuid],
+        );
       return { raw: rows[0]?.signed_raw ?? null, meta: rows[0]?.signed_meta ?? null, failureReason: rows[0]?.failure_reason ?? null };
     },
   };

@@ -142,7 +142,16 @@ export class SandboxChain {
    * wallet throws (the stranger is not its owner) and bounces it back to the stranger.
    */
   async strangerTransfer(jettonWallet: Address, queryId: bigint, to: Address, amount: bigint): Promise<BlockchainTransaction[]> {
-    const body = beginCell().storeUint(OP.transfer, 32).storeUint(queryId, 64).storeCoins(amount).storeAddress(to).storeAddress(this.payer.address).storeBit(false).storeCoins(1n).storeBit(false).endCell();
+    const body = beginCell()
+      .storeUint(OP.transfer, 32)
+      .storeUint(queryId, 64)
+      .storeCoins(amount)
+      .storeAddress(to)
+      .storeAddress(this.payer.address)
+      .storeBit(false)
+      .storeCoins(1n)
+      .storeBit(false)
+      .endCell();
     const result = await this.payer.send({ to: jettonWallet, value: toNano('0.1'), body });
     this.seqno += 1;
     return result.transactions;
