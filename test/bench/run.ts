@@ -22,6 +22,7 @@ import { detectionLatency } from './scenarios/detection';
 import { withdrawalsUnderContention } from './scenarios/withdrawals';
 import { tronCallsPerBlock } from './scenarios/tron-calls';
 import { tonScenario } from './scenarios/ton';
+import { tonPayoutsScenario } from './scenarios/ton-payouts';
 import { solanaScenario } from './scenarios/solana';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
@@ -39,7 +40,7 @@ interface Options {
 const REPO = path.resolve(__dirname, '..', '..');
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? '';
@@ -160,6 +161,8 @@ async function main(): Promise<void> {
   }
   // Its own TRON harness (a hardhat node behind the java-tron HTTP API); needs no daemon.
   await run(9, 'TRC20 watcher: HTTP calls per block and detection (TRON harness)', () => tronCallsPerBlock(o.quick));
+  // The TON adapter's payouts on the sandbox harness; needs no daemon.
+  await run(10, 'TON: payouts per minute with a queue of 100 (sandbox harness, real inclusion)', () => tonPayoutsScenario(ctx));
 
   reports.sort((a, b) => a.id - b.id);
   const total = (performance.now() - started) / 1000;

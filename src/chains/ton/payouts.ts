@@ -15,12 +15,12 @@ import { jettonWalletRefusal } from './payee-check';
 import { PAYOUT_GAS_NEEDED, payoutQueryId, signOrder, transferMessage } from './payout-message';
 
 /**
- * Chain seconds a queued seqno waits per seqno ahead of it: the wallet accepts one external message
- * per block, so a message N seqnos ahead runs no sooner than N blocks later (two blocks of ~5 s each
- * allowed per seqno: one to be seen committed, one to run). valid_until stays bounded (chain time +
- * TTL + this per queued seqno), at every seqno, 0 included.
+ * Chain seconds allowed per seqno queued ahead: the wallet runs one external message per block and
+ * the next batch goes out when a status poll sees its seqno committed, so a seqno takes a block or
+ * two, more when polls are slow. valid_until stays bounded (chain time + TTL + this per queued
+ * seqno), at every seqno, 0 included.
  */
-export const QUEUE_SECONDS_PER_SEQNO = 10;
+export const QUEUE_SECONDS_PER_SEQNO = 20;
 
 /** A first signing joins a batch only this many seqnos above the wallet's (see firstBatch). */
 const JOIN_AHEAD = 2;
@@ -168,7 +168,9 @@ export class TonPayouts {
       try {
         await this.o.rpc.sendBoc(Buffer.from(batch.best(utime)?.raw ?? payout.raw, 'base64'));
       } catch (error) {
-        if (utime > meta.validUntil) return;
+        // Refused because the seqno moved meanwhile (a version ran) or it expired: harmless, the status check decides.
+        const now = await this.walletState();
+        if (now.seqno !== meta.nonce || now.utime > meta.validUntil) return;
         throw new TonPayoutBroadcastError(payout.txHash, meta.nonce, error);
       }
     });
