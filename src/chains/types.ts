@@ -175,6 +175,12 @@ export interface PayoutBook {
    * (EVM: src/chains/evm/nonces.ts), and serialises its own signings per wallet.
    */
   highestOpenSequence(wallet: string): Promise<number | null>;
+  /**
+   * The hash of the newest signed transaction committed on withdrawal `id`'s row; null when none is
+   * committed (yet). A family that carries several payouts in one transaction (TON: up to 4 transfers
+   * per external message) adds a payout to another's transaction only once that one is committed.
+   */
+  storedTxHash?(id: string): Promise<string | null>;
 }
 
 /**
@@ -341,8 +347,10 @@ export interface ChainAdapter {
   payeeRefusal?(address: string): { readonly code: string; readonly message: string } | null;
   /**
    * payeeRefusal's part that reads the chain (SOLANA: an account owned by the Token or Token-2022
-   * program, `address_token_account`), asked after it at whitelisting and at withdrawal creation;
-   * signPayout asks it again. Rejects when the node does not answer.
+   * program, `address_token_account`; TON: a jetton wallet, it answers `get_wallet_data`,
+   * `payee_is_jetton_wallet`), asked after it at whitelisting and at withdrawal creation; the family
+   * asks it again before it signs. Rejects when the node does not answer. The message names what to
+   * use instead.
    */
   payeeAccountRefusal?(address: string): Promise<{ readonly code: string; readonly message: string } | null>;
 

@@ -113,7 +113,10 @@ export class PayoutSteps {
           const adapter = this.adapter(input.network);
           // The host's rule for every family: nothing is signed while the hot wallet cannot pay it.
           await this.funds.assert(q, adapter, input.id, input.to, input.amount);
-          const book: PayoutBook = { highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id) };
+          const book: PayoutBook = {
+            highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id),
+            storedTxHash: async (id) => (await readPayoutRow(q, id))?.payout?.txHash ?? null,
+          };
           payout = await adapter.signPayout({ id: input.id, to: input.to, amount: input.amount, attempt, book, ...(row.memo ? { comment: row.memo } : {}) });
         } catch (error) {
           const classified = classifyPayoutError(error);

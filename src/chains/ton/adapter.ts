@@ -26,6 +26,7 @@ import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } f
 import { TonPayouts } from './payouts';
 import { tonPayoutFunds } from './payout-funds';
 import { checkJettonDecimals } from './token-check';
+import { jettonWalletRefusal } from './payee-check';
 
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_PAYOUT_TTL_SECONDS = 120;
@@ -163,6 +164,11 @@ export class TonAdapter implements ChainAdapter {
   /** ton://transfer/<service wallet>?jetton=<master>&amount=<base units>&text=<memo>. */
   paymentLink(input: PaymentLinkInput): string {
     return this.input.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals });
+  }
+
+  /** ChainAdapter.payeeAccountRefusal: a jetton wallet is no payee (its owner is named instead). */
+  payeeAccountRefusal(address: string): Promise<{ code: string; message: string } | null> {
+    return jettonWalletRefusal(this.rpc, address);
   }
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {

@@ -109,6 +109,12 @@ export class TonRpc {
     return res.stack;
   }
 
+  /** A get method's exit code and stack, without throwing on a non-zero exit (an account without that method). */
+  async tryGet(address: Address, method: string): Promise<{ exitCode: number; stack: TupleReader }> {
+    const res = await this.timed('runGetMethod', () => this.client.runMethodWithError(address, method));
+    return { exitCode: res.exit_code, stack: res.stack };
+  }
+
   sendBoc(boc: Buffer): Promise<void> {
     return this.timed('sendBoc', () => this.client.sendFile(boc));
   }
