@@ -1,3 +1,4 @@
+import type { ChainSweeper } from './sweeps';
 import type { NetworkCode } from '../domain/networks';
 
 /**
@@ -325,6 +326,8 @@ export interface ChainAdapter {
    * a payout cannot be replaced in place (TRON, TON, SOLANA: they expire instead).
    */
   bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
+  /** The family's sweeps into the hot wallet (chains/sweeps.ts, src/treasury/); absent: nothing is swept. */
+  readonly sweeps?: ChainSweeper;
 
   close(): Promise<void>;
 }
