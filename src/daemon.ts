@@ -28,6 +28,7 @@ import { PoolKeeper } from './actors/watchers/pool-keeper';
 import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
+import { startTreasury } from './treasury/start';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
@@ -205,17 +206,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     poolObserver: poolMetrics,
   });
 
-  const withdrawalActors = new WithdrawalActors({
-    orm,
-    logger,
-    clock,
-    adapters: chains.adapters,
-    livemode,
-    killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
-    concurrency: config.PAYOUT_CONCURRENCY,
-    requestLoad,
-    bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
-  });
+  const payoutOptions = { concurrency: config.PAYOUT_CONCURRENCY, requestLoad, bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS };
+  const withdrawalActors = new WithdrawalActors({ orm, logger, clock, adapters: chains.adapters, livemode, killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT), ...payoutOptions });
+  const treasury = await startTreasury({ orm, logger, clock, adapters: chains.adapters, livemode }); // src/treasury/: sweeps and the money accounts
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
     requestLoad,
@@ -348,6 +341,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);
   poolMetrics.register(metrics.registry);
+  treasury.register(metrics.registry);
   let metricsServer: MetricsServer | null = null;
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
@@ -378,6 +372,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         for (const w of watchers.values()) await w.stop();
         await invoiceActors.stop();
         await withdrawalActors.stop();
+        await treasury.stop();
         for (const a of chains.adapters.values()) await a.close();
         await chains.close();
         await orm.close(true);

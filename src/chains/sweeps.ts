@@ -1,4 +1,3 @@
-
 // ---- Sweeps: the family's side of the treasury (docs/treasury.md, src/treasury/) ----
 //
 // The host (src/treasury/) owns what every family needs, as for payouts: a transaction is signed

@@ -55,7 +55,11 @@ export class TreasuryConfigError extends Error {
 
 const positiveAmount = z.string().refine((s) => /^\d+(\.\d+)?$/.test(s) && toDecimal(s).gt(0), 'must be a positive decimal');
 const onOff = z.enum(['on', 'off']);
-const positiveInt = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).refine((n) => n > 0, 'must be positive');
+const positiveInt = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number')
+  .transform(Number)
+  .refine((n) => n > 0, 'must be positive');
 
 function read<T>(env: NodeJS.ProcessEnv, variable: string, schema: z.ZodType<T>): T | undefined {
   const raw = env[variable];
@@ -70,7 +74,8 @@ export function treasuryConfig(env: NodeJS.ProcessEnv): TreasuryConfig {
   for (const code of NETWORK_CODES) {
     const hotMax = read(env, `${code}_HOT_MAX`, positiveAmount) ?? null;
     const coldAddress = read(env, `${code}_COLD_ADDRESS`, z.string().min(1)) ?? null;
-    if ((hotMax === null) !== (coldAddress === null)) throw new TreasuryConfigError(hotMax === null ? `${code}_HOT_MAX` : `${code}_COLD_ADDRESS`, `set together with ${hotMax === null ? `${code}_COLD_ADDRESS` : `${code}_HOT_MAX`}`);
+    if ((hotMax === null) !== (coldAddress === null))
+      throw new TreasuryConfigError(hotMax === null ? `${code}_HOT_MAX` : `${code}_COLD_ADDRESS`, `set together with ${hotMax === null ? `${code}_COLD_ADDRESS` : `${code}_HOT_MAX`}`);
     networks[code] = {
       enabled: (read(env, `${code}_SWEEP`, onOff) ?? 'on') === 'on',
       sweepMin: read(env, `${code}_SWEEP_MIN`, positiveAmount) ?? SWEEP_DEFAULTS[code].sweepMin,

@@ -1,16 +1,6 @@
 import { formatAmount, toDecimal } from '../domain/decimal';
 import type { JournalInput } from '../store/repos/ledger';
-import {
-  coldAccount,
-  depositsAccount,
-  fundingAccount,
-  gasDepositsAccount,
-  gasFeesAccount,
-  gasFundingAccount,
-  gasHotAccount,
-  hotAccount,
-  inTransitAccount,
-} from '../store/repos/ledger-accounts';
+import { coldAccount, depositsAccount, fundingAccount, gasDepositsAccount, gasFeesAccount, gasFundingAccount, gasHotAccount, hotAccount, inTransitAccount } from '../store/repos/ledger-accounts';
 
 /**
  * The journals of one sweep (accounts and signs: store/repos/ledger-accounts.ts). Each reference

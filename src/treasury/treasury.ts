@@ -157,7 +157,9 @@ export class Treasury {
     const [done] = await this.sql.query<{ n: string }>(`select count(*)::text as n from journals where reference = $1`, [`treasury:${network}:opening`]);
     if (done && done.n !== '0') return;
     const chain = await sweeper.balances(sweeper.hotAddress());
-    const sums = await this.sql.query<{ account: string; s: string }>(`select account, sum(amount)::text as s from ledger_entries where account = any($1) group by account`, [[hotAccount(network), gasHotAccount(network)]]);
+    const sums = await this.sql.query<{ account: string; s: string }>(`select account, sum(amount)::text as s from ledger_entries where account = any($1) group by account`, [
+      [hotAccount(network), gasHotAccount(network)],
+    ]);
     const booked = (account: string): string => sums.find((r) => r.account === account)?.s ?? '0';
     // Asset accounts are negative when holding: the ledger thinks the wallet holds -sum.
     const token = formatAmount(toDecimal(chain.token).plus(booked(hotAccount(network))));
@@ -170,7 +172,17 @@ export class Treasury {
     if (this.running.has(row.id) || this.stopped) return;
     const steps = new SweepSteps({ sql: this.sql, sweeper, now: () => this.deps.clock.now(), killAt: this.deps.killAt });
     const machine = sweepMachine.provide({ actors: steps.actors() });
-    const input: SweepContext = { id: row.id, network: row.network, target: row.target, amount: row.amount, gasTopUp: row.gasTopUp, pollIntervalMs: this.deps.pollIntervalMs, topUp: row.topUp, transfer: row.transfer, error: null };
+    const input: SweepContext = {
+      id: row.id,
+      network: row.network,
+      target: row.target,
+      amount: row.amount,
+      gasTopUp: row.gasTopUp,
+      pollIntervalMs: this.deps.pollIntervalMs,
+      topUp: row.topUp,
+      transfer: row.transfer,
+      error: null,
+    };
     const snapshot = row.snapshot ? (row.snapshot as Snapshot<unknown>) : undefined;
     const actor = createActor(machine, snapshot ? { snapshot, input } : { input });
     this.running.set(row.id, actor);

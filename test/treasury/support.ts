@@ -78,7 +78,9 @@ export const eth = (chain: TestChain, owner: string): Promise<string> => chain.p
 
 /** The fees every sweep transaction paid, read from the chain's receipts (gasUsed × effectiveGasPrice). */
 export async function receiptFees(orm: MikroORM, chain: TestChain): Promise<bigint> {
-  const rows = await new RawSql(orm).query<{ h: string }>(`select topup_tx_hash as h from sweeps where topup_tx_hash is not null union all select transfer_tx_hash from sweeps where transfer_tx_hash is not null`);
+  const rows = await new RawSql(orm).query<{ h: string }>(
+    `select topup_tx_hash as h from sweeps where topup_tx_hash is not null union all select transfer_tx_hash from sweeps where transfer_tx_hash is not null`,
+  );
   let total = 0n;
   for (const { h } of rows) {
     const r = await chain.public.getTransactionReceipt({ hash: h as Hex });
