@@ -40,6 +40,11 @@ beforeAll(async () => {
   db = await createTestDatabase('cp_sweepkill');
 }, 60_000);
 
+afterEach(async () => {
+  for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await Promise.all(running.map((p) => p.exited()));
+});
+
 afterAll(async () => {
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await db?.drop();
@@ -109,6 +114,7 @@ it.each(['sweep:topup-sent', 'sweep:transfer-sent'])('killed at %s: swept once a
   // The invoice is paid at finality, then the treasury's pass sweeps the address and dies at the kill point.
   await mining(async () => {
     await eventually(async () => ((await rpc<Invoice>((cb) => d.invoices.getInvoice({ uuid: inv.uuid }, md(merchantId), cb))).status === 'paid' ? true : undefined), 30_000);
+    await d.proc.waitFor(/CHAINPAY_TEST_KILL_AT reached/);
     await d.proc.exited();
   });
   const balance = async (): Promise<Balance> => rpc<Balance>((cb) => d.merchants.getBalance({ merchant_id: merchantId }, md(merchantId), cb));
@@ -117,7 +123,7 @@ it.each(['sweep:topup-sent', 'sweep:transfer-sent'])('killed at %s: swept once a
   await mining(() =>
     eventually(async () => ((await query<{ n: string }>(`select count(*)::text as n from sweeps where address = $1 and outcome = 'completed'`, [inv.address]))[0]!.n === '1' ? true : undefined), 60_000),
   );
-  const rows = await query<{ outcome: string; amount: string }>(`select outcome, amount::text from sweeps where address = $1`, [inv.address]);
+  const rows = await query<{ outcome: string; amount: string }>(`select outcome, trim_scale(amount)::text as amount from sweeps where address = $1`, [inv.address]);
   expect(rows).toEqual([{ outcome: 'completed', amount: inv.pay_amount }]);
   // One top-up from the hot wallet: its nonce moved by exactly one.
   expect((await chain.public.getTransactionCount({ address: hot })) - hotNonceBefore).toBe(1);
@@ -140,6 +146,4 @@ it.each(['sweep:topup-sent', 'sweep:transfer-sent'])('killed at %s: swept once a
   ]);
   expect(new Dec(before[0]!.s!).times(1e18).toFixed()).toBe(wei.toString());
   expect(acc!.fees).not.toBeNull();
-  d.proc.child.kill('SIGTERM');
-  await d.proc.exited();
 });
