@@ -29,6 +29,7 @@ import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
 import { startTreasury } from './treasury/start';
+import { treasuryService } from './grpc/services/treasury';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
@@ -319,6 +320,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         checkoutService(ctx),
         operatorService(ctx, operatorPieces),
         withdrawalService(ctx),
+        treasuryService(ctx, treasury.treasury),
         eventService(ctx, { webhooks, send }),
       ];
       // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.

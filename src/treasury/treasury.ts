@@ -60,6 +60,10 @@ export class Treasury {
     this.sql = new RawSql(deps.orm);
   }
 
+  get config(): TreasuryConfig {
+    return this.deps.config;
+  }
+
   /** The networks whose deposits this daemon can sweep. */
   sweepers(): Map<NetworkCode, ChainSweeper> {
     const out = new Map<NetworkCode, ChainSweeper>();
@@ -156,6 +160,9 @@ export class Treasury {
   private async bookOpening(network: NetworkCode, sweeper: ChainSweeper): Promise<void> {
     const [done] = await this.sql.query<{ n: string }>(`select count(*)::text as n from journals where reference = $1`, [`treasury:${network}:opening`]);
     if (done && done.n !== '0') return;
+    // Only before the first sweep: later, a sweep landed but not posted yet would count as funding.
+    const [swept] = await this.sql.query<{ n: string }>('select count(*)::text as n from sweeps where network = $1', [network]);
+    if (swept && swept.n !== '0') return;
     const chain = await sweeper.balances(sweeper.hotAddress());
     const sums = await this.sql.query<{ account: string; s: string }>(`select account, sum(amount)::text as s from ledger_entries where account = any($1) group by account`, [
       [hotAccount(network), gasHotAccount(network)],
@@ -164,7 +171,15 @@ export class Treasury {
     // Asset accounts are negative when holding: the ledger thinks the wallet holds -sum.
     const token = formatAmount(toDecimal(chain.token).plus(booked(hotAccount(network))));
     const gas = formatAmount(toDecimal(chain.gas).plus(booked(gasHotAccount(network))));
-    await this.sql.transaction((q) => postJournalsSql(q, openingJournals(network, token, gas), this.deps.clock.now()));
+    await this.sql.transaction(async (q) => {
+      await postJournalsSql(q, openingJournals(network, token, gas), this.deps.clock.now());
+      // The marker even when there was nothing to book (a journal without lines is not inserted): once only.
+      await q(`insert into journals (id, reference, kind, created_at) values ($1, $2, 'treasury_opening', $3) on conflict (reference) do nothing`, [
+        randomUUID(),
+        `treasury:${network}:opening`,
+        this.deps.clock.now().toISOString(),
+      ]);
+    });
     this.deps.logger.info({ network, token, gas }, 'treasury: hot wallet opening balance booked');
   }
 

@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { grpcPortFrom, spawnTs, type Spawned } from '../support/processes';
 import { eventually, rpc } from '../support/stack';
 import pg from 'pg';
+import { run } from '../../src/cli/main';
 import { Dec } from '../../src/domain/decimal';
 
 jest.setTimeout(150_000);
@@ -51,6 +52,17 @@ afterAll(async () => {
   await node?.stop();
 });
 
+let grpcAddress = '';
+
+/** `chainpay <argv> --json` against the running daemon. */
+async function cli(...argv: string[]): Promise<{ code: number; body: Record<string, unknown> | null; err: string }> {
+  let out = '';
+  let err = '';
+  const io = { env: { CHAINPAY_GRPC_ADDR: grpcAddress, DATA_DIR: dataDir }, stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } };
+  const code = await run([...argv, '--json'], io);
+  return { code, body: out ? (JSON.parse(out) as Record<string, unknown>) : null, err };
+}
+
 async function start(killAt?: string): Promise<{ proc: Spawned; merchants: MerchantServiceClient; invoices: InvoiceServiceClient }> {
   const proc = spawnTs('src/main.ts', {
     DATABASE_URL: db.url,
@@ -67,6 +79,7 @@ async function start(killAt?: string): Promise<{ proc: Spawned; merchants: Merch
   });
   running.push(proc);
   const addr = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
+  grpcAddress = addr;
   const creds = grpc.credentials.createInsecure();
   return { proc, merchants: new MerchantServiceClient(addr, creds), invoices: new InvoiceServiceClient(addr, creds) };
 }
@@ -121,7 +134,10 @@ it.each(['sweep:topup-sent', 'sweep:transfer-sent'])('killed at %s: swept once a
   d = await start();
   const credited = await balance();
   await mining(() =>
-    eventually(async () => ((await query<{ n: string }>(`select count(*)::text as n from sweeps where address = $1 and outcome = 'completed'`, [inv.address]))[0]!.n === '1' ? true : undefined), 60_000),
+    eventually(
+      async () => ((await query<{ n: string }>(`select count(*)::text as n from sweeps where address = $1 and outcome = 'completed'`, [inv.address]))[0]!.n === '1' ? true : undefined),
+      60_000,
+    ),
   );
   const rows = await query<{ outcome: string; amount: string }>(`select outcome, trim_scale(amount)::text as amount from sweeps where address = $1`, [inv.address]);
   expect(rows).toEqual([{ outcome: 'completed', amount: inv.pay_amount }]);
@@ -141,9 +157,26 @@ it.each(['sweep:topup-sent', 'sweep:transfer-sent'])('killed at %s: swept once a
     const r = await chain.public.getTransactionReceipt({ hash: h as Address });
     wei += r.gasUsed * r.effectiveGasPrice;
   }
-  const before = await query<{ s: string | null }>(`select (-sum(e.amount))::text as s from ledger_entries e join journals j on j.id = e.journal_id where e.account = 'gas:POLYGON:fees' and j.reference like $1`, [
-    `sweep:${(await query<{ id: string }>(`select id from sweeps where address = $1`, [inv.address]))[0]!.id}:%`,
-  ]);
+  const before = await query<{ s: string | null }>(
+    `select (-sum(e.amount))::text as s from ledger_entries e join journals j on j.id = e.journal_id where e.account = 'gas:POLYGON:fees' and j.reference like $1`,
+    [`sweep:${(await query<{ id: string }>(`select id from sweeps where address = $1`, [inv.address]))[0]!.id}:%`],
+  );
   expect(new Dec(before[0]!.s!).times(1e18).toFixed()).toBe(wei.toString());
   expect(acc!.fees).not.toBeNull();
+
+  // The operator's view: chainpay treasury status / sweep (nothing left to move; a dry run says so).
+  const status = await cli('treasury', 'status', '--network', 'POLYGON');
+  expect(status.code).toBe(0);
+  const net = (status.body!.networks as Record<string, unknown>[])[0]!;
+  expect(net).toMatchObject({ network: 'POLYGON', sweepable: true, automatic: true, sweeps_in_flight: 0, gas_coin: 'POL' });
+  const accounts = Object.fromEntries((net.accounts as { name: string; balance: string }[]).map((a) => [a.name, a.balance]));
+  expect(accounts.in_transit).toBe('0');
+  expect(accounts.hot).toBe(net.hot_usdt);
+  expect(accounts.gas_hot).toBe(net.hot_gas);
+  const dry = await cli('treasury', 'sweep', '--network', 'POLYGON', '--dry-run');
+  expect(dry.code).toBe(0);
+  expect((dry.body!.sweeps as { target: string }[]).filter((x) => x.target !== '')).toEqual([]);
+  const refused = await cli('treasury', 'sweep', '--network', 'TRC20');
+  expect(refused.code).not.toBe(0);
+  expect(refused.err).toMatch(/network_not_found/); // TRC20 does not run in this daemon
 });
