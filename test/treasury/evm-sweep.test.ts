@@ -170,6 +170,45 @@ describe('EVM treasury sweeps on hardhat', () => {
     await expectLedgerEqualsChain([0, 1, 2, 3, 4, 5].map(addr), '5');
   }, 60_000);
 
+  it('a deposit arriving while a sweep is in flight is credited as usual and moved by the next sweep', async () => {
+    await chain.mint(token, addr(7), 10_000_000n);
+    await creditDeposit(db.orm, { network: NET, index: 7, address: addr(7), amount: '10', merchantId: merchant });
+    const treasury = newTreasury(db.orm, adapter);
+    await treasury.start();
+    await chain.setAutomine(false);
+    const before = await merchantBalance(db.orm.em.fork(), merchant);
+    try {
+      const [p] = await treasury.sweep(NET, { manual: false, dryRun: false, address: addr(7) });
+      expect(p!.amount).toBe('10');
+      const sent = async (): Promise<string | null> => (await openSweeps(new RawSql(db.orm).query, NET))[0]?.transfer?.txHash ?? null;
+      for (let i = 0; i < 200 && (await sent()) === null; i++) {
+        await chain.mine(1);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // In flight: 4 more arrive and are credited; the signed transfer still moves exactly 10.
+      await chain.setAutomine(true);
+      await chain.mint(token, addr(7), 4_000_000n);
+      await creditDeposit(db.orm, { network: NET, index: 7, address: addr(7), amount: '4', merchantId: merchant });
+      const stopMining = keepMining(chain);
+      try {
+        expect(await treasury.settled(30_000)).toBe(true);
+        expect(await usdt(chain, token, addr(7))).toBe('4');
+        const next = await treasury.sweep(NET, { manual: false, dryRun: false, address: addr(7) });
+        expect(next.map((n) => n.amount)).toEqual(['4']);
+        expect(await treasury.settled(30_000)).toBe(true);
+      } finally {
+        await stopMining();
+      }
+    } finally {
+      await chain.setAutomine(true);
+      await treasury.stop();
+    }
+    expect(await usdt(chain, token, addr(7))).toBe('0');
+    const after = await merchantBalance(db.orm.em.fork(), merchant);
+    expect(new Dec(after.available).minus(before.available).toFixed()).toBe('4'); // the new deposit's credit, nothing from the sweeps
+    await expectLedgerEqualsChain([0, 1, 2, 3, 4, 5, 7].map(addr), '5');
+  }, 60_000);
+
   it('a dry run moves nothing', async () => {
     await chain.mint(token, addr(6), 3_000_000n);
     await creditDeposit(db.orm, { network: NET, index: 6, address: addr(6), amount: '3', merchantId: merchant });
