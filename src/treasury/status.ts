@@ -27,6 +27,7 @@ export async function treasuryStatus(q: Query, treasury: Treasury, config: Treas
   const sweepers = treasury.sweepers();
   const out: TreasuryNetworkStatus[] = [];
   for (const network of networks) {
+    await treasury.ensureOpening(network).catch(() => undefined); // the chain may be down: the ledger still answers
     const names = treasuryAccounts(network);
     const sums = await q<{ account: string; s: string }>('select account, sum(amount)::text as s from ledger_entries where account = any($1) group by account', [Object.values(names)]);
     const accounts: Record<string, string> = {};

@@ -55,6 +55,8 @@ export class Treasury {
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Networks whose opening balance is booked (or was before this process). */
+  private readonly opened = new Set<NetworkCode>();
 
   constructor(private readonly deps: TreasuryDeps) {
     this.sql = new RawSql(deps.orm);
@@ -72,10 +74,7 @@ export class Treasury {
   }
 
   async start(): Promise<void> {
-    for (const [code, sweeper] of this.sweepers()) {
-      await this.bookOpening(code, sweeper).catch((err: unknown) => this.deps.logger.error({ err, network: code }, 'treasury: opening balance not booked'));
-      for (const row of await openSweeps(this.sql.query, code)) this.run(row, sweeper);
-    }
+    for (const [code, sweeper] of this.sweepers()) for (const row of await openSweeps(this.sql.query, code)) this.run(row, sweeper);
     const tick = (): void => {
       this.pass = this.pass.then(() => this.policyPass()).catch((err: unknown) => this.deps.logger.error({ err }, 'treasury pass failed'));
       if (!this.stopped) this.timer = setTimeout(tick, this.deps.config.intervalMs);
@@ -107,6 +106,7 @@ export class Treasury {
     const sweeper = this.sweepers().get(network);
     if (!sweeper) throw new NoSweeperError(network);
     const cfg = this.deps.config.networks[network];
+    await this.ensureOpening(network);
     const now = this.deps.clock.now();
     let hotHolding = cfg.hotMax === null ? '0' : await this.hotHolding(network, sweeper);
     const planned: PlannedSweep[] = [];
@@ -153,10 +153,17 @@ export class Treasury {
   }
 
   /**
-   * Once per network: what the hot wallet holds that the ledger does not know (the operator's own
+   * Once per network, before its first sweep (and before a status): what the hot wallet holds that the ledger does not know (the operator's own
    * funding, less what was paid out before) is booked against the funding accounts, so the hot
    * accounts equal the chain from the first sweep on.
    */
+  async ensureOpening(network: NetworkCode): Promise<void> {
+    const sweeper = this.sweepers().get(network);
+    if (!sweeper || this.opened.has(network)) return;
+    await this.bookOpening(network, sweeper);
+    this.opened.add(network);
+  }
+
   private async bookOpening(network: NetworkCode, sweeper: ChainSweeper): Promise<void> {
     const [done] = await this.sql.query<{ n: string }>(`select count(*)::text as n from journals where reference = $1`, [`treasury:${network}:opening`]);
     if (done && done.n !== '0') return;
