@@ -69,9 +69,14 @@ export class SweepSteps {
     return stored;
   }
 
-  /** Pending at broadcast: deposits → in transit, the exact amount signed; then the send. */
+  /**
+   * Pending at broadcast: deposits → in transit, the exact amount signed; then the send. The stored
+   * top-up goes first again (harmless when mined: already known is success): a reorg that dropped
+   * it would otherwise leave the transfer unable to pay its gas.
+   */
   private async sendTransfer({ context, tx }: SweepTxInput): Promise<void> {
     await this.book(context.id, [pendingJournal(context, context.amount)], null);
+    if (context.topUp) await this.deps.sweeper.broadcast(context.topUp);
     await this.send(tx, 'transfer-sent');
   }
 

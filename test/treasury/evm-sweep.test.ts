@@ -185,7 +185,10 @@ describe('EVM treasury sweeps on hardhat', () => {
         await chain.mine(1);
         await new Promise((r) => setTimeout(r, 50));
       }
-      // In flight: 4 more arrive and are credited; the signed transfer still moves exactly 10.
+      const hash = (await sent()) as `0x${string}`;
+      for (let i = 0; i < 100 && (await chain.public.getTransaction({ hash }).catch(() => null)) === null; i++) await new Promise((r) => setTimeout(r, 50));
+      // In flight (mined, not final): 4 more arrive and are credited; the signed transfer moved exactly 10.
+      await chain.mine(1);
       await chain.setAutomine(true);
       await chain.mint(token, addr(7), 4_000_000n);
       await creditDeposit(db.orm, { network: NET, index: 7, address: addr(7), amount: '4', merchantId: merchant });

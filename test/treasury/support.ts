@@ -47,7 +47,8 @@ export function newTreasury(orm: MikroORM, adapter: ChainAdapter, env: Record<st
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     clock: { now: () => new Date() },
     adapters: new Map([[adapter.network as NetworkCode, adapter]]),
-    config: treasuryConfig({ TREASURY_INTERVAL_SECONDS: '3600', ...env }),
+    // Automatic passes off: the tests run each pass themselves (a timer pass would race them).
+    config: treasuryConfig({ TREASURY_INTERVAL_SECONDS: '3600', POLYGON_SWEEP: 'off', ...env }),
     pollIntervalMs: 50,
   });
 }
