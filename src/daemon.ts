@@ -28,6 +28,8 @@ import { PoolKeeper } from './actors/watchers/pool-keeper';
 import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
+import { startTreasury } from './treasury/start';
+import { treasuryService } from './grpc/services/treasury';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
@@ -218,17 +220,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     poolObserver: poolMetrics,
   });
 
-  const withdrawalActors = new WithdrawalActors({
-    orm,
-    logger,
-    clock,
-    adapters: chains.adapters,
-    livemode,
-    killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
-    concurrency: config.PAYOUT_CONCURRENCY,
-    requestLoad,
-    bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
-  });
+  const payoutOptions = { concurrency: config.PAYOUT_CONCURRENCY, requestLoad, bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS };
+  const withdrawalActors = new WithdrawalActors({ orm, logger, clock, adapters: chains.adapters, livemode, killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT), ...payoutOptions });
+  const treasury = await startTreasury({ orm, logger, clock, adapters: chains.adapters, livemode }); // src/treasury/: sweeps and the money accounts
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
     requestLoad,
@@ -355,6 +349,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         checkoutService(ctx),
         operatorService(ctx, operatorPieces),
         withdrawalService(ctx),
+        treasuryService(ctx, treasury.treasury),
         eventService(ctx, { webhooks, send }),
       ];
       // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
@@ -377,6 +372,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);
   poolMetrics.register(metrics.registry);
+  treasury.register(metrics.registry);
   let metricsServer: MetricsServer | null = null;
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
@@ -410,6 +406,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         await invoiceActors.stop();
         await withdrawalActors.stop();
         await expiredPayouts.stop();
+        await treasury.stop();
         for (const a of chains.adapters.values()) await a.close();
         await chains.close();
         await orm.close(true);

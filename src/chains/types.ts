@@ -1,3 +1,4 @@
+import type { ChainSweeper } from './sweeps';
 import type { NetworkCode } from '../domain/networks';
 
 /**
@@ -388,6 +389,8 @@ export interface ChainAdapter {
    * booked. While the withdrawal is open, payoutStatus() must report any version that landed.
    */
   payoutLanded?(txHash: string): Promise<LandedPayout | null>;
+  /** The family's sweeps into the hot wallet (chains/sweeps.ts, src/treasury/); absent: nothing is swept. */
+  readonly sweeps?: ChainSweeper;
 
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { InvoiceServiceClient } from '../grpc/generated/chainpay/v1/invoices';
 import { MerchantServiceClient } from '../grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceClient } from '../grpc/generated/chainpay/v1/networks';
 import { OperatorServiceClient } from '../grpc/generated/chainpay/v1/operator';
+import { TreasuryServiceClient } from '../grpc/generated/chainpay/v1/treasury';
 import { WithdrawalServiceClient } from '../grpc/generated/chainpay/v1/withdrawals';
 import { CliError } from './errors';
 import { tokenHelp, type DaemonTarget } from './target';
@@ -64,6 +65,9 @@ export class Rpc {
   }
   get operator(): OperatorServiceClient {
     return this.client('operator', OperatorServiceClient);
+  }
+  get treasury(): TreasuryServiceClient {
+    return this.client('treasury', TreasuryServiceClient);
   }
   get devnet(): DevnetServiceClient {
     return this.client('devnet', DevnetServiceClient);

@@ -105,7 +105,7 @@ describe('the expired payout watch on SOLANA', () => {
       [`withdrawal:${uuid}:extra_payout:${first.txHash}`],
     );
     expect(entries.map((e) => [e.account, Number(e.amount)])).toEqual([
-      ['chain:SOLANA:payouts', 1],
+      ['chain:SOLANA:hot', 1],
       [extraPayoutAccount('SOLANA'), -1],
     ]);
   });

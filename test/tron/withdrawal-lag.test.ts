@@ -164,7 +164,7 @@ it('an expired payout that lands after all (a provider hid it from every answer)
   await new Promise((r) => setTimeout(r, 3_000));
   const lines = await entries();
   expect(lines.map((l) => [l.account, Number(l.amount)])).toEqual([
-    ['chain:TRC20:payouts', 9],
+    ['chain:TRC20:hot', 9],
     ['loss:TRC20:extra_payouts', -9],
   ]);
   const alerts = logLines.filter((l) => l.alert === 'expired_payout_landed');

@@ -111,7 +111,7 @@ describe('withdrawal flow on devnet (through the TypeScript client)', () => {
     expect(done.tx_hash).toBe(sent.tx_hash);
     expect(Date.parse(done.completed_at!)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
     expect(await balance()).toEqual({ available: '289.5', held: '0' });
-    expect(await accountSum('chain:TRC20:payouts')).toBe('9.5');
+    expect(await accountSum('chain:TRC20:hot')).toBe('9.5');
     expect(await events(w.uuid)).toEqual(['withdrawal.processing', 'withdrawal.completed']);
 
     // Repeating the reference returns the original (200), whatever the body says now.

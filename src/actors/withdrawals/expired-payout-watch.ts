@@ -7,6 +7,7 @@ import { RawSql, type Query } from '../../store/raw-sql';
 import { HOST_META } from '../../store/repos/payout-rows';
 import { postJournalsSql, type JournalInput } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
+import { hotAccount } from '../../store/repos/ledger-accounts';
 
 /** How long a replaced payout version is watched after its replacement was signed. */
 export const EXPIRED_WATCH_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -61,7 +62,7 @@ export interface ExtraPayoutFound {
  * completed with (its `expired_tx_hashes`, and the newest one when an earlier version paid) is
  * looked up on the families that offer payoutLanded. One that landed:
  * - successfully: an error line with `alert: expired_payout_landed` and a journal moving net_payout
- *   out of the hot wallet's books (`chain:<NET>:payouts`) against `loss:<NET>:extra_payouts`,
+ *   out of the hot wallet's books (`chain:<NET>:hot`) against `loss:<NET>:extra_payouts`,
  *   booked once by its reference (the withdrawal itself is not changed: it already ended);
  * - reverted (fees only, no token moved): the same alert line, once per process.
  * Open withdrawals are left to payoutStatus(), which reports any of their versions that landed.
@@ -129,7 +130,7 @@ export class ExpiredPayoutWatch {
       reference: extraPayoutReference(row.uuid, txHash),
       kind: 'withdrawal_extra_payout',
       lines: [
-        { account: `chain:${row.network}:payouts`, amount },
+        { account: hotAccount(row.network), amount },
         { account: extraPayoutAccount(row.network), amount: `-${amount}` },
       ],
     };

@@ -25,6 +25,8 @@ import { createEvmClient } from './client';
 import { EVM_GAS_COIN, resolveEvmConfig, type EvmAdapterConfig, type EvmNetworkCode, type ResolvedEvmConfig } from './config';
 import { AdapterNotInitializedError, ChainIdMismatchError, TokenContractMissingError, TokenDecimalsMismatchError } from './errors';
 import { EvmPayouts } from './payouts';
+import { EvmCodec } from './codec';
+import { EvmSweeps } from './sweeps';
 import { classifyRpcError } from './rpc-errors';
 import { EvmWatchedSet, evmMatcher } from './watched-set';
 
@@ -47,6 +49,8 @@ export class EvmAdapter implements ChainAdapter {
   private decimals: number;
   private chainId: number | null = null;
   private payouts: EvmPayouts | null = null;
+  /** Set by init() when the deposit keys can sign (chains/sweeps.ts). */
+  sweeps?: EvmSweeps;
   private current: BlockFollower | null = null;
 
   constructor(config: EvmAdapterConfig) {
@@ -91,6 +95,10 @@ export class EvmAdapter implements ChainAdapter {
       chainId,
       gasHeadroomPercent: this.config.gasHeadroomPercent,
     });
+    const codec = this.config.codec;
+    if (codec instanceof EvmCodec && codec.canSignDeposits()) {
+      this.sweeps = new EvmSweeps({ network: this.network, gasCoin: EVM_GAS_COIN[this.network], client: this.client, codec, token, decimals, chainId, confirmations: this.config.confirmations });
+    }
   }
 
   watch(options: WatchOptions): EvmWatch {

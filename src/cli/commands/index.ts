@@ -8,6 +8,7 @@ import { invoiceCommands } from './invoices';
 import { merchantCommands } from './merchant';
 import { networkCommands } from './networks';
 import { signCommands } from './sign';
+import { treasuryCommands } from './treasury';
 import { watcherCommands } from './watchers';
 import { webhookCommands } from './webhooks';
 import { whitelistCommands } from './whitelist';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...balanceCommands,
   ...invoiceCommands,
   ...withdrawalCommands,
+  ...treasuryCommands,
   ...actorCommands,
   ...watcherCommands,
   ...webhookCommands,

@@ -17,6 +17,7 @@ import { Migration20261129100000ExpiredPayoutWatch } from './20261129100000-expi
 import { Migration20261129110000WithdrawalMemo } from './20261129110000-withdrawal-memo';
 import { Migration20261129120000SharedIndexSpace } from './20261129120000-shared-index-space';
 import { Migration20261129130000InvoiceMemoMatch } from './20261129130000-invoice-memo-match';
+import { Migration20261129140000Treasury } from './20261129140000-treasury';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129110000WithdrawalMemo', class: Migration20261129110000WithdrawalMemo },
   { name: 'Migration20261129120000SharedIndexSpace', class: Migration20261129120000SharedIndexSpace },
   { name: 'Migration20261129130000InvoiceMemoMatch', class: Migration20261129130000InvoiceMemoMatch },
+  { name: 'Migration20261129140000Treasury', class: Migration20261129140000Treasury },
 ];

@@ -70,13 +70,17 @@ export async function storeSignedPayout(q: Query, uuid: string, payout: StoredPa
 
 /**
  * PayoutBook.highestOpenSequence: the highest sequence among a wallet's stored signed payouts whose
- * withdrawal is open, leaving out `exceptUuid`. Only `processing` rows are ever signed and open (the
+ * withdrawal is open, leaving out `exceptUuid`; and the gas top-ups the treasury stored signed from
+ * the same wallet for a sweep still in its top-up phase (src/treasury: one nonce book for both; once the
+ * top-up is mined the node's count covers its nonce). Only `processing` rows are ever signed and open (the
  * status index keeps this cheap). Runs in the signing transaction.
  */
 export async function highestOpenSequence(q: Query, wallet: string, exceptUuid?: string): Promise<number | null> {
   const rows = await q<{ n: string | null }>(
-    `select max(payout_sequence)::text as n from withdrawals
-      where status = 'processing' and open and signed_raw is not null and payout_wallet = $1 and uuid <> $2::uuid`,
+    `select greatest(
+        (select max(payout_sequence) from withdrawals
+          where status = 'processing' and open and signed_raw is not null and payout_wallet = $1 and uuid <> $2::uuid),
+        (select max(topup_sequence) from sweeps where open and (state = 'created' or state like 'topUp%') and topup_raw is not null and topup_wallet = $1 and id <> $2::uuid))::text as n`,
     [wallet, exceptUuid ?? '00000000-0000-0000-0000-000000000000'],
     'chainpay_payout_highest_sequence',
   );
