@@ -18,9 +18,10 @@ export async function creditDeposit(orm: MikroORM, input: { network: string; ind
   const em = orm.em.fork();
   const invoice = randomUUID();
   await em.execute(
-    `insert into deposit_addresses (network, derivation_index, address, normalized, state, invoice_uuid, created_at) values (?, ?, ?, ?, 'allocated', ?, now())
+    `insert into deposit_addresses (network, index_space, derivation_index, address, normalized, state, invoice_uuid, created_at) values (?, ?, ?, ?, ?, 'allocated', ?, now())
        on conflict do nothing`,
-    [input.network, input.index, input.address, input.address.toLowerCase(), invoice],
+    // The EVM networks share one index space (migration 20261129120000-shared-index-space).
+    [input.network, ['BEP20', 'POLYGON', 'ARBITRUM'].includes(input.network) ? 'evm' : input.network, input.index, input.address, input.address.toLowerCase(), invoice],
   );
   await em.execute(
     `insert into invoice_payments (id, invoice_uuid, network, tx_hash, event_index, from_address, to_address, memo, amount, block_height, block_hash, confirmations, state, late, seen_at)

@@ -79,7 +79,23 @@ describe('withdrawal flow on devnet (through the TypeScript client)', () => {
     const w = await client.createWithdrawal({ network: 'TRC20', address: payee, amount: '10.5', reference: 'w-1' });
     expect(statuses.at(-1)).toBe(201);
     expect(Object.keys(w).sort()).toEqual(
-      ['address', 'amount', 'completed_at', 'created_at', 'failure_reason', 'livemode', 'memo', 'net_payout', 'network', 'network_fee', 'reference', 'rejection_reason', 'status', 'tx_hash', 'uuid'].sort(),
+      [
+        'address',
+        'amount',
+        'completed_at',
+        'created_at',
+        'failure_reason',
+        'livemode',
+        'memo',
+        'net_payout',
+        'network',
+        'network_fee',
+        'reference',
+        'rejection_reason',
+        'status',
+        'tx_hash',
+        'uuid',
+      ].sort(),
     );
     // Devnet: a test object (DESIGN.md, Embedded defaults).
     expect(w).toMatchObject({
