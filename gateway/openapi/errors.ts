@@ -42,6 +42,7 @@ export const CREATE_WITHDRAWAL_422 = [
   'invalid_address',
   'address_off_curve',
   'address_token_account',
+  'payee_is_jetton_wallet',
   'invalid_amount',
   'too_many_decimals',
   'amount_must_be_positive',

@@ -141,25 +141,45 @@ describe('TON payouts count only what the chain proves', () => {
     await expectLedgerExact(h.stack.daemon.orm);
   });
 
-  it('a jetton wallet is no payee: refused when whitelisted and when paid, naming its owner', async () => {
+  it('a jetton wallet is no payee: refused when whitelisted, when a withdrawal names it, and when paid, naming its owner', async () => {
     // The payee's jetton wallet exists (test 1 paid it): whitelisting it is refused, naming the payee.
     const payeeJw = await h.chain.jettonWallet(payee);
     const owner = payee.toString({ bounceable: false, urlSafe: true });
     await expect(whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', payeeJw.toString())).rejects.toThrow(/payee_is_jetton_wallet|is a jetton wallet/);
     await expect(whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', payeeJw.toString())).rejects.toThrow(owner);
-    // An address listed before it became a jetton wallet (not deployed then): the payout is refused, released.
+    // Addresses listed before they became jetton wallets (not deployed then).
     const other = (await h.chain.blockchain.treasury('other')).address;
     const otherJw = await h.chain.jettonWallet(other);
+    const late = (await h.chain.blockchain.treasury('late')).address;
+    const lateJw = await h.chain.jettonWallet(late);
     await whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', otherJw.toString());
+    await whitelist(stackRpcs(h.stack), h.m.merchantId, 'TON', lateJw.toString());
     await backdateWhitelist(h.stack.databaseUrl, h.m.merchantId);
-    await h.chain.pay({ to: other, amount: 1_000_000n });
     const before = await balance(h.stack, h.m);
-    const w = await h.withdraw(otherJw, '3');
+
+    // A jetton wallet by the time a withdrawal names it: refused at creation (documented 422), nothing held.
+    await h.chain.pay({ to: other, amount: 1_000_000n });
+    const refused = await signed(h.stack, h.m, 'POST', '/v1/withdrawals', { network: 'TON', address: otherJw.toString(), amount: '3' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('payee_is_jetton_wallet');
+    expect(refused.body.error.message).toContain(other.toString({ bounceable: false, urlSafe: true }));
+    expect(await balance(h.stack, h.m)).toEqual(before);
+
+    // A jetton wallet only after the withdrawal was created (it waited in review): refused at signing, failed, released.
+    await rpc((cb) => h.stack.clients.merchants.updateMerchant({ merchant_id: h.m.merchantId, cap_per_withdrawal: '2', cap_daily: '5000' }, h.stack.operator, cb));
+    const w = await h.withdraw(lateJw, '3');
+    expect(w.status).toBe('review');
+    await h.chain.pay({ to: late, amount: 1_000_000n });
+    const approved = await rpc<{ status: string }>((cb) => h.stack.clients.operator.approveWithdrawal({ uuid: w.uuid }, h.stack.operator, cb));
+    expect(approved.status).toBe('processing');
     const failed = await waitForWithdrawal(h.stack, h.m, w.uuid, 'failed', 20_000);
     expect(failed.failure_reason).toMatch(/payee_is_jetton_wallet/);
-    expect(failed.failure_reason).toContain(other.toString({ bounceable: false, urlSafe: true }));
+    expect(failed.failure_reason).toContain(late.toString({ bounceable: false, urlSafe: true }));
+    expect((await h.signedRow(w.uuid)).raw).toBeNull();
     expect(await balance(h.stack, h.m)).toEqual(before);
+    // Nothing was sent to either jetton wallet as an owner (jettons sent there would be lost).
     expect(await h.chain.jettonBalance(otherJw)).toBe(0n);
+    expect(await h.chain.jettonBalance(lateJw)).toBe(0n);
     await expectLedgerExact(h.stack.daemon.orm);
   });
 });

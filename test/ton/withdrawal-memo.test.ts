@@ -42,6 +42,8 @@ beforeAll(async () => {
       TON_POLL_INTERVAL_MS: '50',
       TON_CONFIRMATIONS: '1',
       PAYOUT_POLL_INTERVAL_MS: '200',
+      // The harness serves any rate: the default budget (1 call/s, toncenter without a key) would starve the payout checks.
+      TON_RPS: '1000',
     },
   });
   m = await createMerchant(stack);

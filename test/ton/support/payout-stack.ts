@@ -36,6 +36,8 @@ export async function startPayoutStack(o: {
       TON_POLL_INTERVAL_MS: '50',
       TON_CONFIRMATIONS: '1',
       PAYOUT_POLL_INTERVAL_MS: '100',
+      // The harness serves any rate: the default budget (1 call/s, toncenter without a key) would starve the payout checks.
+      TON_RPS: '1000',
       ...o.env,
     },
   });

@@ -1736,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid input (`field` names it). Codes: unknown_field, unknown_network, invalid_address, address_off_curve, address_token_account, invalid_amount, too_many_decimals, amount_must_be_positive, amount_below_minimum, amount_not_above_fee, address_not_whitelisted, address_in_cooldown, insufficient_balance, invalid_reference, memo_not_supported, invalid_memo, invalid_timestamp, stale_timestamp */
+            /** @description Invalid input (`field` names it). Codes: unknown_field, unknown_network, invalid_address, address_off_curve, address_token_account, payee_is_jetton_wallet, invalid_amount, too_many_decimals, amount_must_be_positive, amount_below_minimum, amount_not_above_fee, address_not_whitelisted, address_in_cooldown, insufficient_balance, invalid_reference, memo_not_supported, invalid_memo, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
