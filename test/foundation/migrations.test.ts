@@ -29,12 +29,13 @@ describe('migrations', () => {
       'Migration20261128080000CheckoutSettings',
       'Migration20261128100000RequireSignedTimestamp',
       'Migration20261129000000OutboxTxOrder',
+      'Migration20261129100000DashboardUsers',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(14);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(15);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');

@@ -13,6 +13,7 @@ export * from './withdrawal';
 export * from './withdrawal-cap-hour';
 export * from './system-setting';
 export * from './devnet-chain';
+export * from './dashboard-user';
 
 import { MerchantSchema } from './merchant';
 import { NetworkSettingSchema } from './network-setting';
@@ -28,6 +29,7 @@ import { AuditEntrySchema } from './audit-entry';
 import { WhitelistEntrySchema, WithdrawalSchema } from './withdrawal';
 import { WithdrawalCapHourSchema } from './withdrawal-cap-hour';
 import { SystemSettingSchema } from './system-setting';
+import { DashboardSessionSchema, DashboardUserSchema } from './dashboard-user';
 import { DevnetBlockRowSchema, DevnetChainHeadSchema, DevnetPendingRowSchema, DevnetTransferRowSchema } from './devnet-chain';
 
 export const ALL_ENTITIES = [
@@ -53,4 +55,6 @@ export const ALL_ENTITIES = [
   DevnetBlockRowSchema,
   DevnetTransferRowSchema,
   DevnetPendingRowSchema,
+  DashboardUserSchema,
+  DashboardSessionSchema,
 ];

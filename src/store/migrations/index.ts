@@ -13,6 +13,7 @@ import { Migration20261128030000SeenDeposits } from './20261128030000-seen-depos
 import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
 import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-require-signed-timestamp';
 import { Migration20261129000000OutboxTxOrder } from './20261129000000-outbox-tx-order';
+import { Migration20261129100000DashboardUsers } from './20261129100000-dashboard-users';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
   { name: 'Migration20261128100000RequireSignedTimestamp', class: Migration20261128100000RequireSignedTimestamp },
   { name: 'Migration20261129000000OutboxTxOrder', class: Migration20261129000000OutboxTxOrder },
+  { name: 'Migration20261129100000DashboardUsers', class: Migration20261129100000DashboardUsers },
 ];
