@@ -3,6 +3,7 @@ import type { DashboardAccounts } from '../../dashboard/accounts';
 import { searchInvoices } from '../../dashboard/invoice-search';
 import type { DashboardSessions, SignedIn } from '../../dashboard/sessions';
 import { MalformedRequestError, NotFoundError } from '../../domain/errors';
+import { explorerTemplate, explorerTxUrl } from '../../domain/explorers';
 import { Invoice, InvoicePayment, OutboxEvent } from '../../store/entities';
 import { DashboardServiceService, type DashboardServiceServer, type DashboardSession as SessionMessage } from '../generated/chainpay/v1/dashboard';
 import { unary } from '../handler';
@@ -104,9 +105,14 @@ export function dashboardService(ctx: ServiceContext, deps: DashboardDeps): { de
       if (!UUID.test(uuid)) throw new MalformedRequestError('uuid must be a uuid', 'uuid');
       const em = ctx.orm.em.fork();
       // Another merchant's invoice is not found, exactly like an unknown one.
-      if (!(await em.findOne(Invoice, { uuid: uuid.toLowerCase(), merchantId: s.user.merchantId }, { fields: ['uuid'] }))) throw new NotFoundError('invoice', uuid);
-      const events = await em.find(OutboxEvent, { aggregateType: 'invoice', aggregateId: uuid.toLowerCase(), merchantId: s.user.merchantId }, { orderBy: { seq: 'asc' } });
+      const row = await em.findOne(Invoice, { uuid: uuid.toLowerCase(), merchantId: s.user.merchantId }, { fields: ['uuid', 'network'] });
+      if (!row) throw new NotFoundError('invoice', uuid);
+      const events = await em.find(OutboxEvent, { aggregateType: 'invoice', aggregateId: row.uuid, merchantId: s.user.merchantId }, { orderBy: { seq: 'asc' } });
+      const payments = await em.find(InvoicePayment, { invoiceUuid: row.uuid }, { fields: ['txHash'] });
+      const network = row.network ? (await ctx.networks.list(() => ctx.orm.em.fork(), { includeInactive: true })).find((n) => n.code === row.network) : undefined;
+      const template = network ? explorerTemplate(network.code, network.explorerTxUrl, ctx.livemode) : null;
       return {
+        explorer_urls: Object.fromEntries(payments.map((p) => [p.txHash, explorerTxUrl(template, p.txHash)]).filter(([, url]) => url !== '')),
         events: events.map((e) => ({ id: e.id, type: e.type, status: e.status, attempts: e.attempts, created_at: e.createdAt.toISOString(), delivered_at: e.deliveredAt?.toISOString() ?? '' })),
       };
     }),

@@ -190,6 +190,13 @@ export interface DashboardEvent {
 
 export interface InvoiceEventsResponse {
   events: DashboardEvent[];
+  /** Payment tx hash -> its block-explorer link (none on devnet unless the operator set a template). */
+  explorer_urls: { [key: string]: string };
+}
+
+export interface InvoiceEventsResponse_ExplorerUrlsEntry {
+  key: string;
+  value: string;
 }
 
 function createBaseDashboardUser(): DashboardUser {
@@ -2767,7 +2774,7 @@ export const DashboardEvent: MessageFns<DashboardEvent> = {
 };
 
 function createBaseInvoiceEventsResponse(): InvoiceEventsResponse {
-  return { events: [] };
+  return { events: [], explorer_urls: {} };
 }
 
 export const InvoiceEventsResponse: MessageFns<InvoiceEventsResponse> = {
@@ -2775,6 +2782,9 @@ export const InvoiceEventsResponse: MessageFns<InvoiceEventsResponse> = {
     for (const v of message.events) {
       DashboardEvent.encode(v!, writer.uint32(10).fork()).join();
     }
+    globalThis.Object.entries(message.explorer_urls).forEach(([key, value]: [string, string]) => {
+      InvoiceEventsResponse_ExplorerUrlsEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
     return writer;
   },
 
@@ -2799,6 +2809,17 @@ export const InvoiceEventsResponse: MessageFns<InvoiceEventsResponse> = {
             message.events.push(DashboardEvent.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = InvoiceEventsResponse_ExplorerUrlsEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.explorer_urls[entry2.key] = entry2.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2814,6 +2835,33 @@ export const InvoiceEventsResponse: MessageFns<InvoiceEventsResponse> = {
   fromJSON(object: any): InvoiceEventsResponse {
     return {
       events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => DashboardEvent.fromJSON(e)) : [],
+      explorer_urls: isObject(object.explorerUrls)
+        ? (globalThis.Object.entries(object.explorerUrls) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.explorer_urls)
+        ? (globalThis.Object.entries(object.explorer_urls) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -2821,6 +2869,15 @@ export const InvoiceEventsResponse: MessageFns<InvoiceEventsResponse> = {
     const obj: any = {};
     if (message.events?.length) {
       obj.events = message.events.map((e) => DashboardEvent.toJSON(e));
+    }
+    if (message.explorer_urls) {
+      const entries = globalThis.Object.entries(message.explorer_urls) as [string, string][];
+      if (entries.length > 0) {
+        obj.explorerUrls = {};
+        entries.forEach(([k, v]) => {
+          obj.explorerUrls[k] = v;
+        });
+      }
     }
     return obj;
   },
@@ -2831,6 +2888,100 @@ export const InvoiceEventsResponse: MessageFns<InvoiceEventsResponse> = {
   fromPartial(object: DeepPartial<InvoiceEventsResponse>): InvoiceEventsResponse {
     const message = createBaseInvoiceEventsResponse();
     message.events = object.events?.map((e) => DashboardEvent.fromPartial(e)) || [];
+    message.explorer_urls = (globalThis.Object.entries(object.explorer_urls ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseInvoiceEventsResponse_ExplorerUrlsEntry(): InvoiceEventsResponse_ExplorerUrlsEntry {
+  return { key: "", value: "" };
+}
+
+export const InvoiceEventsResponse_ExplorerUrlsEntry: MessageFns<InvoiceEventsResponse_ExplorerUrlsEntry> = {
+  encode(message: InvoiceEventsResponse_ExplorerUrlsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvoiceEventsResponse_ExplorerUrlsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvoiceEventsResponse_ExplorerUrlsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InvoiceEventsResponse_ExplorerUrlsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: InvoiceEventsResponse_ExplorerUrlsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<InvoiceEventsResponse_ExplorerUrlsEntry>): InvoiceEventsResponse_ExplorerUrlsEntry {
+    return InvoiceEventsResponse_ExplorerUrlsEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InvoiceEventsResponse_ExplorerUrlsEntry>): InvoiceEventsResponse_ExplorerUrlsEntry {
+    const message = createBaseInvoiceEventsResponse_ExplorerUrlsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -3241,6 +3392,10 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
