@@ -91,6 +91,13 @@ it.each(['desktop', 'phone'] as const)(
     expect(await page.textContent('#payments')).toContain(paid.payments[0].tx_hash);
     expect(await page.textContent('#events')).toContain('invoice.paid');
 
+    // Search finds it by transaction hash and by deposit address too.
+    await page.goto(`${stack.baseUrl}/dashboard/invoices?q=${encodeURIComponent(paid.payments[0].tx_hash)}`);
+    expect(await uuidsOf(page)).toEqual([created.uuid]);
+    // A TON address is shared (the memo tells invoices apart): every invoice sent to it is listed.
+    await page.goto(`${stack.baseUrl}/dashboard/invoices?q=${encodeURIComponent(created.address)}`);
+    expect(await uuidsOf(page)).toContain(created.uuid);
+
     // Filtered list and its CSV: the same invoices, in the same order.
     await visit(page, `/dashboard/invoices?status=paid&q=${orderId}`, 'invoices-filtered', size);
     const listed = await uuidsOf(page);
@@ -139,9 +146,13 @@ it('security: another merchant is out of reach on every route, forms need their 
   // A form without its CSRF token (or with another session's) is refused and changes nothing.
   await visit(page, '/dashboard/security', 'security', 'desktop');
   const form = { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, maxRedirects: 0 };
-  expect((await context.request.post(`${stack.baseUrl}/dashboard/security/time-zone`, { ...form, data: 'time_zone=Asia%2FTokyo' })).status()).toBe(403);
-  expect((await context.request.post(`${stack.baseUrl}/dashboard/security/time-zone`, { ...form, data: 'time_zone=Asia%2FTokyo&csrf=forged' })).status()).toBe(403);
-  expect((await context.request.post(`${stack.baseUrl}/dashboard/sign-out`, { ...form, data: '' })).status()).toBe(403);
+  for (const action of ['security/time-zone', 'security/password', 'security/sign-out-others', 'sign-out']) {
+    const data = 'time_zone=Asia%2FTokyo&current_password=guarded+password&new_password=another+password&code=000000';
+    expect([action, (await context.request.post(`${stack.baseUrl}/dashboard/${action}`, { ...form, data })).status()]).toEqual([action, 403]);
+    expect([action, (await context.request.post(`${stack.baseUrl}/dashboard/${action}`, { ...form, data: `${data}&csrf=forged` })).status()]).toEqual([action, 403]);
+  }
+  const setupLink = await addUser('csrf-setup@shop.example');
+  expect((await context.request.post(setupLink.setup_url.replace(/^https?:\/\/[^/]+/, stack.baseUrl), { ...form, data: 'password=long+enough+pass&code=000000' })).status()).toBe(403);
   expect((await context.request.post(`${stack.baseUrl}/dashboard/sign-in`, { ...form, data: 'email=guard%40shop.example&password=x&code=1' })).status()).toBe(403);
   await page.goto(`${stack.baseUrl}/dashboard/security`);
   expect(await page.textContent('.foot .zone')).toBe('Times in UTC');
