@@ -4,11 +4,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { HttpError } from '../errors';
+import { HttpError, toHttpError } from '../errors';
 import type { ClientKey } from '../client-key';
 import { LANG_COOKIE, stringsOf, type Request } from './context';
 import { DashboardDaemon } from './daemon';
-import { cookie, sendRedirect, setDashboardHeaders, readCookie, SESSION_COOKIE } from './http';
+import { cookie, sendPage, sendRedirect, setDashboardHeaders, readCookie, SESSION_COOKIE } from './http';
+import { messagePage } from './pages-public';
 import { getSetup, getSignIn, postSetup, postSignIn } from './handlers-public';
 import { getInvoice, getInvoices, getInvoicesCsv, getOverview, getSecurity, postSecurity, postSignOut } from './handlers-signed';
 import { DASHBOARD_LANGUAGES } from './strings';
@@ -48,7 +49,26 @@ const INVOICE = /^\/dashboard\/invoices\/([0-9a-fA-F-]{36})$/;
 export function createDashboard(opts: DashboardOptions): Dashboard {
   const daemon = new DashboardDaemon(opts.grpcAddress, { credentials: opts.credentials, deadlineMs: opts.deadlineMs });
 
+  /** Errors become pages (a browser reads them): a refusal with its status, anything else 500 (logged). */
   async function handle(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): Promise<void> {
+    try {
+      await route(req, res, pathname, requestId);
+    } catch (err) {
+      if (res.headersSent || res.destroyed) throw err;
+      const url = new URL(req.url ?? '/', 'http://gateway');
+      const s = stringsOf(req, url.searchParams);
+      const mapped = err instanceof HttpError ? err : toHttpError(err);
+      const status = mapped.status;
+      // The session ended between two calls of one page: sign in again.
+      if (status === 401) return sendRedirect(res, '/dashboard/sign-in?ended=1', [cookie(SESSION_COOKIE, '', isSecure(), 0)]);
+      if (status >= 500) opts.logger.error({ request_id: requestId, err }, 'dashboard page failed');
+      for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
+      const title = status === 404 ? s.notFound : s.failed;
+      sendPage(res, status, messagePage({ s, style: STYLE_URL, path: pathname }, title, title, { href: '/dashboard/', label: s.back }));
+    }
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): Promise<void> {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (pathname === '/dashboard/assets/dashboard.css') return serveCss(req, res);

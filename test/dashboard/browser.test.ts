@@ -161,6 +161,10 @@ it('security: another merchant is out of reach on every route, forms need their 
   await Promise.all([page.waitForURL(/done=zone/), page.click('form[action$="time-zone"] button')]);
   expect(await page.textContent('.foot .zone')).toBe('Times in Asia/Tokyo');
 
+  // An unknown page is an HTML 404 with the same headers (a browser reads it), not JSON.
+  const nope = await fetch(`${stack.baseUrl}/dashboard/nope`);
+  expect([nope.status, nope.headers.get('content-type'), nope.headers.get('x-frame-options')]).toEqual([404, 'text/html; charset=utf-8', 'DENY']);
+
   // Sign out; the old cookie, replayed from elsewhere, is refused.
   const token = (await context.cookies(`${stack.baseUrl}/dashboard/`)).find((c) => c.name === 'cp_dash_session')!.value;
   await Promise.all([page.waitForURL(/\/dashboard\/sign-in$/), page.click('.sign-out button')]);
