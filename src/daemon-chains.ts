@@ -50,6 +50,7 @@ export function createDaemonChains({ config, mnemonic, clock, orm, logger, onRpc
       legacyJournalDir: path.join(config.dataDir, 'devnet'),
       logger: logger.child({ component: 'devnet' }),
       blockIntervalMs: config.devnet.blockIntervalMs,
+      hotWalletUsdt: config.devnet.hotWalletUsdt,
       finalityDepth: Object.fromEntries(enabled.map((c) => [c, config.networks[c].requiredConfirmations])),
     },
     live: livemode ? Object.fromEntries(enabled.map((c) => [c, config.networks[c].live?.options])) : undefined,

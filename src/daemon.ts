@@ -28,9 +28,12 @@ import { PoolKeeper } from './actors/watchers/pool-keeper';
 import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
+import { startTreasury } from './treasury/start';
+import { treasuryService } from './grpc/services/treasury';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
+import { expiredPayoutWatch } from './actors/withdrawals/expired-payout-watch';
 import { withdrawalService } from './grpc/services/withdrawals';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -200,7 +203,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     writeOutbox: (em, row, types) => writeInvoiceEvents(em, row, types, { publicUrl: config.publicUrl, livemode }, clock.now()),
     onClosed: () => undefined,
   });
-  const poolMetrics = new PoolMetrics(orm);
+  const poolMetrics = new PoolMetrics(orm, () => clock.now());
   const pools = new PoolKeeper({
     orm,
     logger,
@@ -208,7 +211,12 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     adapters: chains.adapters,
     minFree: config.ADDRESS_POOL_MIN_FREE,
     batch: config.ADDRESS_POOL_BATCH,
-    onAdded: (network, added) => (poolMetrics.refilled(network, added.length), watchers.get(network)?.addWatched(added)),
+    indexSpace: (network) => config.families.indexSpace(network),
+    // Every network of the index space watches the new addresses (a payment on the wrong EVM network is seen too).
+    onAdded: (network, added) => {
+      poolMetrics.refilled(network, added.length);
+      for (const code of config.families.sharingAddressesWith(network)) watchers.get(code)?.addWatched(added);
+    },
     deriveElsewhere: (options.wrapDerivation ?? ((derive: DeriveRange) => derive))(chains.deriveRange),
   });
   // Addresses a previous engine reserved for invoices it never created go back to the pool.
@@ -227,19 +235,9 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     poolObserver: poolMetrics,
   });
 
-  const withdrawalActors = new WithdrawalActors({
-    orm,
-    logger,
-    clock,
-    adapters: chains.adapters,
-    livemode,
-    killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT),
-    concurrency: config.PAYOUT_CONCURRENCY,
-    requestLoad,
-    bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS,
-    // Expired payout transactions are looked up again every 12 payout polls (1 minute live).
-    expiredWatchIntervalMs: 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250)),
-  });
+  const payoutOptions = { concurrency: config.PAYOUT_CONCURRENCY, requestLoad, bumpAfterMs: config.PAYOUT_BUMP_AFTER_MS };
+  const withdrawalActors = new WithdrawalActors({ orm, logger, clock, adapters: chains.adapters, livemode, killAt: killPointFromEnv(process.env.CHAINPAY_TEST_KILL_AT), ...payoutOptions });
+  const treasury = await startTreasury({ orm, logger, clock, adapters: chains.adapters, livemode }); // src/treasury/: sweeps and the money accounts
   const whitelist = new Whitelist({ orm, clock, adapters: chains.adapters });
   const withdrawals = new Withdrawals({
     requestLoad,
@@ -263,6 +261,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   for (const [code, adapter] of chains.adapters) {
     const watcher = new NetworkWatcher({
       network: code,
+      indexSpace: config.families.indexSpace(code),
       adapter,
       orm,
       logger: logger.child({ network: code }),
@@ -288,6 +287,11 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
   const restoredWithdrawals = await withdrawalActors.restoreAll();
   await withdrawalActors.resumeAll();
+  // Payout versions replaced after an expiry stay watched for a day (families with payoutLanded).
+  // Looked up again every 12 payout polls (1 minute live).
+  const expiredWatchIntervalMs = 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250));
+  const expiredPayouts = expiredPayoutWatch({ orm, logger, clock, adapters: chains.adapters, intervalMs: expiredWatchIntervalMs });
+  expiredPayouts.start();
   // Pending deliveries resume from the outbox (after a crash too).
   webhooks.start();
   logger.info({ restoredInvoices: restored, restoredWithdrawals, networks: [...watchers.keys()] }, 'actors restored and watchers caught up');
@@ -360,6 +364,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         checkoutService(ctx),
         operatorService(ctx, operatorPieces),
         withdrawalService(ctx),
+        treasuryService(ctx, treasury.treasury),
         eventService(ctx, { webhooks, send }),
         dashboardService(ctx, { accounts: dashboardAccounts, sessions: dashboardSessions }),
         dashboardUserService(ctx, dashboardAccounts),
@@ -384,6 +389,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const metrics = new DaemonMetrics({ orm, logger, watchers, invoices: invoiceActors, withdrawals: withdrawalActors, watcherActivity, databaseUp: () => healthMonitor?.databaseUp() ?? false });
   rpcSink = (o) => metrics.observeRpc(o);
   poolMetrics.register(metrics.registry);
+  treasury.register(metrics.registry);
   let metricsServer: MetricsServer | null = null;
   if (config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
@@ -416,6 +422,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         for (const w of watchers.values()) await w.stop();
         await invoiceActors.stop();
         await withdrawalActors.stop();
+        await expiredPayouts.stop();
+        await treasury.stop();
         for (const a of chains.adapters.values()) await a.close();
         await chains.close();
         await orm.close(true);

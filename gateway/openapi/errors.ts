@@ -41,6 +41,7 @@ export const CREATE_WITHDRAWAL_422 = [
   'unknown_network',
   'invalid_address',
   'address_off_curve',
+  'address_token_account',
   'invalid_amount',
   'too_many_decimals',
   'amount_must_be_positive',
@@ -50,6 +51,8 @@ export const CREATE_WITHDRAWAL_422 = [
   'address_in_cooldown',
   'insufficient_balance',
   'invalid_reference',
+  'memo_not_supported',
+  'invalid_memo',
 ];
 /** A list's query: an unknown parameter, or one given twice or with a bad value (`invalid_<parameter>`). */
 export const listQuery422 = (key: string): string[] => [

@@ -96,6 +96,7 @@ export const SCHEMAS: Record<string, unknown> = {
     created_at: time,
     completed_at: nullable('string', { format: 'date-time' }),
     livemode: { type: 'boolean' },
+    memo: nullable('string', { description: 'Beyond the spec (TON only): the text comment the payout carries (its own memo or its whitelist entry’s); null elsewhere' }),
   }),
   Balance: closed({ available: decimal, held: decimal, currency: { const: 'USDT' } }),
   NetworkList: closed({ networks: { type: 'array', items: { $ref: '#/components/schemas/Network' } }, livemode: { type: 'boolean' } }),
@@ -139,7 +140,13 @@ export const SCHEMAS: Record<string, unknown> = {
     type: 'object',
     additionalProperties: false,
     required: ['network', 'address', 'amount'],
-    properties: { network: { type: 'string' }, address: { type: 'string' }, amount: decimal, reference: { type: 'string' } },
+    properties: {
+      network: { type: 'string' },
+      address: { type: 'string' },
+      amount: decimal,
+      reference: { type: 'string' },
+      memo: { type: 'string', minLength: 1, maxLength: 120, description: 'TON only (422 memo_not_supported elsewhere): the payout’s text comment, 1 to 120 characters, no control characters' },
+    },
   },
   InvoiceEvent: closed({
     id: { type: 'string', pattern: EVENT_ID_PATTERN },

@@ -37,6 +37,25 @@ describe('the family registry', () => {
     ).not.toContain('tron');
   });
 
+  it('index spaces: the EVM networks derive one address and share one space; TRON, TON and SOLANA each have their own (issue 44)', () => {
+    const registry = FamilyRegistry.builtIn();
+    for (const code of ['BEP20', 'POLYGON', 'ARBITRUM'] as const) {
+      expect(registry.indexSpace(code)).toBe('evm');
+      expect(registry.sharingAddressesWith(code)).toEqual(['BEP20', 'POLYGON', 'ARBITRUM']);
+    }
+    for (const code of ['TRC20', 'TON', 'SOLANA'] as const) {
+      expect(registry.indexSpace(code)).toBe(code);
+      expect(registry.sharingAddressesWith(code)).toEqual([code]);
+    }
+    // It is the family's property: a family registered on top without it has spaces of its own;
+    // one that declares it shares one space across its networks.
+    const toy = FamilyRegistry.builtIn().with(standIn('toy', ['POLYGON']));
+    expect(toy.indexSpace('POLYGON')).toBe('POLYGON');
+    expect(toy.sharingAddressesWith('BEP20')).toEqual(['BEP20', 'ARBITRUM']);
+    const pair = FamilyRegistry.builtIn().with({ ...standIn('pair', ['TRC20', 'SOLANA']), sharedAddresses: true });
+    expect(pair.sharingAddressesWith('SOLANA')).toEqual(['TRC20', 'SOLANA']);
+  });
+
   it('refuses two families claiming one network, and one family registered twice', () => {
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('b', ['TON']))).toThrow(FamilyRegistrationError);
     expect(() => FamilyRegistry.builtIn().with(standIn('a', ['TON']), standIn('a', ['SOLANA']))).toThrow(/registered twice/);

@@ -65,6 +65,22 @@ export class FamilyRegistry {
   }
 
   /**
+   * The index space of `network`'s deposit addresses: the family id where the family's networks
+   * derive one address (ChainFamilyDefinition.sharedAddresses), else the network code. One index of
+   * a space belongs to one network's pool, so one address is never open on two networks.
+   */
+  indexSpace(network: NetworkCode): string {
+    const family = this.of(network);
+    return family.sharedAddresses ? family.id : network;
+  }
+
+  /** The networks whose addresses are `network`'s too (its index space), itself included. */
+  sharingAddressesWith(network: NetworkCode): NetworkCode[] {
+    const space = this.indexSpace(network);
+    return NETWORK_CODES.filter((c) => this.indexSpace(c) === space);
+  }
+
+  /**
    * Whether a built-in family runs `network`. Only those can derive on the derivation thread (a
    * worker thread rebuilds its codecs from BUILT_IN_FAMILIES: it cannot see a family registered at run time).
    */

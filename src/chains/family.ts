@@ -17,6 +17,14 @@ export interface ChainFamilyDefinition {
   /** The networks of the REST contract (domain/networks.ts) this family runs. */
   readonly networks: readonly NetworkCode[];
   /**
+   * True when every network of the family derives the same deposit address at a given index (one
+   * key, one path: EVM's m/44'/60'/0'/0/i on BEP20, POLYGON and ARBITRUM), so that a payment on any
+   * of them reaches the same key. Those networks then share one index space, each address held on
+   * one network at a time, and one watched set (docs/chains.md, "One address, one network").
+   * Absent: each network's addresses are its own.
+   */
+  readonly sharedAddresses?: boolean;
+  /**
    * Key material the family reads from the environment (e.g. a watch-only xpub), validated.
    * Throws FamilyConfigError naming the variable. Absent: the family reads none.
    */

@@ -28,6 +28,8 @@ export interface ChainAdaptersOptions {
     readonly legacyJournalDir?: string;
     readonly logger?: DevnetLogger;
     readonly blockIntervalMs: number;
+    /** DEVNET_HOT_WALLET_USDT: what each devnet hot wallet starts with; absent or null: unlimited. */
+    readonly hotWalletUsdt?: string | null;
     readonly finalityDepth?: Partial<Record<NetworkCode, number>>;
   };
   /** Per-network options of the live adapters (LiveSettings.options, from the family's readLive), opaque here; mode live only. */
@@ -75,6 +77,7 @@ export function createChainAdapters(opts: ChainAdaptersOptions): ChainAdapters {
       legacyJournalDir: opts.devnet.legacyJournalDir,
       logger: opts.devnet.logger,
       blockIntervalMs: opts.devnet.blockIntervalMs,
+      hotWalletUsdt: opts.devnet.hotWalletUsdt ?? null,
       finalityDepth: opts.devnet.finalityDepth?.[network],
     });
     adapters.set(network, adapter);

@@ -1,3 +1,4 @@
+import type { ChainSweeper } from './sweeps';
 import type { NetworkCode } from '../domain/networks';
 
 /**
@@ -175,6 +176,41 @@ export interface PayoutBook {
    * (EVM: src/chains/evm/nonces.ts), and serialises its own signings per wallet.
    */
   highestOpenSequence(wallet: string): Promise<number | null>;
+  /**
+   * The hash of the newest signed transaction committed on withdrawal `id`'s row; null when none is
+   * committed (yet). A family that carries several payouts in one transaction (TON: up to 4 transfers
+   * per external message) adds a payout to another's transaction only once that one is committed.
+   */
+  storedTxHash?(id: string): Promise<string | null>;
+}
+
+/**
+ * What the host asks a family before it signs a payout (docs/chains.md, "A hot wallet short of money"):
+ * can the hot wallet pay `amount` of USDT to `to`, plus the gas coin for it, on top of the payouts
+ * already signed and not yet on the chain (`inFlight`, which the host counts from its book)?
+ */
+export interface PayoutFundsRequest {
+  readonly to: string;
+  /** Decimal string in token units. */
+  readonly amount: string;
+  /** Payouts of this network stored signed, still open, not seen mined: their USDT sum and count. */
+  readonly inFlight: { readonly amount: string; readonly count: number };
+}
+
+/** One asset the hot wallet lacks: what it holds and what the payouts (this one plus in flight) need, decimal strings. */
+export interface PayoutShortfall {
+  /** `token`: the USDT it sends; `gas`: the chain's fee coin. */
+  readonly kind: 'token' | 'gas';
+  /** USDT, or the gas coin's symbol (TRX, TON, SOL, BNB, POL, ETH). */
+  readonly asset: string;
+  readonly balance: string;
+  readonly needed: string;
+}
+
+/** The family's answer: the hot wallet's address and what it lacks (empty: it can pay). */
+export interface PayoutFunds {
+  readonly wallet: string;
+  readonly shortfalls: readonly PayoutShortfall[];
 }
 
 export interface PayoutRequest {
@@ -190,6 +226,11 @@ export interface PayoutRequest {
   readonly attempt?: number;
   /** The host's durable payout book (absent in tools and unit tests: the chain's view only). */
   readonly book?: PayoutBook;
+  /**
+   * A text comment for the payee (a withdrawal's `memo`, TON only: the jetton transfer's
+   * forward_payload). Absent elsewhere; a family without comments never receives one.
+   */
+  readonly comment?: string;
 }
 
 /** A signed transaction, persisted before it is broadcast so a crash never signs anew. */
@@ -206,13 +247,6 @@ export interface SignedPayout {
    */
   readonly wallet?: string;
   readonly sequence?: number;
-}
-
-/** An `expired` payout transaction found on chain after all (ChainAdapter.expiredPayoutLanded). */
-export interface ExpiredPayoutLanding {
-  readonly blockHeight: number;
-  /** true: the transfer executed (the money left); false: it was mined but reverted (only fees). */
-  readonly succeeded: boolean;
 }
 
 export type PayoutStatus =
@@ -312,6 +346,14 @@ export interface ChainAdapter {
    * address is whitelisted and when a withdrawal names it. Absent: every valid address can.
    */
   payeeRefusal?(address: string): { readonly code: string; readonly message: string } | null;
+  /**
+   * payeeRefusal's part that reads the chain (SOLANA: an account owned by the Token or Token-2022
+   * program, `address_token_account`; TON: a jetton wallet, it answers `get_wallet_data`,
+   * `payee_is_jetton_wallet`), asked after it at whitelisting and at withdrawal creation; the family
+   * asks it again before it signs. Rejects when the node does not answer. The message names what to
+   * use instead.
+   */
+  payeeAccountRefusal?(address: string): Promise<{ readonly code: string; readonly message: string } | null>;
 
   /**
    * Sign a payout from the hot wallet; does not broadcast (the host stores the result first). Input
@@ -319,6 +361,13 @@ export interface ChainAdapter {
    * actors/withdrawals/payout-errors.ts PERMANENT_CODES); anything else is retried.
    */
   signPayout(request: PayoutRequest): Promise<SignedPayout>;
+  /**
+   * Whether the hot wallet can pay this payout now (USDT and the gas coin), read from the chain.
+   * The host asks it before every new signature and does not sign while anything is short: the
+   * withdrawal waits with an operator alert (actors/withdrawals/payout-funds.ts). A node that does
+   * not answer throws (any error: the host retries, never fails the withdrawal on it).
+   */
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds>;
   /**
    * Send a signed payout. Sending the same one twice is harmless (already known or already mined is
    * success). An expired one: throw with code PAYOUT_EXPIRED_CODE (or resolve; payoutStatus decides).
@@ -333,14 +382,23 @@ export interface ChainAdapter {
    */
   bumpPayout?(payout: SignedPayout): Promise<SignedPayout>;
   /**
-   * A transaction of a payout that this family reported `expired` (the host has signed the payout
-   * anew), looked up again: where it landed, once final on chain, else null. The host asks about every
-   * expired hash for a day (src/actors/withdrawals/expired-watch.ts): a landing means the payout may
-   * have been paid twice; it raises an operator alert and is booked. Families without expiry omit it.
+   * Families whose `expired` rests on the answers of a provider (SOLANA): where the signed
+   * transaction `txHash` of a payout landed in a final block, or null while no answer shows it.
+   * The host asks it for a day about every version it replaced after an expiry, once the withdrawal
+   * is closed (actors/withdrawals/expired-payout-watch.ts); one found is an operator alert and is
+   * booked. While the withdrawal is open, payoutStatus() must report any version that landed.
    */
-  expiredPayoutLanded?(txHash: string): Promise<ExpiredPayoutLanding | null>;
+  payoutLanded?(txHash: string): Promise<LandedPayout | null>;
+  /** The family's sweeps into the hot wallet (chains/sweeps.ts, src/treasury/); absent: nothing is swept. */
+  readonly sweeps?: ChainSweeper;
 
   close(): Promise<void>;
+}
+
+/** A signed transaction found in a final block: its height (SOLANA: slot) and whether it failed there. */
+export interface LandedPayout {
+  readonly blockHeight: number;
+  readonly reverted: boolean;
 }
 
 /** One JSON-RPC round trip of a live adapter (for latency and error metrics). */

@@ -5,6 +5,7 @@ import { InvoiceServiceClient } from '../grpc/generated/chainpay/v1/invoices';
 import { MerchantServiceClient } from '../grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceClient } from '../grpc/generated/chainpay/v1/networks';
 import { OperatorServiceClient } from '../grpc/generated/chainpay/v1/operator';
+import { TreasuryServiceClient } from '../grpc/generated/chainpay/v1/treasury';
 import { WithdrawalServiceClient } from '../grpc/generated/chainpay/v1/withdrawals';
 import { CliError } from './errors';
 import { tokenHelp, type DaemonTarget } from './target';
@@ -68,6 +69,9 @@ export class Rpc {
   }
   get dashboardUsers(): DashboardUserServiceClient {
     return this.client('dashboardUsers', DashboardUserServiceClient);
+  }
+  get treasury(): TreasuryServiceClient {
+    return this.client('treasury', TreasuryServiceClient);
   }
   get devnet(): DevnetServiceClient {
     return this.client('devnet', DevnetServiceClient);

@@ -148,6 +148,18 @@ export function payoutExpired(error: unknown): boolean {
   return error instanceof DomainError && error.code === PAYOUT_EXPIRED;
 }
 
+/**
+ * The hot wallet cannot pay a payout (USDT or the gas coin short; actors/withdrawals/payout-funds.ts):
+ * an `unavailable` DomainError with this code. Nothing was signed; the withdrawal waits in
+ * processing.fundsWait, its amount held, with `attention` saying what to send where, and is signed
+ * once the wallet can pay. Never a failure, whatever the family.
+ */
+export const AWAITING_FUNDS = 'hot_wallet_underfunded';
+
+export function awaitingFunds(error: unknown): boolean {
+  return error instanceof DomainError && error.code === AWAITING_FUNDS;
+}
+
 export function needsOperator(error: unknown): boolean {
   return error instanceof DomainError && error.kind !== 'unavailable' && NEEDS_OPERATOR_CODES.includes(error.code);
 }

@@ -13,6 +13,10 @@
  * mined version still completes it) until an operator REJECTs it. Any other error is retried after
  * pollIntervalMs.
  *
+ * A signing refused with AWAITING_FUNDS (the hot wallet cannot pay: USDT or gas short) waits in
+ * processing.fundsWait, nothing signed, `attention` saying what to send, and signs again each poll
+ * until the wallet can pay; never failed on it (an operator may REJECT it).
+ *
  * A check that finds the signed transaction `expired` (it can never execute: TRON, TON, SOLANA)
  * goes back to signing with `replacing` = its hash; the host signs anew only while the row still
  * holds that transaction (one expiry, one new signature), stores it, and the new one is broadcast.
@@ -28,6 +32,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import {
+  awaitingFunds,
   checkedPayout,
   errorText,
   failureText,
@@ -55,6 +60,14 @@ const payoutInput = ({ context }: { context: WithdrawalMachineContext }): Payout
   if (!context.signed) throw new Error('no signed payout'); // invariant: signing precedes these states
   return { id: context.uuid, network: context.network, payout: context.signed };
 };
+
+const signInput = ({ context }: { context: WithdrawalMachineContext }): SignPayoutInput => ({
+  id: context.uuid,
+  network: context.network,
+  to: context.address,
+  amount: context.netPayout,
+  ...(context.replacing ? { replacing: context.replacing } : {}),
+});
 
 export const withdrawalMachine = setup({
   types: {} as {
@@ -93,18 +106,13 @@ export const withdrawalMachine = setup({
         signing: {
           invoke: {
             src: 'signPayout',
-            input: ({ context }): SignPayoutInput => ({
-              id: context.uuid,
-              network: context.network,
-              to: context.address,
-              amount: context.netPayout,
-              ...(context.replacing ? { replacing: context.replacing } : {}),
-            }),
+            input: signInput,
             onDone: {
               target: 'broadcasting',
               actions: assign({ signed: ({ event }) => event.output, replacing: null }),
             },
             onError: [
+              { guard: ({ event }) => awaitingFunds(event.error), target: 'fundsWait', actions: assign({ attention: ({ event }) => failureText(event.error) }) },
               {
                 guard: ({ event }) => isPermanentPayoutError(event.error),
                 target: '#withdrawal.failed',
@@ -115,6 +123,35 @@ export const withdrawalMachine = setup({
           },
         },
         signRetry: { after: { pollInterval: 'signing' }, on: { RESUME: 'signing' } },
+        // The hot wallet cannot pay (USDT or gas short): nothing was signed. The same signing is
+        // tried again each poll (the host asks the family for the wallet's balances first) until it
+        // can pay; `attention` says what to send where. Held, never failed; an operator may REJECT.
+        fundsWait: {
+          initial: 'waiting',
+          on: { REJECT: { target: '#withdrawal.rejected', actions: assign({ rejectionReason: ({ event }) => event.reason }) } },
+          states: {
+            waiting: { after: { pollInterval: 'checking' }, on: { RESUME: 'checking' } },
+            checking: {
+              invoke: {
+                src: 'signPayout',
+                input: signInput,
+                onDone: {
+                  target: '#withdrawal.processing.broadcasting',
+                  actions: assign({ signed: ({ event }) => event.output, replacing: null, attention: null }),
+                },
+                onError: [
+                  { guard: ({ event }) => awaitingFunds(event.error), target: 'waiting', actions: assign({ attention: ({ event }) => failureText(event.error) }) },
+                  {
+                    guard: ({ event }) => isPermanentPayoutError(event.error),
+                    target: '#withdrawal.failed',
+                    actions: assign({ failureReason: ({ event }) => failureText(event.error), attention: null }),
+                  },
+                  { target: 'waiting' },
+                ],
+              },
+            },
+          },
+        },
         broadcasting: {
           invoke: {
             src: 'broadcastPayout',

@@ -68,6 +68,8 @@ export interface WithdrawalSource {
   readonly created_at: string;
   readonly completed_at?: string | undefined;
   readonly livemode: boolean;
+  /** Beyond the spec, appended: the TON payout's comment; absent elsewhere. */
+  readonly memo?: string | undefined;
 }
 
 /** The stored metadata is not a JSON object (a daemon bug: the request parser stores only objects). */
@@ -160,6 +162,8 @@ export function restWithdrawal(w: WithdrawalSource): Record<string, unknown> {
     completed_at: orNull(w.completed_at),
     /** false on a devnet daemon: a test object, no real funds. */
     livemode: w.livemode,
+    /** Beyond the spec, appended after the spec's fields: the text comment of a TON payout; null elsewhere. */
+    memo: orNull(w.memo),
   };
 }
 

@@ -2,8 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { NetworkCode } from '../domain/networks';
 import type { PoolWaitObserver } from '../actors/invoices/pool-wait';
+import { poolStateCounts } from '../store/repos/address-pool';
 
-const STATES = ['free', 'reserved', 'allocated', 'cooling'] as const;
+const STATES = ['free', 'reserved', 'allocated', 'cooling', 'blocked', 'retired'] as const;
 
 /**
  * The deposit-address pools (issue 37): their size per state (read from the database at scrape
@@ -17,16 +18,17 @@ export class PoolMetrics implements PoolWaitObserver {
   private readonly waits: Histogram<'network' | 'outcome'>;
   private readonly exhausted: Counter<'network'>;
 
-  constructor(orm: MikroORM) {
+  /** `now`: the daemon's clock (devnet time may run ahead): whether a legacy row still holds an address depends on it. */
+  constructor(orm: MikroORM, now: () => Date = () => new Date()) {
     this.addresses = new Gauge({
       name: 'chainpay_address_pool_addresses',
-      help: 'Deposit addresses of each pool by state (free: ready to hand out; reserved: held by the engine for new invoices; cooling: left by a network change or a closed invoice).',
+      help: 'Deposit addresses of each pool by state (free: ready to hand out; reserved: held by the engine for new invoices; cooling: left by a network change or a closed invoice; blocked: free here but still held on another network of the family by a row from before the shared index space; retired: such a row, let go, never handed out again).',
       labelNames: ['network', 'state'],
       registers: [],
       async collect() {
-        let rows: { network: string; state: string; n: string }[];
+        let rows: { network: string; state: string; n: number }[];
         try {
-          rows = await orm.em.fork().execute<{ network: string; state: string; n: string }[]>('select network, state, count(*)::text as n from deposit_addresses group by network, state');
+          rows = await poolStateCounts(orm.em.fork(), now());
         } catch {
           // The database is unreachable: the scrape must still answer (chainpay_database_up says
           // why); the pools' last counts stay as they were rather than failing every series.
@@ -35,7 +37,7 @@ export class PoolMetrics implements PoolWaitObserver {
         this.reset();
         const networks = new Set(rows.map((r) => r.network));
         for (const network of networks) for (const state of STATES) this.set({ network, state }, 0);
-        for (const r of rows) this.set({ network: r.network, state: r.state }, Number(r.n));
+        for (const r of rows) this.set({ network: r.network, state: r.state }, r.n);
       },
     });
     this.added = new Counter({ name: 'chainpay_address_pool_refilled_addresses_total', help: 'Deposit addresses derived into the pools by refills.', labelNames: ['network'], registers: [] });

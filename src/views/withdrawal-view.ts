@@ -29,5 +29,6 @@ export function withdrawalView(row: Withdrawal, scope: { readonly livemode: bool
     merchant_id: row.merchantId,
     confirmations: row.confirmations,
     livemode: scope.livemode,
+    memo: row.memo ?? undefined,
   };
 }

@@ -22,8 +22,10 @@ import { detectionLatency } from './scenarios/detection';
 import { withdrawalsUnderContention } from './scenarios/withdrawals';
 import { tronCallsPerBlock } from './scenarios/tron-calls';
 import { tonScenario } from './scenarios/ton';
+import { tonPayoutsScenario } from './scenarios/ton-payouts';
 import { solanaScenario } from './scenarios/solana';
 import { solanaStreamScenario } from './scenarios/solana-stream';
+import { solanaPayoutScenario } from './scenarios/solana-payouts';
 import { startHardhatNode, type HardhatNode } from '../evm/support/hardhat-node';
 import { TestChain } from '../evm/support/test-chain';
 import { samplingIntervalUs } from './support/profiler';
@@ -40,7 +42,7 @@ interface Options {
 const REPO = path.resolve(__dirname, '..', '..');
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
+  const o: Options = { runs: 3, only: new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]), quick: false, profile: false, out: path.join(REPO, 'BENCHMARKS.md'), layout: 'split' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? '';
@@ -162,6 +164,10 @@ async function main(): Promise<void> {
   }
   // Its own TRON harness (a hardhat node behind the java-tron HTTP API); needs no daemon.
   await run(9, 'TRC20 watcher: HTTP calls per block and detection (TRON harness)', () => tronCallsPerBlock(o.quick));
+  // The live SOLANA adapter on a busy litesvm harness; needs no daemon.
+  await run(12, 'SOLANA: payout landing time on a busy harness (litesvm)', () => solanaPayoutScenario(ctx));
+  // The TON adapter's payouts on the sandbox harness; needs no daemon.
+  await run(11, 'TON: payouts per minute with a queue of 100 (sandbox harness, real inclusion)', () => tonPayoutsScenario(ctx));
 
   reports.sort((a, b) => a.id - b.id);
   const total = (performance.now() - started) / 1000;

@@ -28,6 +28,7 @@ beforeAll(async () => {
   stack = await startStack({
     env: {
       POLYGON_RPC_URL: proxy.url,
+      POLYGON_SWEEP: 'off',
       POLYGON_CHAIN_ID: '31337',
       POLYGON_TOKEN_ADDRESS: token,
       POLYGON_CONFIRMATIONS: '3',

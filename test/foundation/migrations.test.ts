@@ -1,4 +1,5 @@
 import { MikroORM } from '@mikro-orm/postgresql';
+import { MIGRATIONS } from '../../src/store/migrations';
 import { ormConfig, openDatabase } from '../../src/store/orm';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -29,13 +30,18 @@ describe('migrations', () => {
       'Migration20261128080000CheckoutSettings',
       'Migration20261128100000RequireSignedTimestamp',
       'Migration20261129000000OutboxTxOrder',
-      'Migration20261129100000DashboardUsers',
+      'Migration20261129100000ExpiredPayoutWatch',
+      'Migration20261129110000WithdrawalMemo',
+      'Migration20261129120000SharedIndexSpace',
+      'Migration20261129130000InvoiceMemoMatch',
+      'Migration20261129140000Treasury',
+      'Migration20261129150000DashboardUsers',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(15);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(MIGRATIONS.length);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');

@@ -55,10 +55,16 @@ describe('payout book migration', () => {
     expect(await readPayoutRow(q, open7)).toEqual({
       status: 'processing',
       attempt: 0,
+      memo: null,
       payout: { txHash: '0xhash7', raw: '0x02f8', meta: evm(7), wallet: `56:${HOT.toLowerCase()}`, sequence: 7 },
     });
-    expect(await readPayoutRow(q, devnet)).toEqual({ status: 'processing', attempt: 0, payout: { txHash: 'abc', raw: '0x02f8', meta: { id: 'w', signed_at_ms: 1, latest_tx_hash: 'abc' } } });
-    expect(await readPayoutRow(q, unsigned)).toEqual({ status: 'review', attempt: 0, payout: null });
+    expect(await readPayoutRow(q, devnet)).toEqual({
+      status: 'processing',
+      attempt: 0,
+      memo: null,
+      payout: { txHash: 'abc', raw: '0x02f8', meta: { id: 'w', signed_at_ms: 1, latest_tx_hash: 'abc' } },
+    });
+    expect(await readPayoutRow(q, unsigned)).toEqual({ status: 'review', attempt: 0, memo: null, payout: null });
     // The payout being signed does not count itself (a re-signing after expiry).
     expect(await highestOpenSequence(q, evmPayoutWallet(56, HOT), open7)).toBe(9);
     const [mempool] = await orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from information_schema.columns where table_name = 'devnet_mempool' and column_name = 'valid_until_ms'`);

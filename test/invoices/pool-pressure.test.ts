@@ -48,8 +48,8 @@ function post(stack: Stack, creds: MerchantCredentials, path: string, body: unkn
 
 /**
  * Issue 37: the address pool never turns into a 500. A real daemon and gateway whose POLYGON and
- * ARBITRUM pools cannot refill past their first 50 addresses (a wrong second derivation from index
- * 50 on, through the daemon's wrapDerivation option: the keeper halts those refills), so a burst is
+ * ARBITRUM pools cannot refill past their first 50 addresses (a wrong second derivation after each
+ * network's 50th, through the daemon's wrapDerivation option: the keeper halts those refills), so a burst is
  * larger than the pool for sure: requests wait (bounded), then get 503 pool_exhausted with
  * Retry-After, and nothing of them is written.
  */
@@ -60,10 +60,18 @@ describe('address pool under pressure (real gateway, daemon, PostgreSQL)', () =>
     stack = await startStack({
       env: { METRICS_PORT: '0', ADDRESS_POOL_MIN_FREE: '20', ADDRESS_POOL_BATCH: String(INITIAL) },
       daemon: {
-        wrapDerivation: (derive) => async (network, from, count) => {
-          const derived = await derive(network, from, count);
-          if (!HALTED.includes(network) || from + count <= INITIAL) return derived;
-          return { addresses: derived.addresses, check: derived.check.map((a, k) => (from + k >= INITIAL ? `${a}x` : a)) };
+        // The EVM networks share one index space (BEP20 may take indexes 0..49 first): the
+        // halted networks' first INITIAL addresses agree, whatever their indexes, the rest do not.
+        wrapDerivation: (derive) => {
+          const derivedFor = new Map<string, number>();
+          return async (network, from, count) => {
+            const derived = await derive(network, from, count);
+            if (!HALTED.includes(network)) return derived;
+            const before = derivedFor.get(network) ?? 0;
+            derivedFor.set(network, before + count);
+            if (before + count <= INITIAL) return derived;
+            return { addresses: derived.addresses, check: derived.check.map((a, k) => (before + k >= INITIAL ? `${a}x` : a)) };
+          };
         },
       },
     });

@@ -71,6 +71,7 @@ describe('the chain RPC timing out, rate limiting and answering garbage', () => 
         DATA_DIR: dataDir,
         HD_MNEMONIC: TEST_MNEMONIC,
         POLYGON_RPC_URL: proxy.url,
+        POLYGON_SWEEP: 'off',
         POLYGON_CHAIN_ID: '31337',
         POLYGON_TOKEN_ADDRESS: nets.POLYGON!.usdt,
         POLYGON_CONFIRMATIONS: '3',

@@ -10,7 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { createMerchant, eventually, rpc, signed, startStack, waitForStatus, type MerchantCredentials, type Stack } from '../support/stack';
 import { backdateWhitelist } from '../withdrawals/support';
 import { TEST_MNEMONIC, testCodec } from './support/adapter';
-import { Payer, USDT } from './support/payer';
+import { Payer, plantLookAlike, USDT } from './support/payer';
+import { keypairTokenAccount } from './support/token-account';
 import { SolanaRpcServer } from './support/rpc-server';
 import { SvmChain, USDT_MINT } from './support/svm-chain';
 
@@ -106,6 +107,32 @@ describe('SOLANA live daemon on the litesvm harness', () => {
     expect(res.body.error).toMatchObject({ code: 'address_off_curve', field: 'address' });
     const rows = await stack.daemon.orm.em.fork().execute('select 1 from withdrawal_whitelist where address = ?', [tokenAccount]);
     expect(rows).toHaveLength(0);
+  });
+
+  it('a token account made from a keypair (on the curve; Token or Token-2022) is refused at whitelisting and at withdrawal: 422 address_token_account naming its owner', async () => {
+    const funder = await payer.wallet(0n);
+    const owner = Keypair.generate().publicKey;
+    const classic = await keypairTokenAccount(payer, funder, owner, USDT);
+    const lookAlike = plantLookAlike(chain);
+    const t22 = await keypairTokenAccount(payer, funder, owner, lookAlike);
+    await eventually(async () => (chain.tokenAmount(classic) === 0n && chain.tokenAmount(t22) === 0n ? true : undefined), 5000, 'token accounts created');
+    for (const address of [classic.toBase58(), t22.toBase58()]) {
+      expect(PublicKey.isOnCurve(new PublicKey(address).toBytes())).toBe(true); // today's off-curve check lets it through
+      const err = await rpc((cb) => stack.clients.withdrawals.addWhitelist({ merchant_id: merchantId, network: 'SOLANA', address }, stack.operator, cb)).then(
+        () => null,
+        (e: ServiceError) => e,
+      );
+      expect(err?.metadata.get(ERROR_CODE_KEY)).toEqual(['address_token_account']);
+      expect(err?.details).toContain(owner.toBase58());
+      const res = await signed(stack, m, 'POST', '/v1/withdrawals', { network: 'SOLANA', address, amount: '3' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'address_token_account', field: 'address' });
+      expect(res.body.error.message).toContain(owner.toBase58());
+      const rows = await stack.daemon.orm.em.fork().execute('select 1 from withdrawal_whitelist where address = ?', [address]);
+      expect(rows).toHaveLength(0);
+    }
+    // The owner itself is a wallet: listed.
+    await rpc<WhitelistEntry>((cb) => stack.clients.withdrawals.addWhitelist({ merchant_id: merchantId, network: 'SOLANA', address: owner.toBase58() }, stack.operator, cb));
   });
 
   it('a payout to a wallet without an ATA creates it and transfers once; completed with its signature', async () => {

@@ -4,11 +4,13 @@ import { SolanaAdapter } from '../../src/chains/solana/adapter';
 import type { ChainAdapter } from '../../src/chains/types';
 import { SolanaCodec } from '../../src/chains/solana/codec';
 import { SOLANA_USDT_MINT } from '../../src/chains/solana/config';
+import { EXPIRY_MARGIN_BLOCKS } from '../../src/chains/solana/payout-status';
 import { ValidationError } from '../../src/domain/errors';
 import { testAdapter } from './support/adapter';
 import { Payer, USDT } from './support/payer';
 import { SolanaRpcServer } from './support/rpc-server';
 import { SvmChain } from './support/svm-chain';
+import { keypairTokenAccount } from './support/token-account';
 
 let chain: SvmChain;
 let server: SolanaRpcServer;
@@ -61,6 +63,17 @@ describe('SOLANA payouts (adapter)', () => {
     const payee = Keypair.generate().publicKey.toBase58();
     await expect(a.signPayout({ id: 'w-poor', to: payee, amount: '1' })).rejects.toMatchObject({ code: 'payout_insufficient_token' });
 
+    // On the curve, yet a token account: refused before anything is signed, naming its owner.
+    const owner = Keypair.generate().publicKey;
+    const onCurve = await keypairTokenAccount(payer, await payer.wallet(0n), owner, USDT);
+    chain.advance(1 + chain.finalityLag);
+    const tokenAccount = await a.signPayout({ id: 'w-tok', to: onCurve.toBase58(), amount: '1' }).catch((e: unknown) => e);
+    expect(tokenAccount).toBeInstanceOf(ValidationError);
+    expect(tokenAccount).toMatchObject({ code: 'address_token_account', field: 'to' });
+    expect((tokenAccount as Error).message).toContain(owner.toBase58());
+    expect(await a.payeeAccountRefusal(onCurve.toBase58())).toMatchObject({ code: 'address_token_account' });
+    expect(await a.payeeAccountRefusal(owner.toBase58())).toBeNull();
+
     const { adapter, hot } = await withHotWallet(0, 5_000_000n);
     const short = await adapter.signPayout({ id: 'w-nosol', to: payee, amount: '1' }).catch((e: unknown) => e);
     expect(short).toMatchObject({ code: 'payout_hot_wallet_underfunded', details: { wallet: hot.toBase58(), balance: '0' } });
@@ -92,15 +105,15 @@ describe('SOLANA payouts (adapter)', () => {
     expect(await adapter.payoutStatus(payout)).toMatchObject({ state: 'mined', blockHeight: landed.slot });
   });
 
-  it('an unsent payout: unknown up to its lastValidBlockHeight (finalized), expired one block after; attempt 1 is a new transaction that lands alone', async () => {
+  it('an unsent payout: unknown up to its lastValidBlockHeight + EXPIRY_MARGIN_BLOCKS (finalized), expired from there; attempt 1 is a new transaction that lands alone', async () => {
     const { adapter } = await withHotWallet(1, 50_000_000n);
     const payee = Keypair.generate().publicKey.toBase58();
     const payout = await adapter.signPayout({ id: 'w-2', to: payee, amount: '1' });
     const lastValid = Number(payout.meta.lastValidBlockHeight);
-    while (chain.at('finalized').blockHeight < lastValid) chain.produce();
-    expect(chain.at('finalized').blockHeight).toBe(lastValid);
-    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'unknown' }); // it can still land in the next block
+    while (chain.at('finalized').blockHeight < lastValid + EXPIRY_MARGIN_BLOCKS - 1) chain.produce();
+    expect(await adapter.payoutStatus(payout)).toEqual({ state: 'unknown' }); // within the window or its margin
     chain.produce();
+    expect(chain.at('finalized').blockHeight).toBe(lastValid + EXPIRY_MARGIN_BLOCKS);
     expect(await adapter.payoutStatus(payout)).toEqual({ state: 'expired' });
     const next = await adapter.signPayout({ id: 'w-2', to: payee, amount: '1', attempt: 1 });
     expect(next.txHash).not.toBe(payout.txHash);

@@ -1,5 +1,6 @@
 import { Address } from '@ton/core';
 import type { TonAdapter } from '../../src/chains/ton';
+import { TON_CALL_ATTEMPTS } from '../../src/chains/ton/client';
 import { caughtUp, serviceWallet, tonAdapter, watchFrom } from './support/adapter';
 import { SandboxChain } from './support/sandbox-chain';
 import { startToncenter, type ToncenterServer } from './support/toncenter-server';
@@ -35,8 +36,11 @@ describe('TON deposits read from our jetton wallet', () => {
   it('refuses to start when the master does not answer, naming TON_JETTON_MASTER', async () => {
     const stranger = tonAdapter(chain, server, { jettonMaster: chain.payer.address.toString() });
     await expect(stranger.init()).rejects.toMatchObject({ code: 'jetton_master_unanswered', variable: 'TON_JETTON_MASTER' });
-    server.failNext('runGetMethod', 1);
-    await expect(tonAdapter(chain, server).init()).rejects.toMatchObject({ code: 'jetton_master_unanswered' });
+    // A 5xx is retried (TON_CALL_ATTEMPTS in all); one that persists refuses the start.
+    server.failNext('runGetMethod', TON_CALL_ATTEMPTS);
+    await expect(tonAdapter(chain, server).init()).rejects.toMatchObject({ code: 'jetton_master_unanswered', cause: expect.objectContaining({ code: 'ton_provider_unavailable' }) });
+    server.failNext('runGetMethod', TON_CALL_ATTEMPTS - 1);
+    await expect(tonAdapter(chain, server).init()).resolves.toBeUndefined();
   });
 
   it('credits internal_transfers with their memo (inline, in a ref, forward_ton_amount 0); encrypted or missing memos are null', async () => {

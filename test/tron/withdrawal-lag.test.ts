@@ -151,7 +151,7 @@ it('an expired payout that lands after all (a provider hid it from every answer)
   expect(await chain.usdtBalance(payee2)).toBe(18_000_000n); // paid twice: what the watch must surface
   // The provider stops hiding it: within a round of the watch, an alert and one journal.
   chain.server.hidden.clear();
-  const reference = `withdrawal:${wd.uuid}:expired-landed:${oldTx}`;
+  const reference = `withdrawal:${wd.uuid}:extra_payout:${oldTx}`;
   const entries = async () =>
     stack.daemon.orm.em
       .fork()
@@ -164,10 +164,10 @@ it('an expired payout that lands after all (a provider hid it from every answer)
   await new Promise((r) => setTimeout(r, 3_000));
   const lines = await entries();
   expect(lines.map((l) => [l.account, Number(l.amount)])).toEqual([
-    ['chain:TRC20:expired_payouts_landed', -9],
-    ['chain:TRC20:payouts', 9],
+    ['chain:TRC20:hot', 9],
+    ['loss:TRC20:extra_payouts', -9],
   ]);
   const alerts = logLines.filter((l) => l.alert === 'expired_payout_landed');
   expect(alerts).toHaveLength(1);
-  expect(alerts[0]).toMatchObject({ withdrawalUuid: wd.uuid, txHash: oldTx, network: 'TRC20', amount: '9', to: payee2, succeeded: true });
+  expect(alerts[0]).toMatchObject({ withdrawalUuid: wd.uuid, txHash: oldTx, network: 'TRC20', amount: '9', withdrawalStatus: 'completed' });
 });

@@ -85,7 +85,7 @@ describe('TRC20 withdrawals on the TRON harness (daemon processes)', () => {
     await chain?.stop();
   });
 
-  it('killed after store, before broadcast; restarted: the stored transaction is sent, one transfer; then a reverted payout fails and releases its hold; a short hot wallet waits', async () => {
+  it('killed after store, before broadcast; restarted: the stored transaction is sent, one transfer; then a second payout the hot wallet cannot also pay waits; a short hot wallet waits', async () => {
     const a = await startProcess('after_sign');
     const merchantId = (await rpc<CreateMerchantResponse>((cb) => a.merchants.createMerchant({ name: 'Tron kill shop' }, a.r.operator, cb))).merchant!.merchant_id;
     await fund(a.r, merchantId, '50');
@@ -125,7 +125,9 @@ describe('TRC20 withdrawals on the TRON harness (daemon processes)', () => {
       expect(c.proc.output()).toMatch(/reusing the persisted transaction/);
       expect(await chain.usdtBalance(payee)).toBe(9_000_000n);
 
-      // The hot wallet holds 6 USDT: back to 15, then two payouts of 9 signed against it; one reverts on chain.
+      // The hot wallet holds 6 USDT: back to 15, then two payouts of 9. The host counts the payout
+      // signed first against the balance (issue 45 item 7), so the other waits, never signed (it
+      // used to be signed too and revert on chain), until the wallet is refilled.
       await chain.mintUsdt(hot, 9n * 10n ** 6n);
       await chain.produce(1);
       const cm = c.r.forMerchant(merchantId);
@@ -134,7 +136,20 @@ describe('TRC20 withdrawals on the TRON harness (daemon processes)', () => {
           async (reference) => (await rpc<CreateWithdrawalResponse>((cb) => c.r.withdrawals.createWithdrawal({ network: 'TRC20', address: payee, amount: '10', reference }, cm, cb))).withdrawal!,
         ),
       );
-      await eventually(async () => ((await withdrawal(c.r, merchantId, w1!.uuid)).tx_hash && (await withdrawal(c.r, merchantId, w2!.uuid)).tx_hash ? true : undefined), 30_000, 'both broadcast');
+      const rowOf = async (uuid: string) =>
+        (await orm!.em.fork().execute<{ signed_raw: string | null; failure_reason: string | null }[]>('select signed_raw, failure_reason from withdrawals where uuid = ?', [uuid]))[0]!;
+      const waiter = await eventually(
+        async () => {
+          const rows = await Promise.all([w1!, w2!].map(async (w) => ({ uuid: w.uuid, ...(await rowOf(w.uuid)) })));
+          const signedOne = rows.filter((r) => r.signed_raw !== null);
+          const waiting = rows.filter((r) => r.signed_raw === null && (r.failure_reason ?? '').startsWith('needs_operator: hot_wallet_underfunded: '));
+          return signedOne.length === 1 && waiting.length === 1 ? waiting[0]! : undefined;
+        },
+        30_000,
+        'one payout signed, the other waiting for liquidity',
+      );
+      expect(waiter.failure_reason).toMatch(new RegExp(`send \\d+ USDT to ${hot} on TRC20`));
+      await chain.mintUsdt(hot, 10n * 10n ** 6n);
       const ends = await eventually(
         async () => {
           await chain.produce(1);
@@ -144,18 +159,18 @@ describe('TRC20 withdrawals on the TRON harness (daemon processes)', () => {
         60_000,
         'both payouts to end',
       );
-      expect(ends.map((w) => `${w.status} ${w.failure_reason ?? ''}`).sort()).toEqual(['completed ', expect.stringMatching(/^failed reverted_on_chain/)]);
-      expect(await chain.usdtBalance(payee)).toBe(18_000_000n);
-      // 50 funded, 10 + 10 paid out, the failed 10 released.
+      expect(ends.map((w) => w.status)).toEqual(['completed', 'completed']);
+      expect(await chain.usdtBalance(payee)).toBe(27_000_000n);
+      // 50 funded, 10 + 10 + 10 paid out.
       const [bal] = await orm.em
         .fork()
         .execute<{ available: string; held: string }[]>('select available::float8::text as available, held::float8::text as held from merchant_balances where merchant_id = ?', [merchantId]);
-      expect(bal).toEqual({ available: '30', held: '0' });
+      expect(bal).toEqual({ available: '20', held: '0' });
       await expectLedgerExact(orm);
 
-      // 6 USDT left in the hot wallet: a payout of 9 waits, signing nothing, and says why; refilled, it goes on.
+      // 7 USDT left in the hot wallet: a payout of 9 waits, signing nothing, and says why; refilled, it goes on.
       const short = (await rpc<CreateWithdrawalResponse>((cb) => c.r.withdrawals.createWithdrawal({ network: 'TRC20', address: payee, amount: '10', reference: 'tron-short' }, cm, cb))).withdrawal!;
-      await eventually(async () => (/payout_hot_wallet_short|holds 6 USDT/.test(c.proc.output()) ? true : undefined), 20_000, 'the operator signal');
+      await eventually(async () => (/hot_wallet_underfunded.*send 2 USDT/.test(c.proc.output()) ? true : undefined), 20_000, 'the operator signal');
       const waiting = await withdrawal(c.r, merchantId, short.uuid);
       expect(waiting.status).toBe('processing');
       expect(waiting.tx_hash || null).toBeNull();
@@ -168,7 +183,7 @@ describe('TRC20 withdrawals on the TRON harness (daemon processes)', () => {
         60_000,
         'the refilled payout to complete',
       );
-      expect(await chain.usdtBalance(payee)).toBe(27_000_000n);
+      expect(await chain.usdtBalance(payee)).toBe(36_000_000n);
     } finally {
       c.close();
       c.proc.child.kill('SIGTERM');

@@ -63,7 +63,7 @@ describe('withdrawals under concurrency', () => {
 
     await settleAll();
     expect(await balance(stack, a)).toEqual({ available: '1', held: '0' });
-    const paid = await stack.daemon.orm.em.fork().execute<{ n: string; s: string }[]>(`select count(*) as n, sum(amount)::float8::text as s from ledger_entries where account = 'chain:TRC20:payouts'`);
+    const paid = await stack.daemon.orm.em.fork().execute<{ n: string; s: string }[]>(`select count(*) as n, sum(amount)::float8::text as s from ledger_entries where account = 'chain:TRC20:hot'`);
     expect(paid[0]).toEqual({ n: '33', s: '66' }); // 33 × (3 − fee 1)
     await expectLedgerExact(stack.daemon.orm);
   });

@@ -79,7 +79,7 @@ describe('withdrawal flow on devnet (through the TypeScript client)', () => {
     const w = await client.createWithdrawal({ network: 'TRC20', address: payee, amount: '10.5', reference: 'w-1' });
     expect(statuses.at(-1)).toBe(201);
     expect(Object.keys(w).sort()).toEqual(
-      ['address', 'amount', 'completed_at', 'created_at', 'failure_reason', 'livemode', 'net_payout', 'network', 'network_fee', 'reference', 'rejection_reason', 'status', 'tx_hash', 'uuid'].sort(),
+      ['address', 'amount', 'completed_at', 'created_at', 'failure_reason', 'livemode', 'memo', 'net_payout', 'network', 'network_fee', 'reference', 'rejection_reason', 'status', 'tx_hash', 'uuid'].sort(),
     );
     // Devnet: a test object (DESIGN.md, Embedded defaults).
     expect(w).toMatchObject({
@@ -111,7 +111,7 @@ describe('withdrawal flow on devnet (through the TypeScript client)', () => {
     expect(done.tx_hash).toBe(sent.tx_hash);
     expect(Date.parse(done.completed_at!)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
     expect(await balance()).toEqual({ available: '289.5', held: '0' });
-    expect(await accountSum('chain:TRC20:payouts')).toBe('9.5');
+    expect(await accountSum('chain:TRC20:hot')).toBe('9.5');
     expect(await events(w.uuid)).toEqual(['withdrawal.processing', 'withdrawal.completed']);
 
     // Repeating the reference returns the original (200), whatever the body says now.

@@ -72,7 +72,7 @@ describe('withdrawal refusals', () => {
     await expectRefused('{"network":', 400, 'malformed_json');
     // A field the body does not have (a typo, or a fee of the merchant's choosing) is refused, not dropped.
     const unknown = await expectRefused({ network: 'TRC20', address: listed, amount: '10', fee: '0' }, 422, 'unknown_field', 'fee');
-    expect(unknown.message).toBe('unknown field "fee"; this body accepts network, address, amount, reference');
+    expect(unknown.message).toBe('unknown field "fee"; this body accepts network, address, amount, reference, memo');
     await expectRefused({ netwrok: 'TRC20', address: listed, amount: '10' }, 422, 'unknown_field', 'netwrok');
     await expectLedgerExact(stack.daemon.orm);
   });

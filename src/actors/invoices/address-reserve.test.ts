@@ -11,8 +11,8 @@ describe('AddressReserve', () => {
 
   beforeAll(async () => {
     sql = new RawSql(database.orm);
-    const rows = Array.from({ length: 40 }, (_, i) => `('POLYGON', ${i}, '0x${i.toString(16).padStart(40, '0')}', '0x${i.toString(16).padStart(40, '0')}', 'free', now())`);
-    await sql.query(`insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${rows.join(', ')}`);
+    const rows = Array.from({ length: 40 }, (_, i) => `('POLYGON', 'evm', ${i}, '0x${i.toString(16).padStart(40, '0')}', '0x${i.toString(16).padStart(40, '0')}', 'free', now())`);
+    await sql.query(`insert into deposit_addresses (network, index_space, derivation_index, address, normalized, state, created_at) values ${rows.join(', ')}`);
   });
 
   /** The real query, counting reservation statements and able to hold them until released. */
@@ -66,8 +66,8 @@ describe('AddressReserve', () => {
   });
 
   it('concurrent takers of an empty list share one round trip; a dry pool gives null', async () => {
-    const rows = Array.from({ length: 24 }, (_, i) => `('BEP20', ${i}, '0x${i.toString(16).padStart(40, 'b')}', '0x${i.toString(16).padStart(40, 'b')}', 'free', now())`);
-    await sql.query(`insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ${rows.join(', ')}`);
+    const rows = Array.from({ length: 24 }, (_, i) => `('BEP20', 'evm', 1000 + ${i}, '0x${i.toString(16).padStart(40, 'b')}', '0x${i.toString(16).padStart(40, 'b')}', 'free', now())`);
+    await sql.query(`insert into deposit_addresses (network, index_space, derivation_index, address, normalized, state, created_at) values ${rows.join(', ')}`);
     const counting = countingQuery();
     const reserve = new AddressReserve({ query: counting.query, clock, batch: 32 });
     // 24 free addresses: one reservation gets them all for 24 of the 26 takers; the other two find

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import type { NetworkCode } from '../../domain/networks';
 import type { TransferObservation, UnstampedTransfer } from '../../chains/types';
-import { invoiceByAddress, invoiceByMemo, knownPayment, type SeenTransfer } from '../../store/repos/deposits';
+import { builtInFamilies } from '../../chains/families';
+import { holderElsewhere } from '../../store/repos/address-pool';
+import { invoiceByAddress, invoiceByMemo, knownPayment, type IntendedInvoice, type SeenTransfer } from '../../store/repos/deposits';
 import type { SeenDepositRow } from '../../store/repos/seen-deposits';
 
 export interface DepositIntakeDeps {
@@ -11,6 +13,11 @@ export interface DepositIntakeDeps {
   readonly orm: MikroORM;
   readonly logger: Logger;
   readonly clock: Clock;
+  /**
+   * The network's index space (FamilyRegistry.indexSpace): the networks that derive the same
+   * addresses. Default: the built-in families' (builtInFamilies).
+   */
+  readonly indexSpace?: string;
 }
 
 /** A transfer to one of our addresses that names no open invoice, with why. */
@@ -18,6 +25,8 @@ export interface UnattributedSeen {
   readonly transfer: SeenTransfer;
   readonly confirmations: number;
   readonly reason: string;
+  /** wrong_network: the invoice holding the address on another network of the family. */
+  readonly intended?: IntendedInvoice | null;
 }
 
 /** What the watcher records of one block's transfers (in the transaction that moves its cursor). */
@@ -59,18 +68,37 @@ export class DepositIntake {
     return invoiceByAddress(em, this.deps.network, t.to);
   }
 
-  /** Why a transfer that names no invoice is unattributed. */
-  reasonFor(t: TransferObservation): string {
-    if (this.sharedAddress !== null && t.to === this.sharedAddress) return t.memo ? 'unknown_memo' : 'missing_memo';
-    return 'free_pool_address';
+  /**
+   * Why a transfer that names no invoice is unattributed. To an address an invoice holds on another
+   * network of the index space (the buyer paid on the wrong EVM chain): `wrong_network`, naming that
+   * invoice for the operator; it credits no invoice (the money is on this network, not the invoice's).
+   */
+  async unattributedFor(t: TransferObservation): Promise<{ reason: string; intended: IntendedInvoice | null }> {
+    if (this.sharedAddress !== null && t.to === this.sharedAddress) return { reason: t.memo ? 'unknown_memo' : 'missing_memo', intended: null };
+    const space = this.deps.indexSpace ?? builtInFamilies().indexSpace(this.deps.network);
+    const holder = space === this.deps.network ? null : await holderElsewhere(this.deps.orm.em.fork(), space, this.deps.network, t.to);
+    return holder ? { reason: 'wrong_network', intended: { invoiceUuid: holder.invoiceUuid, network: holder.network } } : { reason: 'free_pool_address', intended: null };
   }
 
   /** Logged once the record is committed (with the cursor). */
   logUnattributed(u: UnattributedSeen, depositId: string | undefined): void {
     const t = u.transfer;
     this.deps.logger.warn(
-      { depositId, network: t.network, txHash: t.txHash, eventIndex: t.eventIndex, address: t.to, memo: t.memo, amount: t.amount, reason: u.reason },
-      'unattributed deposit recorded',
+      {
+        depositId,
+        network: t.network,
+        txHash: t.txHash,
+        eventIndex: t.eventIndex,
+        address: t.to,
+        memo: t.memo,
+        amount: t.amount,
+        reason: u.reason,
+        intendedInvoiceUuid: u.intended?.invoiceUuid,
+        intendedNetwork: u.intended?.network,
+      },
+      u.reason === 'wrong_network'
+        ? 'unattributed deposit recorded: paid on the wrong network (the address belongs to an invoice of another network); an operator resolves it'
+        : 'unattributed deposit recorded',
     );
   }
 }

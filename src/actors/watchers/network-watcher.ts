@@ -4,6 +4,7 @@ import type { Clock } from '../../domain/clock';
 import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { ChainAdapter, TransferPlace, ChainWatch, WatchedSet } from '../../chains/types';
+import { builtInFamilies } from '../../chains/families';
 import { isRetryable } from '../../chains/sync/errors';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';
@@ -28,6 +29,12 @@ interface WithFailures {
 
 export interface NetworkWatcherDeps {
   readonly network: NetworkCode;
+  /**
+   * The network's index space (FamilyRegistry.indexSpace): every address of it is watched here,
+   * whichever network's pool holds it, so a payment on the wrong network of the family is seen and
+   * kept as unattributed (wrong_network). Default: the built-in families' (builtInFamilies).
+   */
+  readonly indexSpace?: string;
   readonly adapter: ChainAdapter;
   readonly orm: MikroORM;
   readonly logger: Logger;
@@ -54,7 +61,9 @@ export interface NetworkWatcherDeps {
  * - a transfer already final on an invoice is never sent again (rescans, replays), and a known
  *   payment always goes back to the invoice it belongs to, never to the unattributed list;
  * - unfinal transfers are tracked in memory and rebuilt from `invoice_payments` at start;
- * - a transfer to one of our addresses that matches no open invoice is kept as unattributed;
+ * - a transfer to one of our addresses that matches no open invoice is kept as unattributed; the
+ *   watched set holds every address of the network's index space (all EVM networks' pools), so a
+ *   payment on the wrong EVM network credits no invoice and names the one it was meant for;
  * - a non-retryable error (a reorg deeper than finality) halts the watcher with an alert: it
  *   never continues silently; an operator resumes it or rescans from a height below the fork;
  * - a reorg that replaces a block holding a confirmed (credited) payment halts it too, whatever the
@@ -104,7 +113,7 @@ export class NetworkWatcher {
     } catch {
       this.intake.sharedAddress = null;
     }
-    this.watched.addAll(await allPoolAddresses(em, network));
+    this.watched.addAll(await allPoolAddresses(em, this.deps.indexSpace ?? builtInFamilies().indexSpace(network)));
     const saved = await loadCursor(em, network);
     // The family's own cursor JSON: only its adapter reads it (the height, for lag and rescans).
     this.progress.cursor = saved?.cursor ?? null;

@@ -94,7 +94,10 @@ describe('PoolKeeper', () => {
       const added: string[] = [];
       await keeper(added, { deriveElsewhere: (n, from, count) => thread.derive(n, from, count) }).ensure('BEP20');
       const rows = await poolRows('BEP20');
-      expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 70 }, (_, i) => i));
+      // BEP20 shares POLYGON's index space: it continues after the indexes POLYGON took above.
+      const start = rows[0]!.derivation_index;
+      expect(start).toBeGreaterThanOrEqual(70);
+      expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 70 }, (_, i) => start + i));
       const adapter = adapters.get('BEP20')!;
       for (const r of rows) expect(r.address).toBe(adapter.deriveDepositAddress(r.derivation_index));
       expect(added).toEqual(rows.map((r) => r.normalized));
@@ -105,6 +108,7 @@ describe('PoolKeeper', () => {
       const added: string[] = [];
       const { logger, errors } = capturingLogger();
       let asked = 0;
+      const [{ next }] = await database.orm.em.fork().execute<[{ next: number }]>(`select max(derivation_index) + 1 as next from deposit_addresses where index_space = 'evm'`);
       const pools = keeper(added, {
         logger,
         deriveElsewhere: (_network, from, count) => {
@@ -122,8 +126,8 @@ describe('PoolKeeper', () => {
       expect(asked).toBe(1);
       expect(await poolRows('ARBITRUM')).toEqual([]);
       expect(added).toEqual([]);
-      expect(pools.status('ARBITRUM')).toMatchObject({ state: 'halted', error: expect.stringContaining('ARBITRUM deposit address 49 differ (daemon thread)'), haltedAt: clock.now() });
-      expect(errors).toEqual([expect.objectContaining({ network: 'ARBITRUM', derivationIndex: 49, checkedBy: 'daemon thread', msg: expect.stringContaining('address pool refill stopped') })]);
+      expect(pools.status('ARBITRUM')).toMatchObject({ state: 'halted', error: expect.stringContaining(`ARBITRUM deposit address ${next + 49} differ (daemon thread)`), haltedAt: clock.now() });
+      expect(errors).toEqual([expect.objectContaining({ network: 'ARBITRUM', derivationIndex: next + 49, checkedBy: 'daemon thread', msg: expect.stringContaining('address pool refill stopped') })]);
     });
   });
 
@@ -133,7 +137,8 @@ describe('PoolKeeper', () => {
     const mixed = new Map<NetworkCode, ChainAdapter>([...adapters, ['POLYGON', polygon]]);
 
     it("keeps that address out of the pool, stops that network's refill with an error log and a halted state; other networks refill", async () => {
-      await database.orm.em.fork().execute(`delete from deposit_addresses where network in ('POLYGON', 'TRC20')`);
+      // The whole EVM index space (POLYGON's indexes follow BEP20's and ARBITRUM's) and TRC20 start empty.
+      await database.orm.em.fork().execute(`delete from deposit_addresses where index_space = 'evm' or network = 'TRC20'`);
       const added: string[] = [];
       const { logger, errors } = capturingLogger();
       const pools = keeper(added, { adapters: mixed, logger });
@@ -163,6 +168,41 @@ describe('PoolKeeper', () => {
       expect((await poolRows('TRC20')).length).toBe(70);
       expect(pools.status('TRC20')).toEqual({ state: 'ok', error: null, haltedAt: null });
       expect(pools.status('TON')).toEqual({ state: 'none', error: null, haltedAt: null });
+    });
+  });
+  describe('networks that derive one address (the EVM family: one index space)', () => {
+    it("refills of BEP20, POLYGON and ARBITRUM at once, by two keepers (two daemons): every index, every address, in one network's pool only", async () => {
+      await database.orm.em.fork().execute(`delete from deposit_addresses where index_space = 'evm'`);
+      const added = new Map<NetworkCode, string[]>();
+      const one = (): PoolKeeper =>
+        new PoolKeeper({
+          orm: database.orm,
+          logger: createLogger('silent'),
+          clock,
+          adapters,
+          minFree: 30,
+          batch: 70,
+          onAdded: (network, normalized) => added.set(network, [...(added.get(network) ?? []), ...normalized]),
+        });
+      const [a, b] = [one(), one()];
+      const evm: NetworkCode[] = ['BEP20', 'POLYGON', 'ARBITRUM'];
+      await Promise.all([...evm.map((n) => a.ensure(n)), ...evm.map((n) => b.ensure(n))]);
+      // A network whose refill lost every insert to the other keeper refills again until it has its mark.
+      for (const n of evm) await a.ensure(n, { urgent: true });
+      const rows = await database.orm.em
+        .fork()
+        .execute<{ network: string; derivation_index: number; normalized: string }[]>(`select network, derivation_index, normalized from deposit_addresses where index_space = 'evm'`);
+      expect(new Set(rows.map((r) => r.derivation_index)).size).toBe(rows.length);
+      expect(new Set(rows.map((r) => r.normalized)).size).toBe(rows.length);
+      for (const n of evm) expect(rows.filter((r) => r.network === n).length).toBeGreaterThanOrEqual(30);
+      // What the keepers handed to the watchers is what was stored, each address once, for its own network.
+      for (const n of evm)
+        expect([...(added.get(n) ?? [])].sort()).toEqual(
+          rows
+            .filter((r) => r.network === n)
+            .map((r) => r.normalized)
+            .sort(),
+        );
     });
   });
 });

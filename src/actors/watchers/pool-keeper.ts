@@ -4,7 +4,8 @@ import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { DerivationThreadError } from '../../chains/derivation/derivation-thread';
-import { DerivedAddressMismatchError, freeAddressCount, refillPool, type AddressDeriver, type DerivedTwice } from '../../store/repos/address-pool';
+import { builtInFamilies } from '../../chains/families';
+import { DerivedAddressMismatchError, freeAddressCount, refillPool, retireCooledLegacy, type AddressDeriver, type DerivedTwice } from '../../store/repos/address-pool';
 import { RefillPace } from './refill-pace';
 import type { AddressPoolView } from './watcher-status';
 
@@ -50,6 +51,13 @@ export class PoolKeeper {
       adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
       minFree: number;
       batch: number;
+      /**
+       * The network's index space (FamilyRegistry.indexSpace). Networks of one space (the EVM
+       * family) draw their indexes from one sequence, each index stored for one network only, so
+       * no address is ever in two networks' pools. Default: the built-in families' (builtInFamilies).
+       */
+      indexSpace?: (network: NetworkCode) => string;
+      /** New addresses of `network`'s pool: every watcher of its index space must watch them. */
       onAdded: (network: NetworkCode, normalized: string[]) => void;
       /**
        * Derives ranges off the event loop by both implementations (DerivationThread; fails with
@@ -58,6 +66,12 @@ export class PoolKeeper {
       deriveElsewhere?: (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
     },
   ) {}
+
+  /**
+   * The refill running in each index space: refills of networks sharing one run one after the
+   * other, so two of them never derive the same next indexes only for one to lose the insert.
+   */
+  private readonly spaceTail = new Map<string, Promise<void>>();
 
   /** Networks whose refill stopped: two derivations of an address differed. */
   private readonly halted = new Map<NetworkCode, { readonly error: DerivedAddressMismatchError; readonly at: Date }>();
@@ -79,12 +93,28 @@ export class PoolKeeper {
     if (options.urgent) this.urgent.add(network);
     const current = this.running.get(network);
     if (current) return current;
-    const run = this.refill(network).finally(() => {
+    const run = this.inSpace(network, () => this.refill(network)).finally(() => {
       this.running.delete(network);
       this.urgent.delete(network);
     });
     this.running.set(network, run);
     return run;
+  }
+
+  /** Runs `work` after the refills of `network`'s index space already queued. */
+  private inSpace(network: NetworkCode, work: () => Promise<void>): Promise<void> {
+    const space = this.spaceOf(network);
+    const run = (this.spaceTail.get(space) ?? Promise.resolve()).then(work, work);
+    const tail = run.catch(() => undefined);
+    this.spaceTail.set(space, tail);
+    void tail.then(() => {
+      if (this.spaceTail.get(space) === tail) this.spaceTail.delete(space);
+    });
+    return run;
+  }
+
+  private spaceOf(network: NetworkCode): string {
+    return this.deps.indexSpace?.(network) ?? builtInFamilies().indexSpace(network);
   }
 
   schedule(network: NetworkCode): void {
@@ -103,7 +133,7 @@ export class PoolKeeper {
    */
   private async refillThreaded(em: EntityManager, network: NetworkCode, threaded: AddressDeriver, count: number): Promise<string[] | null> {
     try {
-      return await refillPool(em, network, threaded, count, this.deps.clock.now());
+      return await refillPool(em, { network, indexSpace: this.spaceOf(network) }, threaded, count, this.deps.clock.now());
     } catch (err) {
       if (err instanceof DerivationThreadError) {
         this.deps.logger.warn({ err, network }, 'address derivation thread failed; deriving on the daemon thread');
@@ -117,7 +147,11 @@ export class PoolKeeper {
     const adapter = this.deps.adapters.get(network);
     if (!adapter) return;
     const em = this.deps.orm.em.fork();
-    const free = await freeAddressCount(em, network);
+    const now = this.deps.clock.now();
+    // Legacy rows (migration 20261129120000) whose network change cooled off hold nothing any more.
+    const retired = await retireCooledLegacy(em, now);
+    if (retired > 0) this.deps.logger.info({ network, retired }, 'legacy deposit-address rows retired');
+    const free = await freeAddressCount(em, network, now);
     if (free >= this.deps.minFree) {
       this.untilCount.set(network, Math.floor((free - this.deps.minFree) / 2));
       return;
@@ -135,7 +169,7 @@ export class PoolKeeper {
         const n = Math.min(REFILL_CHUNK, count - done);
         let chunk: string[] | null = null;
         if (threaded) chunk = await this.refillThreaded(em, network, threaded, n);
-        chunk ??= await refillPool(em, network, here, n, this.deps.clock.now(), pace.afterAddress);
+        chunk ??= await refillPool(em, { network, indexSpace: this.spaceOf(network) }, here, n, this.deps.clock.now(), pace.afterAddress);
         this.deps.onAdded(network, chunk);
         added.push(...chunk);
       }

@@ -121,7 +121,7 @@ export class WatcherSync {
     const ids = await this.deps.orm.em.fork().transactional(async (em) => {
       await recordSeen(em, [...step.seen.values()], now);
       const out: Array<string | undefined> = [];
-      for (const u of unattributed) out.push(await recordUnattributed(em, u.transfer, u.confirmations, u.reason, now));
+      for (const u of unattributed) out.push(await recordUnattributed(em, u.transfer, u.confirmations, u.reason, now, u.intended ?? null));
       await saveCursor(em, network, cursor, progress.finalized, now);
       return out;
     });
@@ -177,7 +177,8 @@ export class WatcherSync {
     // Recorded at the block, with the cursor. One naming an open invoice is that invoice's to decide
     // (its target, its late window); what names none is kept as unattributed, never dropped.
     if (invoiceUuid && actors.has(invoiceUuid)) this.step.seen.set(key, { ...transfer, invoiceUuid, blockTime: t.blockTime, confirmations });
-    else this.step.unattributed.set(key, { transfer, confirmations, reason: invoiceUuid ? 'invoice_closed' : intake.reasonFor(t) });
+    else if (invoiceUuid) this.step.unattributed.set(key, { transfer, confirmations, reason: 'invoice_closed' });
+    else this.step.unattributed.set(key, { transfer, confirmations, ...(await intake.unattributedFor(t)) });
   }
 
   /**

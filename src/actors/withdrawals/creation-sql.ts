@@ -62,7 +62,7 @@ const CAP_WINDOW_USED = `(select coalesce(sum(used), 0) from withdrawal_cap_hour
 const UNDER_LOCK = `select m.id::text as merchant_id,
             (${CAP_WINDOW_USED})::text as used,
             (select available from merchant_balances where merchant_id = m.id)::text as available,
-            (select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8)), '[]')
+            (select coalesce(json_agg(json_build_object('network', network, 'address', address, 'usable_ms', (extract(epoch from usable_at) * 1000)::float8, 'memo', memo)), '[]')
                from withdrawal_whitelist where merchant_id = m.id and removed_at is null) as whitelist,
             (select coalesce(json_agg(json_build_object('reference', reference, 'uuid', uuid)), '[]')
                from withdrawals where merchant_id = m.id and reference = any($3::text[])) as known
@@ -99,14 +99,14 @@ const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined
 
 const INSERT_WITHDRAWALS = `with inserted as (
        insert into withdrawals (uuid, merchant_id, reference, status, network, address, amount, network_fee, net_payout, tx_hash, signed_raw, signed_meta,
-                                confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version)
+                                confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version, memo)
        select w.* from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::numeric[], $9::numeric[], $10::text[], $11::text[], $12::jsonb[],
-                              $13::int[], $14::text[], $15::text[], $16::timestamptz[], $17::boolean[], $18::jsonb[], $19::timestamptz[], $20::timestamptz[], $21::int[])
+                              $13::int[], $14::text[], $15::text[], $16::timestamptz[], $17::boolean[], $18::jsonb[], $19::timestamptz[], $20::timestamptz[], $21::int[], $22::text[])
          as w(uuid, merchant_id, reference, status, network, address, amount, network_fee, net_payout, tx_hash, signed_raw, signed_meta,
-              confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version)
+              confirmations, rejection_reason, failure_reason, completed_at, open, actor_snapshot, created_at, updated_at, version, memo)
      )
      ${OUTBOX_INSERT}
-     ${outboxEventsSource(22)}`;
+     ${outboxEventsSource(23)}`;
 
 /**
  * The new rows (every column of the entity, as MikroORM would write them) and their outbox events,
@@ -138,6 +138,7 @@ export async function insertWithdrawals(q: Query, rows: readonly Withdrawal[], s
       rows.map((r) => iso(r.createdAt)),
       rows.map((r) => iso(r.updatedAt)),
       rows.map((r) => r.version),
+      rows.map((r) => r.memo),
       ...outboxEventsParams(events),
     ],
     'chainpay_wd_insert',

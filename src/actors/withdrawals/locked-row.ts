@@ -5,6 +5,7 @@ export interface LockedRow {
   uuid: string;
   merchant_id: string;
   reference: string | null;
+  memo: string | null;
   status: WithdrawalStatus;
   network: string;
   address: string;
@@ -22,7 +23,7 @@ export interface LockedRow {
   version: number;
 }
 
-export const LOCK_ROW = `select uuid::text, merchant_id::text, reference, status, network, address, amount::text, network_fee::text, net_payout::text, tx_hash, confirmations,
+export const LOCK_ROW = `select uuid::text, merchant_id::text, reference, memo, status, network, address, amount::text, network_fee::text, net_payout::text, tx_hash, confirmations,
          rejection_reason, failure_reason, (extract(epoch from completed_at) * 1000)::float8 as completed_ms, open,
          (extract(epoch from created_at) * 1000)::float8 as created_ms, (extract(epoch from updated_at) * 1000)::float8 as updated_ms, version
     from withdrawals where uuid = $1 for update`;
@@ -31,6 +32,7 @@ export function withdrawalOf(r: LockedRow): Withdrawal {
   const row = new Withdrawal(r.uuid, r.merchant_id, r.status, r.network, r.address, r.amount, r.network_fee, r.net_payout, new Date(Number(r.created_ms)));
   Object.assign(row, {
     reference: r.reference,
+    memo: r.memo,
     txHash: r.tx_hash,
     confirmations: r.confirmations,
     rejectionReason: r.rejection_reason,

@@ -1,5 +1,6 @@
 import { ConflictError, DomainError, UnavailableError, ValidationError, type DomainErrorDetails } from '../../domain/errors';
-import { NEEDS_OPERATOR_CODES, PAYOUT_EXPIRED } from '../../domain/withdrawal-context';
+import { operatorAlertOf } from '../../chains/errors';
+import { AWAITING_FUNDS, NEEDS_OPERATOR_CODES, PAYOUT_EXPIRED } from '../../domain/withdrawal-context';
 
 /**
  * Adapter failures that make this signed transaction hopeless, so the withdrawal fails and its hold
@@ -9,7 +10,14 @@ import { NEEDS_OPERATOR_CODES, PAYOUT_EXPIRED } from '../../domain/withdrawal-co
  * for an operator, never released on that signal alone; and PAYOUT_EXPIRED (chains/types.ts
  * PAYOUT_EXPIRED_CODE): too late to send, the status check decides what follows.
  */
-const PERMANENT_CODES = new Set(['payout_rejected', 'payout_invalid', 'invalid_address', 'invalid_amount', 'payout_insufficient_gas', 'payout_insufficient_token']);
+const PERMANENT_CODES = new Set(['payout_rejected', 'payout_invalid', 'invalid_address', 'invalid_amount']);
+
+/**
+ * A family's own refusal because the hot wallet lacks USDT or the gas coin (found while signing, e.g.
+ * when the balance fell between the host's check and the signature): the same wait as the host's
+ * check (AWAITING_FUNDS), never a failure. By code, or by the error's `operatorAlert`.
+ */
+const FUNDS_SHORT_CODES = new Set(['payout_insufficient_gas', 'payout_insufficient_token']);
 
 /**
  * An adapter error -> the DomainError the withdrawal machine acts on, by its code. The adapter's
@@ -22,6 +30,7 @@ export function classifyPayoutError(error: unknown): unknown {
   const message = error instanceof Error ? error.message : String(code);
   const details = plainDetails((error as { details?: unknown } | null)?.details);
   if (code === PAYOUT_EXPIRED) return new UnavailableError(PAYOUT_EXPIRED, message, details);
+  if ((typeof code === 'string' && FUNDS_SHORT_CODES.has(code)) || operatorAlertOf(error) === 'hot_wallet_underfunded') return new UnavailableError(AWAITING_FUNDS, message, details);
   if (typeof code === 'string' && NEEDS_OPERATOR_CODES.includes(code)) return new ConflictError(code, message, undefined, details);
   if (typeof code === 'string' && PERMANENT_CODES.has(code)) return new ValidationError(code, message, undefined, details);
   return error;

@@ -5,13 +5,23 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { DomainError, UnavailableError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
-import { errorText, needsOperator, payoutExpired, type CheckPayoutOutput, type PayoutActorInput, type SignPayoutInput, type WithdrawalSignedPayout } from '../../domain/withdrawal-context';
+import {
+  awaitingFunds,
+  errorText,
+  needsOperator,
+  payoutExpired,
+  type CheckPayoutOutput,
+  type PayoutActorInput,
+  type SignPayoutInput,
+  type WithdrawalSignedPayout,
+} from '../../domain/withdrawal-context';
 import type { ChainAdapter, PayoutBook } from '../../chains/types';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { HOST_META, highestOpenSequence, lockPayoutRow, readPayoutRow, storeSignedPayout, type PayoutRow } from '../../store/repos/payout-rows';
 import { PayoutSlots } from './payout-slots';
 import type { RequestLoad } from '../../lib/request-load';
 import { classifyPayoutError } from './payout-errors';
+import { PayoutFundsGate } from './payout-funds';
 import { killAt, type PayoutKillPoint } from './kill-point';
 
 export { killPointFromEnv, type PayoutKillPoint } from './kill-point';
@@ -50,10 +60,12 @@ export class PayoutSteps {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly slots: PayoutSlots;
   private readonly sql: RawSql;
+  private readonly funds: PayoutFundsGate;
 
   constructor(private readonly deps: PayoutStepDeps) {
     this.slots = new PayoutSlots(deps.concurrency ?? 8, deps.requestLoad);
     this.sql = new RawSql(deps.orm);
+    this.funds = new PayoutFundsGate(deps.logger);
   }
 
   actors() {
@@ -87,28 +99,39 @@ export class PayoutSteps {
     await this.deps.settled(input.id);
     // Raw SQL on one connection (one signing per payout step; the unit of work would cost more than the statements).
     let resigned = false;
-    const signed = await this.sql.transaction(async (q) => {
-      const row = await lockPayoutRow(q, input.id);
-      if (!row) throw new Error(`withdrawal ${input.id} has no row`);
-      const attempt = await this.nextAttempt(input, row);
-      if (attempt === null) return row.payout!;
-      resigned = row.payout !== null;
-      if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
-      let payout: WithdrawalSignedPayout;
-      try {
-        const book: PayoutBook = { highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id) };
-        payout = await this.adapter(input.network).signPayout({ id: input.id, to: input.to, amount: input.amount, attempt, book });
-      } catch (error) {
-        const classified = classifyPayoutError(error);
-        if (!(classified instanceof DomainError)) this.signRetried(input, error);
-        throw classified;
-      }
-      payout = stamped(payout, this.deps.clock.now(), row.payout);
-      await storeSignedPayout(q, input.id, payout, attempt, this.deps.clock.now());
-      const replaced = row.payout ? { expiredTxHash: row.payout.txHash } : {};
-      this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash, attempt, ...replaced }, 'payout signed and persisted');
-      return payout;
-    });
+    // One signing per network at a time: the funds check sees the payouts signed before it.
+    const signed = await this.funds.serialize(input.network, () =>
+      this.sql.transaction(async (q) => {
+        const row = await lockPayoutRow(q, input.id);
+        if (!row) throw new Error(`withdrawal ${input.id} has no row`);
+        const attempt = await this.nextAttempt(input, row);
+        if (attempt === null) return row.payout!;
+        resigned = row.payout !== null;
+        if (row.status !== 'processing') throw new UnavailableError('withdrawal_not_processing', `withdrawal ${input.id} is ${row.status}`);
+        let payout: WithdrawalSignedPayout;
+        try {
+          const adapter = this.adapter(input.network);
+          // The host's rule for every family: nothing is signed while the hot wallet cannot pay it.
+          await this.funds.assert(q, adapter, input.id, input.to, input.amount);
+          const book: PayoutBook = {
+            highestOpenSequence: (wallet) => highestOpenSequence(q, wallet, input.id),
+            storedTxHash: async (id) => (await readPayoutRow(q, id))?.payout?.txHash ?? null,
+          };
+          payout = await adapter.signPayout({ id: input.id, to: input.to, amount: input.amount, attempt, book, ...(row.memo ? { comment: row.memo } : {}) });
+        } catch (error) {
+          const classified = classifyPayoutError(error);
+          if (awaitingFunds(classified)) this.funds.alert(input.id, classified as DomainError);
+          else if (!(classified instanceof DomainError)) this.signRetried(input, error);
+          throw classified;
+        }
+        this.funds.settled(input.id);
+        payout = stamped(payout, this.deps.clock.now(), row.payout);
+        await storeSignedPayout(q, input.id, payout, attempt, this.deps.clock.now());
+        const replaced = row.payout ? { expiredTxHash: row.payout.txHash } : {};
+        this.deps.logger.info({ withdrawalUuid: input.id, network: input.network, txHash: payout.txHash, attempt, ...replaced }, 'payout signed and persisted');
+        return payout;
+      }),
+    );
     await this.killPoint('after_sign');
     if (resigned) await this.killPoint('after_resign');
     return signed;

@@ -1,10 +1,12 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../../domain/clock';
 import { NotFoundError, ValidationError } from '../../domain/errors';
+import { checkPayeeAccount } from './payee-account';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
 import type { ChainAdapter } from '../../chains/types';
 import { WhitelistEntry } from '../../store/entities';
 import { recordAudit } from '../../store/repos/audit';
+import { parseMemo } from '../../domain/withdrawal-memo';
 
 export const WHITELIST_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 
@@ -14,6 +16,8 @@ const ADDRESS_FORMS_MAX = 10_000;
 export interface UsableRow {
   readonly address: string;
   readonly usable_ms: number;
+  /** TON only: the entry's memo (absent in rows read without it). */
+  readonly memo?: string | null;
 }
 
 export interface WhitelistDeps {
@@ -40,20 +44,35 @@ export class Whitelist {
     return this.deps.cooldownMs ?? WHITELIST_COOLDOWN_MS;
   }
 
-  async add(merchantId: string, network: NetworkSettings, address: string, actor: string): Promise<WhitelistEntry> {
+  /**
+   * `memo` (TON only, withdrawal-memo.ts): the comment a withdrawal to this address inherits. An
+   * entry already listed with the same memo stays as it is (its cooldown stands); with another memo
+   * it takes the new one and its cooldown starts again: at an exchange the memo chooses whose
+   * account is paid, so changing it is as good as a new address.
+   */
+  async add(merchantId: string, network: NetworkSettings, address: string, actor: string, memoInput: unknown = null): Promise<WhitelistEntry> {
     const normalized = this.normalize(network, address);
     // A valid address the chain cannot pay (SOLANA: off the curve) is never listed.
-    const refusal = this.deps.adapters.get(network.code)?.payeeRefusal?.(address);
+    const adapter = this.deps.adapters.get(network.code);
+    const refusal = adapter?.payeeRefusal?.(address);
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
+    const memo = parseMemo(memoInput, network.code);
+    await checkPayeeAccount(adapter, network.code, address, 'listing');
     return this.deps.orm.em.fork().transactional(async (em) => {
       await lockMerchant(em, merchantId);
       const now = this.deps.clock.now();
       const usableAt = new Date(now.getTime() + this.cooldownMs);
       let entry = await this.find(em, merchantId, network, normalized, true);
-      if (entry && entry.removedAt === null) return entry; // already listed: the running cooldown stands
-      if (entry) Object.assign(entry, { addedAt: now, usableAt, removedAt: null });
-      else em.persist((entry = new WhitelistEntry(merchantId, network.code, address, now, usableAt)));
-      recordAudit(em, { actor, action: 'whitelist.add', target: `merchant:${merchantId}`, before: null, after: { network: network.code, address, usable_at: usableAt.toISOString() }, at: now });
+      if (entry && entry.removedAt === null && entry.memo === memo) return entry; // already listed: the running cooldown stands
+      const before = entry && entry.removedAt === null ? { network: network.code, address: entry.address, ...(entry.memo !== null ? { memo: entry.memo } : {}) } : null;
+      if (entry) Object.assign(entry, { addedAt: now, usableAt, removedAt: null, memo });
+      else {
+        entry = new WhitelistEntry(merchantId, network.code, address, now, usableAt);
+        entry.memo = memo;
+        em.persist(entry);
+      }
+      const after = { network: network.code, address, usable_at: usableAt.toISOString(), ...(memo !== null ? { memo } : {}) };
+      recordAudit(em, { actor, action: 'whitelist.add', target: `merchant:${merchantId}`, before, after, at: now });
       await em.flush();
       return entry;
     });
@@ -88,6 +107,17 @@ export class Whitelist {
    * once per input. Returns the refusal for (network, address), or null.
    */
   judge(rows: readonly (UsableRow & { readonly network: string })[], now: Date): (network: NetworkSettings, address: string) => ValidationError | null {
+    const find = this.lookup(rows);
+    return (network, address) => this.verdict(find(network, address), network, now);
+  }
+
+  /** The memo of the entry (network, address) matches in `rows` (as judge finds it), null when none or it has none. */
+  memos(rows: readonly (UsableRow & { readonly network: string })[]): (network: NetworkSettings, address: string) => string | null {
+    const find = this.lookup(rows);
+    return (network, address) => find(network, address)?.memo ?? null;
+  }
+
+  private lookup(rows: readonly (UsableRow & { readonly network: string })[]): (network: NetworkSettings, address: string) => UsableRow | undefined {
     const byNetwork = new Map<string, Map<string, UsableRow>>();
     for (const r of rows) {
       const form = this.form(r.network as NetworkCode, r.address);
@@ -98,7 +128,7 @@ export class Whitelist {
     }
     return (network, address) => {
       const normalized = this.normalize(network, address); // first: an input that is no address of the network is refused as such
-      return this.verdict(byNetwork.get(network.code)?.get(normalized), network, now);
+      return byNetwork.get(network.code)?.get(normalized);
     };
   }
 

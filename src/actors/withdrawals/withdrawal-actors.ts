@@ -11,7 +11,6 @@ import type { Withdrawal, OutboxEvent } from '../../store/entities';
 import { RawSql, type Query } from '../../store/raw-sql';
 import { announceOutboxEvents, insertOutboxEventsSql, withdrawalEvents } from '../../webhooks/outbox';
 import { PayoutSteps, type PayoutKillPoint } from './payout-steps';
-import { ExpiredPayoutWatch } from './expired-watch';
 import { bookOutcomeSql } from './withdrawal-ledger';
 import type { RequestLoad } from '../../lib/request-load';
 import { ActorActivity } from '../introspection/activity';
@@ -47,8 +46,6 @@ export interface WithdrawalActorsDeps {
   readonly requestLoad?: RequestLoad;
   /** Stuck-payout fee bump threshold (PayoutSteps). */
   readonly bumpAfterMs?: number;
-  /** Between two rounds of the expired payout watch (ExpiredPayoutWatch); default 60 s. */
-  readonly expiredWatchIntervalMs?: number;
 }
 
 /** A committed change of the row's status: what its log line names. */
@@ -88,8 +85,6 @@ function stateKey(actor: WithdrawalActor): string {
 export class WithdrawalActors {
   private readonly entries = new Map<string, Entry>();
   private readonly steps: PayoutSteps;
-  /** Expired payout transactions, watched for a day after the re-signing. */
-  readonly expiredWatch: ExpiredPayoutWatch;
   private readonly machine;
   private readonly sql: RawSql;
   /** initialSnapshotJson's templates by context shape; null: that shape is computed every time. */
@@ -104,7 +99,6 @@ export class WithdrawalActors {
     this.activity = new ActorActivity('withdrawal', () => deps.clock.now());
     this.steps = new PayoutSteps({ ...deps, settled: (uuid) => this.settled(uuid) });
     this.machine = withdrawalMachine.provide({ actors: this.steps.actors() });
-    this.expiredWatch = new ExpiredPayoutWatch({ ...deps, intervalMs: deps.expiredWatchIntervalMs ?? 60_000 });
     this.sql = new RawSql(deps.orm);
   }
 
@@ -181,7 +175,6 @@ export class WithdrawalActors {
 
   /** `after` timers are not persisted: a restored actor that was waiting polls (or retries) now. */
   async resumeAll(): Promise<void> {
-    this.expiredWatch.start();
     await Promise.all([...this.entries.keys()].map((uuid) => this.send(uuid, { type: 'RESUME' })));
   }
 
@@ -344,7 +337,6 @@ export class WithdrawalActors {
   }
 
   async stop(): Promise<void> {
-    await this.expiredWatch.stop();
     await Promise.all([...this.entries.values()].map((e) => e.queue));
     for (const e of this.entries.values()) e.actor.stop();
     this.entries.clear();

@@ -3,13 +3,14 @@ import type { Withdrawal } from '../../store/entities';
 import type { Query } from '../../store/raw-sql';
 import { merchantAvailable, merchantHeld, postJournalsSql, type JournalInput, type LedgerLine } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
+import { hotAccount } from '../../store/repos/ledger-accounts';
 
 /**
  * The withdrawal's journals. Accounts (signs as in store/entities/ledger.ts: liabilities are
  * credit-positive, asset accounts move negative when they grow):
  * - `merchant:<id>:available` / `merchant:<id>:held`: the merchant's money, free and reserved;
- * - `chain:<NET>:payouts`: the hot wallet's outflow on that network (+net_payout per payout, the
- *   mirror of `chain:<NET>:deposits`);
+ * - `chain:<NET>:hot`: the hot wallet that pays (+net_payout per payout; store/repos/ledger-accounts.ts;
+ *   before the treasury this was `chain:<NET>:payouts`);
  * - `network:<NET>:fees`: the withdrawal fee kept to pay the chain's gas (same account invoices use).
  * Each journal's reference names one business event, so a replay never books twice.
  */
@@ -31,7 +32,7 @@ export function holdLines(merchantId: string, amount: string): LedgerLine[] {
 export function payoutLines(input: { merchantId: string; network: string; amount: string; networkFee: string; netPayout: string }): LedgerLine[] {
   return [
     { account: merchantHeld(input.merchantId), amount: neg(input.amount) },
-    { account: `chain:${input.network}:payouts`, amount: input.netPayout },
+    { account: hotAccount(input.network), amount: input.netPayout },
     { account: `network:${input.network}:fees`, amount: input.networkFee },
   ];
 }

@@ -6,6 +6,7 @@ import { parseNetwork } from '../../domain/invoice-request';
 import type { NetworkSettings } from '../../domain/networks';
 import { BodyFields } from '../../domain/request-fields';
 import { assertBoundedText } from '../../domain/text';
+import { parseMemo } from '../../domain/withdrawal-memo';
 
 /** The body of POST /v1/withdrawals, validated (all but the whitelist and the balance). */
 export interface CreateWithdrawalInput {
@@ -16,10 +17,12 @@ export interface CreateWithdrawalInput {
   readonly networkFee: string;
   readonly netPayout: string;
   readonly reference: string | null;
+  /** TON only: the payout's comment as the request gave it; null: the whitelist entry's, if any. */
+  readonly memo: string | null;
 }
 
 /** The fields of POST /v1/withdrawals. */
-export const CREATE_WITHDRAWAL_FIELDS = new BodyFields(['network', 'address', 'amount', 'reference']);
+export const CREATE_WITHDRAWAL_FIELDS = new BodyFields(['network', 'address', 'amount', 'reference', 'memo']);
 
 export const REFERENCE_MAX = 200;
 const ADDRESS_MAX = 128;
@@ -43,7 +46,7 @@ function requiredString(body: Record<string, unknown>, field: string): string {
 /**
  * Rules in the order a merchant fixes them: only known fields (`unknown_field`), network known and active (`unknown_network`), address
  * format of that network (`invalid_address`), an address the chain can pay (the adapter's payeeRefusal code, e.g.
- * `address_off_curve` on SOLANA), amount a decimal string at the token's precision,
+ * `address_off_curve` on SOLANA), a memo on TON only (`memo_not_supported`, `invalid_memo`), amount a decimal string at the token's precision,
  * at least `min_withdrawal` (`amount_below_minimum`) and above the fee (`amount_not_above_fee`).
  */
 export function parseCreateWithdrawal(
@@ -62,11 +65,12 @@ export function parseCreateWithdrawal(
   }
   const refusal = payeeRefusal(network, address);
   if (refusal) throw new ValidationError(refusal.code, refusal.message, 'address');
+  const memo = parseMemo(body.memo, network.code);
   if (body.amount === undefined || body.amount === null) throw new MalformedRequestError('amount is required', 'amount', 'missing_field');
   const amount = formatAmount(parseAmount(body.amount, { field: 'amount', maxDecimals: network.tokenDecimals }));
   if (toDecimal(amount).lessThan(toDecimal(network.minWithdrawal))) {
     throw new ValidationError('amount_below_minimum', `amount is below the minimum withdrawal of ${network.minWithdrawal} on ${network.code}`, 'amount', { min_withdrawal: network.minWithdrawal });
   }
   const { networkFee, netPayout } = computeWithdrawalAmounts({ amount, withdrawalFee: network.withdrawalFee });
-  return { network, address, amount, networkFee, netPayout, reference };
+  return { network, address, amount, networkFee, netPayout, reference, memo };
 }

@@ -20,6 +20,7 @@ import { insertWithdrawals, lockMerchantsCaps, readUnderLock, type MerchantCaps,
 import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
+import { checkPayeeAccount } from './payee-account';
 import { AddressForms, type Whitelist } from './whitelist';
 import { RequestLoad } from '../../lib/request-load';
 import { CHECK_VIOLATION, rolledBack, sqlState, UNIQUE_VIOLATION } from './sql-outcome';
@@ -120,6 +121,7 @@ export class Withdrawals {
         (network, address) => this.addresses.isValid(network.code, address),
         (network, address) => this.deps.adapters.get(network.code)?.payeeRefusal?.(address) ?? null,
       );
+      await checkPayeeAccount(this.deps.adapters.get(input.network.code), input.network.code, input.address, 'withdrawal', this.deps.logger);
     } catch (err) {
       // A repeat answers with the original whatever its body says now, so a body refused here may
       // still name a reference already used (the entity is loaded only for such a repeat).
@@ -272,6 +274,7 @@ export class Withdrawals {
     if (!caps || !state) return group.inputs.map((input) => ({ ok: false, error: this.deps.whitelist.judge([], now)(input.network, input.address) }));
     const merchantId = group.key;
     const whitelistRefusal = this.deps.whitelist.judge(state.whitelist, now);
+    const whitelistMemo = this.deps.whitelist.memos(state.whitelist);
     const known = new Map<string, { stored: string } | Withdrawal>();
     for (const [reference, uuid] of state.known) known.set(reference, { stored: uuid });
     let used = toDecimal(state.used);
@@ -297,6 +300,8 @@ export class Withdrawals {
       available = available.minus(amount);
       used = used.plus(amount);
       const { row, snapshot, snapshotJson } = this.newWithdrawal(merchantId, input, review, now);
+      // Its own memo, else its whitelist entry's (TON only: entries elsewhere carry none).
+      row.memo = input.memo ?? whitelistMemo(input.network, input.address);
       into.rows.push(row);
       into.snapshots.push(snapshotJson);
       if (input.reference !== null) known.set(input.reference, row);

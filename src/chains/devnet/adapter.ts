@@ -1,4 +1,5 @@
 import { ValidationError } from '../../domain/errors';
+import { formatAmount, maxAmount, toDecimal } from '../../domain/decimal';
 import type { Clock } from '../../domain/clock';
 import { NETWORK_FACTS, type ChainFamily, type NetworkCode, type NetworkFacts } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
@@ -14,6 +15,8 @@ import type {
   ChainWatch,
   DevnetControls,
   PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
   PayoutRequest,
   PayoutStatus,
   SignedPayout,
@@ -63,6 +66,11 @@ export interface DevnetAdapterOptions {
    * (DEVNET_PAYOUT_TTL_MS: 60 s on TRC20, TON, SOLANA; none on EVM networks, whose nonces never expire).
    */
   readonly payoutTtlMs?: number;
+  /**
+   * DEVNET_HOT_WALLET_USDT: the USDT the hot wallet starts with; its balance is that plus what was
+   * sent to it minus what it paid, in canonical blocks. Absent or null: it never runs short.
+   */
+  readonly hotWalletUsdt?: string | null;
 }
 
 export interface DevnetLogger {
@@ -215,7 +223,34 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     const ttl = this.options.payoutTtlMs ?? DEVNET_PAYOUT_TTL_MS[this.facts.family];
     const validUntilMs = ttl === undefined ? undefined : this.chainTime() + ttl;
     const from = this.options.codec.hotWallet().address;
-    return encodeDevnetPayout(this.facts.family, { network: this.network, id: request.id, from, to, amount, attempt: request.attempt ?? 0, ...(validUntilMs !== undefined ? { validUntilMs } : {}) });
+    // Only TON transfers carry a text comment (as pay() has it).
+    const memo = this.facts.family === 'ton' && request.comment ? { memo: request.comment } : {};
+    return encodeDevnetPayout(this.facts.family, {
+      network: this.network,
+      id: request.id,
+      from,
+      to,
+      amount,
+      attempt: request.attempt ?? 0,
+      ...(validUntilMs !== undefined ? { validUntilMs } : {}),
+      ...memo,
+    });
+  }
+
+  /**
+   * ChainAdapter.payoutFunds on the simulated chain: USDT only (devnet has no gas coin). The hot
+   * wallet holds DEVNET_HOT_WALLET_USDT plus what canonical blocks sent to it minus what it paid;
+   * the payouts in flight (signed, not mined) come off that. Unset: never short.
+   */
+  async payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    const wallet = this.options.codec.hotWallet().address;
+    const float = this.options.hotWalletUsdt;
+    if (float === undefined || float === null) return { wallet, shortfalls: [] };
+    const flow = await this.chain().tokenFlow({ from: wallet, toKey: this.options.codec.normalizeAddress(wallet), contract: this.tokenContract });
+    const balance = toDecimal(float).plus(flow.received).minus(flow.sent);
+    const needed = toDecimal(request.amount).plus(request.inFlight.amount);
+    if (balance.gte(needed)) return { wallet, shortfalls: [] };
+    return { wallet, shortfalls: [{ kind: 'token', asset: 'USDT', balance: formatAmount(maxAmount(balance, '0')), needed: formatAmount(needed) }] };
   }
 
   /** Queues the payout for the next mined block; a second broadcast of the same hash is a no-op; too late: DevnetPayoutExpiredError. */
@@ -225,7 +260,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
     if (body.validUntilMs !== undefined && now > body.validUntilMs && !(await this.chain().locate(payout.txHash))) {
       throw new DevnetPayoutExpiredError(this.network, payout.txHash, body.validUntilMs, now);
     }
-    await this.live().submit({ ...this.transfer(payout.txHash, body.from, body.to, body.amount, null, this.tokenContract), validUntilMs: body.validUntilMs ?? null });
+    await this.live().submit({ ...this.transfer(payout.txHash, body.from, body.to, body.amount, body.memo ?? null, this.tokenContract), validUntilMs: body.validUntilMs ?? null });
   }
 
   /**

@@ -1,9 +1,10 @@
 import { ValidationError } from '../../domain/errors';
+import { formatAmount, toDecimal } from '../../domain/decimal';
 import type { Clock } from '../../domain/clock';
 import type { ChainFamily, NetworkCode } from '../../domain/networks';
 import type { BlockRef } from '../types';
 import { deterministicBlockHash, randomBlockHash } from './hashes';
-import { DevnetHeadMovedError, type BlockHeader, type ChainExtension, type DevnetChainStore, type StoredChain } from './store';
+import { DevnetHeadMovedError, type BlockHeader, type ChainExtension, type DevnetChainStore, type StoredChain, type TokenFlow, type TokenFlowQuery } from './store';
 import type { DevnetBlock, DevnetTransfer, PendingTransfer } from './types';
 import { BlockWindow } from './window';
 
@@ -188,6 +189,22 @@ export class DevnetChain {
     if (this.mempool.has(txHash)) return { state: 'pending' };
     const height = this.window.minedHeight(txHash) ?? (this.store ? await this.store.minedHeight(this.network, txHash) : null);
     return height === null || height === undefined ? null : { state: 'mined', height };
+  }
+
+  /** What `flow.contract` moved to and from one address in the canonical chain (a hot wallet's balance; mempool left out). */
+  async tokenFlow(flow: TokenFlowQuery): Promise<TokenFlow> {
+    if (this.store) return this.store.tokenFlow(this.network, flow);
+    // In memory the window holds the whole chain.
+    let received = toDecimal('0');
+    let sent = toDecimal('0');
+    for (let h = this.window.base(); h <= this.head().height; h++) {
+      for (const t of this.window.at(h)?.transfers ?? []) {
+        if (t.contract !== flow.contract) continue;
+        if (t.toKey === flow.toKey) received = received.plus(t.amount);
+        if (t.from === flow.from) sent = sent.plus(t.amount);
+      }
+    }
+    return { received: formatAmount(received), sent: formatAmount(sent) };
   }
 
   /** Called after every change (new blocks, reorg, mempool, re-read); returns an unsubscribe function. */

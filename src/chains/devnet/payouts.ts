@@ -19,6 +19,8 @@ export interface DevnetPayoutBody {
    * which no block includes it (TRON expiration, TON valid_until, SOLANA lastValidBlockHeight).
    */
   readonly validUntilMs?: number;
+  /** PayoutRequest.comment (TON: the withdrawal's memo), carried by the transfer as its text comment. */
+  readonly memo?: string;
 }
 
 /**
@@ -43,6 +45,7 @@ export function encodeDevnetPayout(family: ChainFamily, body: Omit<DevnetPayoutB
     amount: body.amount,
     ...(body.attempt ? { attempt: body.attempt } : {}),
     ...(body.validUntilMs !== undefined ? { validUntilMs: body.validUntilMs } : {}),
+    ...(body.memo !== undefined ? { memo: body.memo } : {}),
   };
   const raw = Buffer.from(JSON.stringify(ordered), 'utf8').toString('hex');
   const meta = { id: body.id, ...(ordered.attempt ? { attempt: ordered.attempt } : {}), ...(ordered.validUntilMs !== undefined ? { validUntilMs: ordered.validUntilMs } : {}) };

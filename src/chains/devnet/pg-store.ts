@@ -1,5 +1,5 @@
 import type { NetworkCode } from '../../domain/networks';
-import { DevnetHeadMovedError, type BlockHeader, type ChainExtension, type DevnetChainStore, type InitialChain, type StoredChain } from './store';
+import { DevnetHeadMovedError, type BlockHeader, type ChainExtension, type DevnetChainStore, type InitialChain, type StoredChain, type TokenFlow, type TokenFlowQuery } from './store';
 import type { DevnetBlock, DevnetTransfer, PendingTransfer } from './types';
 
 /** One statement with `$1..$n` placeholders; a `name` makes it a prepared statement (same text always). */
@@ -60,6 +60,10 @@ const INSERT_CHAIN = `insert into devnet_chains (network, head_height, head_hash
   on conflict (network) do nothing returning network`;
 const SELECT_BY_HASH = `select hash, height, parent_hash, round(extract(epoch from mined_at) * 1000)::int8 as ms, canonical
   from devnet_blocks where network = $1 and hash = $2`;
+const SELECT_FLOW = `select trim_scale(coalesce(sum(t.amount) filter (where t.to_key = $2), 0))::text as received,
+  trim_scale(coalesce(sum(t.amount) filter (where t.from_address = $3), 0))::text as sent
+  from devnet_transfers t join devnet_blocks b on b.network = t.network and b.hash = t.block_hash
+  where t.network = $1 and b.canonical and t.contract = $4 and (t.to_key = $2 or t.from_address = $3)`;
 const SELECT_MINED = `select b.height from devnet_transfers t join devnet_blocks b on b.network = t.network and b.hash = t.block_hash
   where t.network = $1 and t.tx_hash = $2 and b.canonical limit 1`;
 
@@ -161,6 +165,11 @@ export class PgDevnetStore implements DevnetChainStore {
   async blockByHash(network: NetworkCode, hash: string): Promise<{ block: BlockHeader; canonical: boolean } | null> {
     const [row] = await this.sql.query<BlockRow & { canonical: boolean }>(SELECT_BY_HASH, [network, hash], 'devnet_select_by_hash');
     return row ? { block: headerOf(row), canonical: row.canonical } : null;
+  }
+
+  async tokenFlow(network: NetworkCode, flow: TokenFlowQuery): Promise<TokenFlow> {
+    const [row] = await this.sql.query<{ received: string; sent: string }>(SELECT_FLOW, [network, flow.toKey, flow.from, flow.contract], 'devnet_select_token_flow');
+    return { received: row?.received ?? '0', sent: row?.sent ?? '0' };
   }
 
   async minedHeight(network: NetworkCode, txHash: string): Promise<number | null> {

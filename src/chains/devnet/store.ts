@@ -36,6 +36,21 @@ export interface DevnetChainStore {
   blockByHash(network: NetworkCode, hash: string): Promise<{ readonly block: BlockHeader; readonly canonical: boolean } | null>;
   /** The height of the canonical block holding `txHash`; null when no canonical block does. */
   minedHeight(network: NetworkCode, txHash: string): Promise<number | null>;
+  /** Token `contract` moved in canonical blocks to `toKey` and from `from` (decimal strings): a hot wallet's balance. */
+  tokenFlow(network: NetworkCode, flow: TokenFlowQuery): Promise<TokenFlow>;
+}
+
+export interface TokenFlowQuery {
+  /** The address as payouts write it in `from`. */
+  readonly from: string;
+  /** The same address normalized (what `toKey` holds). */
+  readonly toKey: string;
+  readonly contract: string;
+}
+
+export interface TokenFlow {
+  readonly received: string;
+  readonly sent: string;
 }
 
 export interface StoredChain {

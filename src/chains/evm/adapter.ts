@@ -4,13 +4,29 @@ import { blockCursor, readBlockCursor } from '../sync/block-cursor';
 import { blockDepth } from '../sync/depth';
 import { BlockFollower } from '../sync/follower';
 import type { SyncStatus } from '../sync/types';
-import type { ChainAdapter, ChainCursor, Confirmations, TransferPlace, ChainWatch, PaymentLinkInput, PayoutRequest, PayoutStatus, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  Confirmations,
+  TransferPlace,
+  ChainWatch,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { ERC20_ABI } from './abi';
 import { EvmBlockSource } from './block-source';
 import { createEvmClient } from './client';
 import { EVM_GAS_COIN, resolveEvmConfig, type EvmAdapterConfig, type EvmNetworkCode, type ResolvedEvmConfig } from './config';
 import { AdapterNotInitializedError, ChainIdMismatchError, TokenContractMissingError, TokenDecimalsMismatchError } from './errors';
 import { EvmPayouts } from './payouts';
+import { EvmCodec } from './codec';
+import { EvmSweeps } from './sweeps';
 import { classifyRpcError } from './rpc-errors';
 import { EvmWatchedSet, evmMatcher } from './watched-set';
 
@@ -33,6 +49,8 @@ export class EvmAdapter implements ChainAdapter {
   private decimals: number;
   private chainId: number | null = null;
   private payouts: EvmPayouts | null = null;
+  /** Set by init() when the deposit keys can sign (chains/sweeps.ts). */
+  sweeps?: EvmSweeps;
   private current: BlockFollower | null = null;
 
   constructor(config: EvmAdapterConfig) {
@@ -77,6 +95,10 @@ export class EvmAdapter implements ChainAdapter {
       chainId,
       gasHeadroomPercent: this.config.gasHeadroomPercent,
     });
+    const codec = this.config.codec;
+    if (codec instanceof EvmCodec && codec.canSignDeposits()) {
+      this.sweeps = new EvmSweeps({ network: this.network, gasCoin: EVM_GAS_COIN[this.network], client: this.client, codec, token, decimals, chainId, confirmations: this.config.confirmations });
+    }
   }
 
   watch(options: WatchOptions): EvmWatch {
@@ -155,6 +177,10 @@ export class EvmAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    return this.payout().funds(request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

@@ -103,6 +103,18 @@ export class EvmCodec implements AddressCodec {
     return this.hot;
   }
 
+  /** Whether deposit keys can sign (a mnemonic; an xpub only watches: nothing is swept automatically). */
+  canSignDeposits(): boolean {
+    return Boolean(this.keys.mnemonic);
+  }
+
+  /** The signing key of deposit address `index` (m/44'/60'/0'/0/index): a sweep moves its tokens. Needs the mnemonic. */
+  depositKey(index: number): HotWalletKey {
+    assertDerivationIndex(index);
+    const node = secp256k1PrivateNode(this.keys.mnemonic, `${EVM_DEPOSIT_ACCOUNT_PATH}/0/${index}`);
+    return { address: addressOf(node), privateKeyHex: privateKeyHex(node) };
+  }
+
   sampleAddress(seed: string): string {
     return getAddress(bytesToHex(createHash('sha256').update(seed).digest().subarray(0, 20)));
   }

@@ -49,6 +49,8 @@ export function readEvmLive(env: FamilyEnv, { network, requiredConfirmations }: 
 export const evmFamily: ChainFamilyDefinition = {
   id: 'evm',
   networks: EVM_NETWORKS satisfies readonly NetworkCode[],
+  // One xpub, one path for all three: index i is the same address on BEP20, POLYGON and ARBITRUM.
+  sharedAddresses: true,
   readKeys: (env) => ({ xpub: readVariable(env, 'EVM_DEPOSIT_XPUB', xpubSchema) }),
   readLive: readEvmLive,
   codec: (keys, options) => new EvmCodec(keys, options?.addon),

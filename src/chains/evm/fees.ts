@@ -30,3 +30,8 @@ export function replacementFees(stuck: FeeParams, now: FeeParams): FeeParams {
   const cap = max(max(bumped(stuck.maxFeePerGas), now.type === 'eip1559' ? now.maxFeePerGas : now.gasPrice), priority);
   return { type: 'eip1559', maxFeePerGas: cap, maxPriorityFeePerGas: priority };
 }
+
+/** The most one gas unit can cost under these fees (EIP-1559: maxFeePerGas; legacy: gasPrice). */
+export function maxFeePerGas(fees: FeeParams): bigint {
+  return fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice;
+}

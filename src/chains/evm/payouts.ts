@@ -4,10 +4,6 @@ import {
   formatEther,
   formatUnits,
   getAddress,
-  HttpRequestError,
-  LimitExceededRpcError,
-  ResourceUnavailableRpcError,
-  TimeoutError,
   keccak256,
   parseTransaction,
   TransactionNotFoundError,
@@ -20,10 +16,11 @@ import { ValidationError } from '../../domain/errors';
 import { toBaseUnits } from '../amount';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
+import type { PayoutFunds, PayoutFundsRequest, PayoutRequest, PayoutStatus, SignedPayout } from '../types';
+import { evmPayoutFunds, TRANSIENT } from './payout-funds';
 import { ERC20_ABI } from './abi';
 import { PayoutBroadcastError, PayoutInsufficientGasError, PayoutInsufficientTokenError, PayoutNonceConsumedError, PayoutRejectedError } from './errors';
-import { currentFees, replacementFees, type FeeParams } from './fees';
+import { currentFees, maxFeePerGas, replacementFees, type FeeParams } from './fees';
 import { walletNonces } from './nonces';
 import { evmPayoutWallet } from './payout-wallet';
 
@@ -73,6 +70,11 @@ export class EvmPayouts {
       },
       book ? () => book.highestOpenSequence(wallet) : undefined,
     );
+  }
+
+  /** ChainAdapter.payoutFunds: whether the hot wallet can pay this payout (payout-funds.ts). */
+  funds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    return evmPayoutFunds(this.deps, this.hotAccount().address, request);
   }
 
   /** Sends the persisted raw transaction; already known or already mined (any version) is success. */
@@ -175,19 +177,12 @@ export class EvmPayouts {
   }
 }
 
-const TRANSIENT = [HttpRequestError, TimeoutError, LimitExceededRpcError, ResourceUnavailableRpcError];
-
 /** This payout's transaction and every earlier version it replaced. */
 function versions(payout: SignedPayout): Hex[] {
   const earlier = String(payout.meta.replaces ?? '')
     .split(',')
     .filter((h) => h.length > 0);
   return [payout.txHash, ...earlier] as Hex[];
-}
-
-/** The most one gas unit can cost under these fees (EIP-1559: maxFeePerGas; legacy: gasPrice). */
-function maxFeePerGas(fees: FeeParams): bigint {
-  return fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice;
 }
 
 function feeFields(fees: FeeParams) {

@@ -3,12 +3,30 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { FamilyConfigError } from '../errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { AddressCodec } from '../codec';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, TransferPlace, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  LandedPayout,
+  TransferPlace,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { PlainWatchedSet } from '../watched-set';
-import { SOLANA_BLOCK_CONCURRENCY_DEFAULT, SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
+import { DEFAULT_MIN_PRIORITY_FEE, SOLANA_BLOCK_CONCURRENCY_DEFAULT, SOLANA_TOKEN_DECIMALS, type SolanaLiveOptions } from './config';
+import { RESEND_INTERVAL_MS } from './resender';
 import { SolanaNotInitializedError } from './errors';
 import { offCurveRefusal } from './payee';
 import { SolanaPayouts } from './payouts';
+import { solanaPayoutFunds } from './payout-funds';
 import { finalizedSlotDepth, readSolanaCursor, solanaCursor } from './cursor';
 import { BlockThread } from './block-thread';
 import { RPC_TIMEOUT_MS, SolanaRpc } from './rpc';
@@ -21,6 +39,8 @@ export interface SolanaAdapterConfig {
   readonly options: SolanaLiveOptions;
   readonly onRpc?: RpcObserver;
   readonly logger?: SolanaLogger;
+  /** How often a sent payout is sent again until it lands or expires; default RESEND_INTERVAL_MS (2 s). */
+  readonly resendIntervalMs?: number;
   /** Watch retry backoff; default 500 ms doubling to 30 s. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
@@ -75,7 +95,8 @@ export class SolanaAdapter implements ChainAdapter {
       mint,
       decimals: SOLANA_TOKEN_DECIMALS,
       hot: Keypair.fromSeed(Buffer.from(hot.privateKeyHex, 'hex')),
-      maxPriorityFee: this.config.options.SOLANA_MAX_PRIORITY_FEE,
+      priorityFee: { floor: this.config.options.SOLANA_MIN_PRIORITY_FEE ?? DEFAULT_MIN_PRIORITY_FEE, cap: this.config.options.SOLANA_MAX_PRIORITY_FEE },
+      resendIntervalMs: this.config.resendIntervalMs ?? RESEND_INTERVAL_MS,
     });
   }
 
@@ -147,6 +168,12 @@ export class SolanaAdapter implements ChainAdapter {
     return this.isValidAddress(address) ? offCurveRefusal(address) : null;
   }
 
+  /** ChainAdapter.payeeAccountRefusal: an address whose account the Token or Token-2022 program owns. */
+  async payeeAccountRefusal(address: string): Promise<{ code: string; message: string } | null> {
+    if (this.payeeRefusal(address) !== null || !this.isValidAddress(address)) return null;
+    return this.payout().payeeAccountRefusal(address);
+  }
+
   /** Solana Pay: solana:<owner>?amount=…&spl-token=<mint>. */
   paymentLink(input: PaymentLinkInput): string {
     return this.config.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: SOLANA_TOKEN_DECIMALS });
@@ -154,6 +181,12 @@ export class SolanaAdapter implements ChainAdapter {
 
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    this.payout(); // after init (the mint is checked there)
+    const hot = new PublicKey(this.config.codec.hotWallet().address);
+    return solanaPayoutFunds({ rpc: this.rpc, mint: new PublicKey(this.tokenContract), decimals: SOLANA_TOKEN_DECIMALS, hot, maxPriorityFee: this.config.options.SOLANA_MAX_PRIORITY_FEE }, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {
@@ -164,7 +197,14 @@ export class SolanaAdapter implements ChainAdapter {
     return this.payout().status(payout);
   }
 
+  /** ChainAdapter.payoutLanded: a signature declared expired, found finalized after all (host watch). */
+  async payoutLanded(txHash: string): Promise<LandedPayout | null> {
+    const landed = await this.payout().landed(txHash);
+    return landed ? { blockHeight: landed.slot, reverted: landed.reverted } : null;
+  }
+
   async close(): Promise<void> {
+    this.payouts?.close();
     await this.current?.stop();
     this.current = null;
     await this.source.close();

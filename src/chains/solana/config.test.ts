@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../../config/config';
 import { FamilyConfigError } from '../errors';
 import { hasLiveAdapter } from '../registry';
-import { parseSolanaEnv, SOLANA_USDT_MINT } from './config';
+import { DEFAULT_MIN_PRIORITY_FEE, parseSolanaEnv, SOLANA_USDT_MINT } from './config';
 
 const refused = (env: Record<string, string>): string | null => {
   try {
@@ -24,6 +24,14 @@ describe('SOLANA environment', () => {
     expect(refused({ SOLANA_RPC_URL: 'https://rpc.example', SOLANA_TOKEN_MINT: '0xdead' })).toBe('SOLANA_TOKEN_MINT');
     expect(refused({ SOLANA_TOKEN_MINT: SOLANA_USDT_MINT })).toBe('SOLANA_TOKEN_MINT');
     expect(refused({ SOLANA_RPC_URL: 'https://rpc.example', SOLANA_TOKEN_ADDRESS: SOLANA_USDT_MINT })).toBe('SOLANA_TOKEN_ADDRESS');
+    expect(refused({ SOLANA_RPC_URL: 'https://rpc.example', SOLANA_MIN_PRIORITY_FEE: '5000', SOLANA_MAX_PRIORITY_FEE: '4000' })).toBe('SOLANA_MIN_PRIORITY_FEE');
+  });
+
+  it('priority fee: floor 100,000 and cap 1,000,000 micro-lamports per unit by default; a cap alone below the floor is taken', () => {
+    expect(parseSolanaEnv({ SOLANA_RPC_URL: 'https://rpc.example' })).toMatchObject({ SOLANA_MAX_PRIORITY_FEE: 1_000_000 });
+    expect(DEFAULT_MIN_PRIORITY_FEE).toBe(100_000); // the adapter's floor when SOLANA_MIN_PRIORITY_FEE is unset
+    expect(parseSolanaEnv({ SOLANA_RPC_URL: 'https://rpc.example', SOLANA_MIN_PRIORITY_FEE: '20000' })).toMatchObject({ SOLANA_MIN_PRIORITY_FEE: 20_000 });
+    expect(parseSolanaEnv({ SOLANA_RPC_URL: 'https://rpc.example', SOLANA_MAX_PRIORITY_FEE: '4000' })).toMatchObject({ SOLANA_MAX_PRIORITY_FEE: 4000 });
   });
 
   it('loadConfig carries the family options; SOLANA_RPC_URL makes the daemon live', () => {

@@ -6,6 +6,9 @@ export const SOLANA_USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY2ndRqUqgfYh9p';
 /** USDT has 6 decimals on Solana; init() refuses a mint with any other. */
 export const SOLANA_TOKEN_DECIMALS = 6;
 
+/** SOLANA_MIN_PRIORITY_FEE's default, micro-lamports per compute unit (priority-fee.ts). */
+export const DEFAULT_MIN_PRIORITY_FEE = 100_000;
+
 const base58Key = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
 
 /**
@@ -24,6 +27,8 @@ const schema = z.object({
   SOLANA_BLOCK_CONCURRENCY: z.coerce.number().int().min(1).max(32).optional(),
   /** Ceiling of the payout priority fee (micro-lamports per compute unit), whatever recent fees say. */
   SOLANA_MAX_PRIORITY_FEE: z.coerce.number().int().min(0).max(100_000_000).default(1_000_000),
+  /** Floor of the payout priority fee (micro-lamports per compute unit; default DEFAULT_MIN_PRIORITY_FEE): recent fees of our accounts are mostly 0. Optional so that option literals need not name it. */
+  SOLANA_MIN_PRIORITY_FEE: z.coerce.number().int().min(0).max(100_000_000).optional(),
 });
 
 /** getBlock calls in flight while the watch reads ahead: 4 mainnet blocks (~12 MB) cover ~1.6 s of provider latency. */
@@ -47,6 +52,10 @@ export function parseSolanaEnv(env: Readonly<Record<string, string | undefined>>
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new FamilyConfigError(String(issue?.path[0] ?? 'SOLANA_RPC_URL'), issue?.message ?? 'invalid');
+  }
+  // A cap below the default floor just lowers the price (the cap wins); both given and crossed is a mistake.
+  if (parsed.data.SOLANA_MIN_PRIORITY_FEE !== undefined && parsed.data.SOLANA_MIN_PRIORITY_FEE > parsed.data.SOLANA_MAX_PRIORITY_FEE) {
+    throw new FamilyConfigError('SOLANA_MIN_PRIORITY_FEE', `is above SOLANA_MAX_PRIORITY_FEE (${parsed.data.SOLANA_MAX_PRIORITY_FEE}); lower it or raise the cap`);
   }
   return parsed.data;
 }

@@ -5,8 +5,10 @@ import { ValidationError } from '../../domain/errors';
 import { fromBaseUnits, toBaseUnits } from '../amount';
 import type { PayoutRequest, PayoutStatus, SignedPayout } from '../types';
 import { SolanaBroadcastError, SolanaHotWalletUnderfundedError, SolanaInsufficientTokenError } from './errors';
-import { offCurveRefusal } from './payee';
-import { priorityFee } from './priority-fee';
+import { offCurveRefusal, tokenAccountRefusal } from './payee';
+import { solanaPayoutStatus, solanaSignatureLanded, type LandedSignature } from './payout-status';
+import { priorityFee, type PriorityFeePolicy } from './priority-fee';
+import { SolanaResender } from './resender';
 import type { SolanaRpc } from './rpc';
 
 /** Enough for the compute budget, an idempotent ATA creation (creating: ~22k CU) and transferChecked (~6k). */
@@ -18,8 +20,10 @@ export interface SolanaPayoutDeps {
   readonly mint: PublicKey;
   readonly decimals: number;
   readonly hot: Keypair;
-  /** Ceiling of the priority fee in micro-lamports per compute unit. */
-  readonly maxPriorityFee: number;
+  /** Floor and ceiling of the priority fee in micro-lamports per compute unit. */
+  readonly priorityFee: PriorityFeePolicy;
+  /** Re-send period of a sent payout (RESEND_INTERVAL_MS). */
+  readonly resendIntervalMs: number;
 }
 
 /**
@@ -32,10 +36,26 @@ export interface SolanaPayoutDeps {
  * expired versions (expired_tx_hashes).
  */
 export class SolanaPayouts {
-  constructor(private readonly deps: SolanaPayoutDeps) {}
+  private readonly resender: SolanaResender;
+
+  constructor(private readonly deps: SolanaPayoutDeps) {
+    this.resender = new SolanaResender(deps.rpc, deps.resendIntervalMs);
+  }
+
+  /** Sends made again by the resender since start. */
+  get resent(): number {
+    return this.resender.resent;
+  }
+
+  close(): void {
+    this.resender.close();
+  }
 
   /**
-   * Signs one version of the payout with a fresh `finalized` blockhash. The host asks for a new
+   * Signs one version of the payout with a fresh `confirmed` blockhash: a finalized one is already
+   * ~32 slots old, a fifth of the 150 blocks a transaction may land in. A confirmed block was voted
+   * by a super-majority and is practically never dropped; were it dropped, a transaction naming its
+   * blockhash could never land, and its lastValidBlockHeight still bounds it. The host asks for a new
    * attempt only after status() said `expired` for the stored one (and checked it again under the
    * withdrawal's lock), so at most one version can ever execute; the attempt is in `meta` only for
    * the operator (a new blockhash already makes a new transaction).
@@ -45,45 +65,45 @@ export class SolanaPayouts {
   }
 
   /**
-   * Sends the stored transaction as it is: skipPreflight, maxRetries 0 (we resend ourselves until it
-   * lands or expires). An expired one is sent too (the RPC accepts and drops it): status() decides.
+   * Sends the stored transaction as it is: skipPreflight, maxRetries 0, then the resender sends it
+   * again every RESEND_INTERVAL_MS until it lands or expires (resender.ts). An expired one is sent
+   * too (the RPC accepts and drops it): status() decides.
    */
   async broadcast(payout: SignedPayout): Promise<void> {
+    const wire = Buffer.from(payout.raw, 'base64');
     try {
-      await this.deps.rpc.call('sendTransaction', (c) => c.sendRawTransaction(Buffer.from(payout.raw, 'base64'), { skipPreflight: true, maxRetries: 0 }));
+      await this.deps.rpc.call('sendTransaction', (c) => c.sendRawTransaction(wire, { skipPreflight: true, maxRetries: 0 }));
     } catch (error) {
       throw new SolanaBroadcastError(payout.txHash, error);
     }
+    this.resender.track(payout.txHash, wire, Number(payout.meta.lastValidBlockHeight));
   }
 
-  /**
-   * Finalized only: `mined` once its block is finalized (confirmations counted in finalized slots
-   * since its slot), `reverted` when that finalized transaction failed, `pending` while it is known
-   * but not finalized. Unknown to the chain: `unknown` (send it again) while its blockhash can still
-   * land, `expired` once the finalized block height is above lastValidBlockHeight: a block holding
-   * it would have a height at most lastValidBlockHeight, so it is either in the finalized history
-   * (and getSignatureStatuses with history finds it) or on a fork that can never be finalized.
-   * The block height is read before the status, so "expired and not found" is never a race.
-   */
+  /** Where the payout stands, proving absence before `expired` (payout-status.ts). */
   async status(payout: SignedPayout): Promise<PayoutStatus> {
-    const height = await this.finalizedHeight();
-    const statuses = await this.deps.rpc.call('getSignatureStatuses', (c) => c.getSignatureStatuses([payout.txHash], { searchTransactionHistory: true }));
-    const s = statuses.value[0] ?? null;
-    if (s === null) return height > Number(payout.meta.lastValidBlockHeight) ? { state: 'expired' } : { state: 'unknown' };
-    if (s.confirmationStatus !== 'finalized') return { state: 'pending' };
-    if (s.err !== null) return { state: 'reverted', blockHeight: s.slot };
-    const finalSlot = await this.deps.rpc.call('getSlot', (c) => c.getSlot('finalized'));
-    return { state: 'mined', blockHeight: s.slot, confirmations: Math.max(1, finalSlot - s.slot + 1) };
+    const status = await solanaPayoutStatus(this.deps.rpc, payout);
+    if (status.state !== 'unknown' && status.state !== 'pending') this.resender.forget(payout.txHash);
+    return status;
   }
 
-  private finalizedHeight(): Promise<number> {
-    return this.deps.rpc.call('getBlockHeight', (c) => c.getBlockHeight('finalized'));
+  /** A signature declared expired that landed after all (the host watches them for a day). */
+  landed(signature: string): Promise<LandedSignature | null> {
+    return solanaSignatureLanded(this.deps.rpc, signature);
+  }
+
+  /** The payee's account on the chain, refused when a token program owns it (payee.ts). */
+  async payeeAccountRefusal(address: string): Promise<{ code: string; message: string } | null> {
+    const account = await this.deps.rpc.call('getAccountInfo', (c) => c.getAccountInfo(new PublicKey(address)));
+    const refusal = tokenAccountRefusal(address, account);
+    return refusal ? { code: refusal.code, message: refusal.message } : null;
   }
 
   private async signVersion(payoutId: string, to: string, amount: string, attempt: number): Promise<SignedPayout> {
     const { rpc, mint, decimals, hot } = this.deps;
     const refusal = offCurveRefusal(to);
     if (refusal) throw new ValidationError(refusal.code, refusal.message, 'to');
+    const onChain = await this.payeeAccountRefusal(to);
+    if (onChain) throw new ValidationError(onChain.code, onChain.message, 'to');
     const units = toBaseUnits(amount, decimals);
     if (units <= 0n) throw new ValidationError('invalid_amount', 'payout amount must be positive', 'amount');
     const payee = new PublicKey(to);
@@ -96,11 +116,11 @@ export class SolanaPayouts {
     const payeeAccount = await rpc.call('getAccountInfo', (c) => c.getAccountInfo(payeeAta));
     const rent = payeeAccount === null ? await rpc.call('getMinimumBalanceForRentExemption', (c) => c.getMinimumBalanceForRentExemption(ACCOUNT_SIZE)) : 0;
     const recent = await rpc.call('getRecentPrioritizationFees', (c) => c.getRecentPrioritizationFees({ lockedWritableAccounts: [hotAta, payeeAta] }));
-    const price = priorityFee(recent, this.deps.maxPriorityFee);
+    const price = priorityFee(recent, this.deps.priorityFee);
     const needed = BigInt(SIGNATURE_FEE_LAMPORTS + rent) + (BigInt(PAYOUT_COMPUTE_UNITS) * price + 999_999n) / 1_000_000n;
     const lamports = BigInt(await rpc.call('getBalance', (c) => c.getBalance(hot.publicKey)));
     if (lamports < needed) throw new SolanaHotWalletUnderfundedError({ wallet, balance: sol(lamports), needed: sol(needed) });
-    const { blockhash, lastValidBlockHeight } = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhash('finalized'));
+    const { blockhash, lastValidBlockHeight } = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhash('confirmed'));
     const tx = new Transaction({ feePayer: hot.publicKey, blockhash, lastValidBlockHeight }).add(
       ComputeBudgetProgram.setComputeUnitLimit({ units: PAYOUT_COMPUTE_UNITS }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }),

@@ -1,14 +1,32 @@
 import { Address, beginCell } from '@ton/core';
 import { NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import { PlainWatchedSet } from '../watched-set';
-import type { ChainAdapter, ChainCursor, ChainWatch, Confirmations, PaymentLinkInput, PayoutRequest, PayoutStatus, RpcObserver, SignedPayout, TransferPlace, WatchedSet, WatchOptions } from '../types';
+import type {
+  ChainAdapter,
+  ChainCursor,
+  ChainWatch,
+  Confirmations,
+  PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
+  PayoutRequest,
+  PayoutStatus,
+  RpcObserver,
+  SignedPayout,
+  TransferPlace,
+  WatchedSet,
+  WatchOptions,
+} from '../types';
 import { TonRpc } from './client';
 import type { TonCodec } from './codec';
-import type { TonLiveOptions } from './config';
+import { type TonLiveOptions, tonRpsDefault } from './config';
 import { decodeCursor, tonConfirmations } from './cursor';
 import { TonDepositWatch } from './deposit-watch';
 import { JettonMasterUnansweredError, TonConfigError, TonNotInitializedError } from './errors';
 import { TonPayouts } from './payouts';
+import { tonPayoutFunds } from './payout-funds';
+import { checkJettonDecimals } from './token-check';
+import { jettonWalletRefusal } from './payee-check';
 
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_PAYOUT_TTL_SECONDS = 120;
@@ -44,7 +62,9 @@ export class TonAdapter implements ChainAdapter {
       throw new TonConfigError('TON_JETTON_MASTER', `not a TON address: ${input.jettonMaster}`);
     }
     this.tokenContract = this.master.toString({ bounceable: true, urlSafe: true });
-    this.rpc = new TonRpc(input.network, input.rpcUrl, input.apiKey, input.onRpc);
+    // A state read serves every reader for up to a second, never across two polls of the deposit watch.
+    const limits = { rps: input.rps ?? tonRpsDefault(input.apiKey), stateFreshMs: Math.min(1000, input.pollIntervalMs) };
+    this.rpc = new TonRpc(input.network, input.rpcUrl, input.apiKey, limits, input.onRpc);
   }
 
   /** TON is final once in a masterchain block: nothing is ever reorged away. */
@@ -60,7 +80,10 @@ export class TonAdapter implements ChainAdapter {
     return tonConfirmations(place.blockHeight, this.cursorHeight(cursor));
   }
 
-  /** Our jetton wallet = get_wallet_address(service wallet) on the master; refuses to start when the master does not answer. */
+  /**
+   * Our jetton wallet = get_wallet_address(service wallet) on the master; refuses to start when the
+   * master does not answer, or when its decimals are not USDT's (TonJettonDecimalsError, exit 78).
+   */
   async init(): Promise<void> {
     const service = this.input.codec.serviceWallet();
     const owner = Address.parse(service.address);
@@ -71,6 +94,7 @@ export class TonAdapter implements ChainAdapter {
     } catch (error) {
       throw new JettonMasterUnansweredError(this.tokenContract, error);
     }
+    await checkJettonDecimals(this.rpc, this.network, this.master, this.tokenContract, this.tokenDecimals);
     this.jettonWallet = jettonWallet;
     this.payouts = new TonPayouts({
       network: this.network,
@@ -142,8 +166,18 @@ export class TonAdapter implements ChainAdapter {
     return this.input.codec.paymentLink({ ...input, tokenContract: this.tokenContract, tokenDecimals: this.tokenDecimals });
   }
 
+  /** ChainAdapter.payeeAccountRefusal: a jetton wallet is no payee (its owner is named instead). */
+  payeeAccountRefusal(address: string): Promise<{ code: string; message: string } | null> {
+    return jettonWalletRefusal(this.rpc, address);
+  }
+
   signPayout(request: PayoutRequest): Promise<SignedPayout> {
     return this.payout().sign(request);
+  }
+
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    const deps = { rpc: this.rpc, serviceWallet: this.sharedDepositAddress(), jettonWallet: this.requireJettonWallet(), decimals: this.tokenDecimals };
+    return tonPayoutFunds(deps, request);
   }
 
   broadcastPayout(payout: SignedPayout): Promise<void> {

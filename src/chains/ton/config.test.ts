@@ -10,13 +10,22 @@ describe('TON configuration (the family readLive)', () => {
     expect(readTonLive({}, TON)).toBeNull();
     expect(readTonLive({ TON_RPC_URL: 'https://toncenter.com/api/v2/jsonRPC' }, TON)).toEqual({
       from: 'TON_RPC_URL',
-      options: { rpcUrl: 'https://toncenter.com/api/v2/jsonRPC', jettonMaster: MASTER, pollIntervalMs: 2000 },
+      options: { rpcUrl: 'https://toncenter.com/api/v2/jsonRPC', jettonMaster: MASTER, pollIntervalMs: 2000, rps: 1 },
       requiredConfirmations: 1,
     });
     expect(readTonLive({ TON_RPC_URL: 'https://x.example/api', TON_API_KEY: 'k', TON_POLL_INTERVAL_MS: '500' }, { network: 'TON', requiredConfirmations: 1 })?.options).toMatchObject({
       apiKey: 'k',
       pollIntervalMs: 500,
+      rps: 10,
     });
+  });
+
+  it("TON_RPS: toncenter's budget by default (1 call/s without TON_API_KEY, 10 with); a set value wins", () => {
+    const url = { TON_RPC_URL: 'https://x.example/api' };
+    expect(readTonLive(url, TON)?.options).toMatchObject({ rps: 1 });
+    expect(readTonLive({ ...url, TON_API_KEY: 'k' }, TON)?.options).toMatchObject({ rps: 10 });
+    expect(readTonLive({ ...url, TON_RPS: '25' }, TON)?.options).toMatchObject({ rps: 25 });
+    expect(readTonLive({ ...url, TON_API_KEY: 'k', TON_RPS: '3' }, TON)?.options).toMatchObject({ rps: 3 });
   });
 
   it.each([
@@ -25,6 +34,9 @@ describe('TON configuration (the family readLive)', () => {
     [{ TON_RPC_URL: 'https://x.example', TON_JETTON_MASTER: 'EQnope' }, 'TON_JETTON_MASTER'],
     [{ TON_JETTON_MASTER: MASTER }, 'TON_JETTON_MASTER'],
     [{ TON_API_KEY: 'k' }, 'TON_API_KEY'],
+    [{ TON_RPC_URL: 'https://x.example', TON_RPS: '0' }, 'TON_RPS'],
+    [{ TON_RPC_URL: 'https://x.example', TON_RPS: '1.5' }, 'TON_RPS'],
+    [{ TON_RPS: '5' }, 'TON_RPS'],
   ])('%j is refused naming %s (FamilyConfigError)', (env, variable) => {
     expect(() => readTonLive(env, TON)).toThrow(expect.objectContaining({ name: 'FamilyConfigError', variable }));
   });

@@ -84,3 +84,31 @@ export class TonPayoutResignUnprovenError extends TonAdapterError {
     super(`TON payout ${withdrawal} attempt ${attempt}: its previous message was not seen expired; not signed anew (retried)`, { withdrawal, attempt });
   }
 }
+
+/**
+ * The service wallet's seqno of this payout was used by an external message that carries neither this
+ * payout's transfer nor only transfers of the payout's own batch (an operator using the exported key,
+ * or another payout signed at the same seqno after a reservation expired). The payout's message can
+ * never run, but what the other message paid is for an operator to judge: the withdrawal waits for one
+ * (code shared with EVM: domain NEEDS_OPERATOR_CODES), its amount held, never signed anew or released.
+ */
+export class TonPayoutSeqnoConsumedError extends TonAdapterError {
+  override readonly name = 'TonPayoutSeqnoConsumedError';
+  readonly code = 'payout_nonce_consumed';
+  constructor(txHash: string, seqno: number, wallet: string) {
+    super(`TON service wallet ${wallet} ran another message at seqno ${seqno}: payout ${txHash} can never run (look up that seqno's transaction, then wait or reject)`, { txHash, seqno, wallet });
+  }
+}
+
+/**
+ * A payout re-signed at its seqno would join a batch (one external message, up to 4 transfers) whose
+ * newest member is not committed on its withdrawal row yet. Retried: signing it now could put a
+ * transfer whose row may still roll back into a message that runs.
+ */
+export class TonPayoutBatchBusyError extends TonAdapterError {
+  override readonly name = 'TonPayoutBatchBusyError';
+  readonly code = 'payout_batch_busy';
+  constructor(withdrawal: string, seqno: number) {
+    super(`TON payout ${withdrawal}: the batch at seqno ${seqno} has a member not stored yet; retried`, { withdrawal, seqno });
+  }
+}

@@ -8,8 +8,10 @@ import type {
   ChainCursor,
   ChainWatch,
   Confirmations,
-  ExpiredPayoutLanding,
+  LandedPayout,
   PaymentLinkInput,
+  PayoutFunds,
+  PayoutFundsRequest,
   PayoutRequest,
   PayoutStatus,
   RpcObserver,
@@ -29,6 +31,7 @@ import { TronNode } from './node';
 import { parseBlock } from './parse-block';
 import { TronPayoutStatus } from './payout-status';
 import { TronPayouts } from './payouts';
+import { tronPayoutFunds } from './payout-funds';
 import { checkToken } from './token-check';
 import { TronwebSigner } from './tronweb-signer';
 import { TronWatchedSet, tronMatcher } from './watched-set';
@@ -194,6 +197,10 @@ export class TronAdapter implements ChainAdapter {
     return this.payouts.sign(request);
   }
 
+  payoutFunds(request: PayoutFundsRequest): Promise<PayoutFunds> {
+    return tronPayoutFunds({ network: this.network, node: this.node, token: this.tokenContract, decimals: DECIMALS }, this.codec.hotWallet().address, request);
+  }
+
   broadcastPayout(payout: SignedPayout): Promise<void> {
     return this.payouts.broadcast(payout);
   }
@@ -202,7 +209,7 @@ export class TronAdapter implements ChainAdapter {
     return this.payoutStatuses.status(payout);
   }
 
-  expiredPayoutLanded(txHash: string): Promise<ExpiredPayoutLanding | null> {
+  payoutLanded(txHash: string): Promise<LandedPayout | null> {
     return this.payoutStatuses.landed(txHash);
   }
 

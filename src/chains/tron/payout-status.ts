@@ -1,4 +1,4 @@
-import type { ExpiredPayoutLanding, PayoutStatus, SignedPayout } from '../types';
+import type { LandedPayout, PayoutStatus, SignedPayout } from '../types';
 import { InconsistentChainError } from '../sync/errors';
 import { refBlockHeight } from './expiry';
 import { TronExpiryProof, type ExpiringTransaction } from './expiry-proof';
@@ -46,10 +46,10 @@ export class TronPayoutStatus {
    * An expired transaction of a payout, looked up on the solidity node (final only): where it
    * landed, or null (not there, or a backend that has not seen it: asked again at the next round).
    */
-  async landed(txHash: string): Promise<ExpiredPayoutLanding | null> {
+  async landed(txHash: string): Promise<LandedPayout | null> {
     const info = await this.node.solidInfoById(txHash);
     if (isEmpty(info) || info.blockNumber === undefined) return null;
-    return { blockHeight: info.blockNumber, succeeded: info.receipt?.result === RECEIPT_SUCCESS };
+    return { blockHeight: info.blockNumber, reverted: info.receipt?.result !== RECEIPT_SUCCESS };
   }
 
   /** True only when the transaction can never execute (TronExpiryProof). Then, and only then, may a new one be signed. */

@@ -7,6 +7,7 @@ import type { HotWalletKey } from '../codec';
 import type { PayoutRequest, SignedPayout } from '../types';
 import { tronHex } from './codec';
 import type { TronNode } from './node';
+import { TronConstantUnansweredError } from './payout-funds';
 import { TronBroadcastRefusedError, TronFeeLimitTooLowError, TronHotWalletShortError, TronPayoutRejectedError } from './payout-errors';
 import type { SignedTronTransaction, TronRefBlock, TronwebSigner } from './tronweb-signer';
 import { InconsistentChainError } from '../sync/errors';
@@ -94,7 +95,8 @@ export class TronPayouts {
     const { node, token, decimals, network } = this.deps;
     const answer = await node.constant({ ownerHex: tronHex(wallet), contractHex: tronHex(token), selector: 'balanceOf(address)', parameter: abiParams(['address'], [tronHex(wallet)]) });
     const word = answer.constant_result?.[0];
-    if (answer.result?.result !== true || word === undefined) throw new TronPayoutRejectedError('balance', 'the token answered no balanceOf');
+    // No answer (`{}` from a backend out of sync, or no result): retried, never a refusal of the payout.
+    if (answer.result?.result !== true || word === undefined) throw new TronConstantUnansweredError('balanceOf(address)', answer);
     const balance = BigInt((utils.abi.decodeParams([], ['uint256'], `0x${word}`) as [bigint])[0]);
     if (balance < units) throw new TronHotWalletShortError(network, wallet, 'USDT', fromBaseUnits(balance, decimals), fromBaseUnits(units, decimals));
   }
@@ -107,7 +109,8 @@ export class TronPayouts {
       selector: 'transfer(address,uint256)',
       parameter: abiParams(['address', 'uint256'], [tronHex(to), units.toString()]),
     });
-    const failed = answer.result?.result !== true || answer.transaction?.ret?.[0]?.ret === 'FAILED';
+    if (answer.result === undefined) throw new TronConstantUnansweredError('transfer(address,uint256)', answer);
+    const failed = answer.result.result !== true || answer.transaction?.ret?.[0]?.ret === 'FAILED';
     if (failed) throw new TronPayoutRejectedError(payoutId, `the node's simulation of the transfer failed: ${answer.result?.code ?? 'REVERT'} ${hexText(answer.result?.message)}`.trim());
     const word = answer.constant_result?.[0];
     if (word !== undefined && word.length === 64 && BigInt(`0x${word}`) === 0n) throw new TronPayoutRejectedError(payoutId, 'the token returned false for the transfer');

@@ -1,7 +1,7 @@
 import { fields, table } from '../output';
 import type { CommandSpec } from '../command';
 
-const COLUMNS = ['id', 'network', 'address', 'memo', 'amount', 'tx_hash', 'event_index', 'from', 'status', 'invoice_uuid', 'reason', 'seen_at'] as const;
+const COLUMNS = ['id', 'network', 'address', 'memo', 'amount', 'tx_hash', 'event_index', 'from', 'status', 'invoice_uuid', 'reason', 'intended_invoice_uuid', 'intended_network', 'seen_at'] as const;
 
 export const depositCommands: readonly CommandSpec[] = [
   {
@@ -12,7 +12,7 @@ export const depositCommands: readonly CommandSpec[] = [
     async run({ args, rpc, out }) {
       const c = rpc.operator;
       const res = await rpc.call(c, c.listUnattributed, { status: args.opt('status') });
-      out.result(res, () => table(res.deposits, ['id', 'network', 'amount', 'address', 'memo', 'tx_hash', 'status', 'reason', 'seen_at']));
+      out.result(res, () => table(res.deposits, ['id', 'network', 'amount', 'address', 'memo', 'tx_hash', 'status', 'reason', 'intended_invoice_uuid', 'intended_network', 'seen_at']));
     },
   },
   {

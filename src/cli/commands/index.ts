@@ -9,6 +9,7 @@ import { merchantCommands } from './merchant';
 import { merchantUserCommands } from './merchant-users';
 import { networkCommands } from './networks';
 import { signCommands } from './sign';
+import { treasuryCommands } from './treasury';
 import { watcherCommands } from './watchers';
 import { webhookCommands } from './webhooks';
 import { whitelistCommands } from './whitelist';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...balanceCommands,
   ...invoiceCommands,
   ...withdrawalCommands,
+  ...treasuryCommands,
   ...actorCommands,
   ...watcherCommands,
   ...webhookCommands,

@@ -2,7 +2,7 @@ import { fields, table } from '../output';
 import type { CommandSpec, CommandContext } from '../command';
 import type { WhitelistEntry } from '../../grpc/generated/chainpay/v1/withdrawals';
 
-const COLUMNS = ['merchant_id', 'network', 'address', 'added_at', 'usable_at'] as const;
+const COLUMNS = ['merchant_id', 'network', 'address', 'added_at', 'usable_at', 'memo'] as const;
 const ENTRY_OPTIONS = {
   merchant: { type: 'string', required: true },
   network: { type: 'string', required: true },
@@ -13,7 +13,8 @@ const ENTRY_OPTIONS = {
 async function change(ctx: CommandContext, op: 'add' | 'remove'): Promise<void> {
   const { args, rpc, out } = ctx;
   const c = rpc.withdrawals;
-  const req = { merchant_id: args.str('merchant'), network: args.str('network'), address: args.str('address') };
+  const memo = op === 'add' ? args.opt('memo') : undefined;
+  const req = { merchant_id: args.str('merchant'), network: args.str('network'), address: args.str('address'), ...(memo !== undefined ? { memo } : {}) };
   const method = op === 'add' ? c.addWhitelist : c.removeWhitelist;
   const entry: WhitelistEntry = await rpc.call(c, method, req, { 'x-merchant-id': req.merchant_id });
   out.result(entry, () => fields(entry, COLUMNS));
@@ -22,9 +23,9 @@ async function change(ctx: CommandContext, op: 'add' | 'remove'): Promise<void> 
 export const whitelistCommands: readonly CommandSpec[] = [
   {
     name: 'whitelist add',
-    usage: '--merchant ID --network CODE --address ADDR',
-    summary: 'whitelist a payout address (usable after the 24 h cooldown)',
-    options: ENTRY_OPTIONS,
+    usage: '--merchant ID --network CODE --address ADDR [--memo M]',
+    summary: 'whitelist a payout address (usable after the 24 h cooldown); TON: --memo, the comment its payouts carry (an exchange deposit memo)',
+    options: { ...ENTRY_OPTIONS, memo: { type: 'string' } },
     run: (ctx) => change(ctx, 'add'),
   },
   {

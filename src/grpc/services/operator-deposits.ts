@@ -24,6 +24,8 @@ export function toDepositMessage(d: UnattributedDeposit): DepositMessage {
     invoice_uuid: d.invoiceUuid ?? undefined,
     seen_at: d.seenAt.toISOString(),
     reason: d.reason,
+    intended_invoice_uuid: d.intendedInvoiceUuid ?? undefined,
+    intended_network: d.intendedNetwork ?? undefined,
   };
 }
 

@@ -71,7 +71,7 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
     addWhitelist: unary(ctx.logger, 'AddWhitelist', async (call) => {
       const target = await whitelistTarget(call.metadata, call.request.merchant_id, true);
       const { network, address } = await entryArgs(call.request);
-      return toWhitelistMessage(await ctx.whitelist.add(target.merchantId, network, address, target.actor));
+      return toWhitelistMessage(await ctx.whitelist.add(target.merchantId, network, address, target.actor, call.request.memo ?? null));
     }),
     removeWhitelist: unary(ctx.logger, 'RemoveWhitelist', async (call) => {
       const target = await whitelistTarget(call.metadata, call.request.merchant_id, true);

@@ -18,5 +18,6 @@ export function toWhitelistMessage(entry: WhitelistEntry): WhitelistMessage {
     address: entry.address,
     added_at: entry.addedAt.toISOString(),
     usable_at: entry.usableAt.toISOString(),
+    memo: entry.memo ?? undefined,
   };
 }

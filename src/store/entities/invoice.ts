@@ -57,7 +57,12 @@ export class Invoice {
 export const InvoiceSchema = new EntitySchema<Invoice>({
   class: Invoice,
   tableName: 'invoices',
-  indexes: [{ properties: ['open'] }, { properties: ['merchantId', 'createdAt'] }],
+  indexes: [
+    { properties: ['open'] },
+    { properties: ['merchantId', 'createdAt'] },
+    // The buyer's memo, matched in any case (migration 20261129130000-invoice-memo-match).
+    { name: 'invoices_network_memo_upper_index', expression: `create index "invoices_network_memo_upper_index" on "invoices" ("network", upper("memo")) where "memo" is not null` },
+  ],
   uniques: [
     { properties: ['merchantId', 'orderId'], name: 'invoices_merchant_order_unique' },
     // TON: one shared address, so the memo alone identifies the invoice.

@@ -11,6 +11,9 @@ export class UnattributedDeposit {
   resolvedBy: string | null = null;
   resolvedAt: Date | null = null;
   confirmations = 0;
+  /** A wrong-network payment (reason `wrong_network`): the invoice holding its address on another network of the family, and that network. */
+  intendedInvoiceUuid: string | null = null;
+  intendedNetwork: string | null = null;
   constructor(
     public network: string,
     public address: string,
@@ -21,7 +24,7 @@ export class UnattributedDeposit {
     public fromAddress: string,
     public blockHeight: number,
     public blockHash: string,
-    /** free_pool_address | unknown_memo | missing_memo | invoice_closed | late_window_over | target_changed | invalid_transfer (invoice-step.ts transferRefusal) */
+    /** free_pool_address | wrong_network | unknown_memo | missing_memo | invoice_closed | late_window_over | target_changed | invalid_transfer (invoice-step.ts transferRefusal) */
     public reason: string,
     public seenAt: Date,
   ) {}
@@ -46,6 +49,8 @@ export const UnattributedDepositSchema = new EntitySchema<UnattributedDeposit>({
     reason: { type: 'string', length: 32 },
     state: { type: 'string', length: 16 },
     invoiceUuid: { type: 'uuid', nullable: true },
+    intendedInvoiceUuid: { type: 'uuid', nullable: true },
+    intendedNetwork: { type: 'string', length: 16, nullable: true },
     resolvedBy: { type: 'string', length: 200, nullable: true },
     resolvedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     seenAt: { type: 'Date', columnType: 'timestamptz(3)' },

@@ -8,6 +8,8 @@ export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected
  */
 export class Withdrawal {
   reference: string | null = null;
+  /** TON only: the text comment the payout carries (its own, or its whitelist entry's); null elsewhere. */
+  memo: string | null = null;
   txHash: string | null = null;
   signedRaw: string | null = null;
   signedMeta: unknown = null;
@@ -42,6 +44,8 @@ export class Withdrawal {
 
 export class WhitelistEntry {
   removedAt: Date | null = null;
+  /** TON only: the comment a withdrawal to this address carries when it names none (an exchange's deposit memo). */
+  memo: string | null = null;
   constructor(
     public merchantId: string,
     public network: string,
@@ -63,11 +67,17 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
       name: 'withdrawals_refused_cap_index',
       expression: `create index "withdrawals_refused_cap_index" on "withdrawals" ("merchant_id", "created_at") include ("amount") where "status" in ('rejected', 'failed')`,
     },
+    // Withdrawals re-signed after an expiry, by re-signing time: the expired payout watch (migration 20261129100000-expired-payout-watch).
+    {
+      name: 'withdrawals_expired_versions_index',
+      expression: `create index "withdrawals_expired_versions_index" on "withdrawals" ((("signed_meta"->>'signed_at_ms')::bigint)) where "signed_meta" ? 'expired_tx_hashes'`,
+    },
   ],
   properties: {
     uuid: { type: 'uuid', primary: true },
     merchantId: { type: 'uuid' },
     reference: { type: 'string', length: 200, nullable: true },
+    memo: { type: 'text', nullable: true },
     status: { type: 'string', length: 16 },
     network: { type: 'string', length: 16 },
     address: { type: 'string', length: 128 },
@@ -103,5 +113,6 @@ export const WhitelistEntrySchema = new EntitySchema<WhitelistEntry>({
     addedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     usableAt: { type: 'Date', columnType: 'timestamptz(3)' },
     removedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    memo: { type: 'text', nullable: true },
   },
 });

@@ -13,7 +13,12 @@ import { Migration20261128030000SeenDeposits } from './20261128030000-seen-depos
 import { Migration20261128080000CheckoutSettings } from './20261128080000-checkout-settings';
 import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-require-signed-timestamp';
 import { Migration20261129000000OutboxTxOrder } from './20261129000000-outbox-tx-order';
-import { Migration20261129100000DashboardUsers } from './20261129100000-dashboard-users';
+import { Migration20261129100000ExpiredPayoutWatch } from './20261129100000-expired-payout-watch';
+import { Migration20261129110000WithdrawalMemo } from './20261129110000-withdrawal-memo';
+import { Migration20261129120000SharedIndexSpace } from './20261129120000-shared-index-space';
+import { Migration20261129130000InvoiceMemoMatch } from './20261129130000-invoice-memo-match';
+import { Migration20261129140000Treasury } from './20261129140000-treasury';
+import { Migration20261129150000DashboardUsers } from './20261129150000-dashboard-users';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -31,5 +36,10 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128080000CheckoutSettings', class: Migration20261128080000CheckoutSettings },
   { name: 'Migration20261128100000RequireSignedTimestamp', class: Migration20261128100000RequireSignedTimestamp },
   { name: 'Migration20261129000000OutboxTxOrder', class: Migration20261129000000OutboxTxOrder },
-  { name: 'Migration20261129100000DashboardUsers', class: Migration20261129100000DashboardUsers },
+  { name: 'Migration20261129100000ExpiredPayoutWatch', class: Migration20261129100000ExpiredPayoutWatch },
+  { name: 'Migration20261129110000WithdrawalMemo', class: Migration20261129110000WithdrawalMemo },
+  { name: 'Migration20261129120000SharedIndexSpace', class: Migration20261129120000SharedIndexSpace },
+  { name: 'Migration20261129130000InvoiceMemoMatch', class: Migration20261129130000InvoiceMemoMatch },
+  { name: 'Migration20261129140000Treasury', class: Migration20261129140000Treasury },
+  { name: 'Migration20261129150000DashboardUsers', class: Migration20261129150000DashboardUsers },
 ];

@@ -4,6 +4,8 @@ import { EvmCodec } from '../../chains/evm/codec';
 import { SolanaCodec } from '../../chains/solana/codec';
 import { TronCodec } from '../../chains/tron/codec';
 import { DerivationThread } from '../../chains/derivation/derivation-thread';
+import { builtInFamilies } from '../../chains/families';
+import type { NetworkCode } from '../../domain/networks';
 import { allPoolAddresses, DERIVE_STEP, DerivedAddressMismatchError, refillPool, type AddressDeriver } from './address-pool';
 
 const JUNK = 'test test test test test test test test test test test junk';
@@ -36,6 +38,9 @@ function recording(codec: AddressCodec): { deriver: AddressDeriver; log: string[
   };
 }
 
+/** Where a refill of `network` stores: its pool in its family's index space. */
+const place = (network: string) => ({ network, indexSpace: builtInFamilies().indexSpace(network as NetworkCode) });
+
 type Row = { derivation_index: number; address: string; normalized: string; state: string };
 
 describe('refillPool: every address derived twice, stored only where both derivations agree', () => {
@@ -50,11 +55,11 @@ describe('refillPool: every address derived twice, stored only where both deriva
   ])('%s: ranges of DERIVE_STEP, each checked then paced; the rows hold exactly deriveDepositAddress(i), continuing after the last index', async (network, codec) => {
     const em = database.orm.em.fork();
     const first = recording(codec);
-    const added = await refillPool(em, network, first.deriver, 6, now, first.pace);
+    const added = await refillPool(em, place(network), first.deriver, 6, now, first.pace);
     expect(DERIVE_STEP).toBe(2);
     expect(first.log).toEqual(['derive 0+2', 'check 0+2', 'pace', 'derive 2+2', 'check 2+2', 'pace', 'derive 4+2', 'check 4+2', 'pace']);
     const second = recording(codec);
-    await refillPool(em, network, second.deriver, 3, now, second.pace);
+    await refillPool(em, place(network), second.deriver, 3, now, second.pace);
     expect(second.log).toEqual(['derive 6+2', 'check 6+2', 'pace', 'derive 8+1', 'check 8+1', 'pace']);
 
     const rows = await rowsOf(network);
@@ -65,13 +70,13 @@ describe('refillPool: every address derived twice, stored only where both deriva
       expect(r.state).toBe('free');
     }
     expect(added).toEqual(rows.slice(0, 6).map((r) => r.normalized));
-    expect((await allPoolAddresses(em, network)).sort()).toEqual(rows.map((r) => r.normalized).sort());
+    expect((await allPoolAddresses(em, place(network).indexSpace)).sort()).toEqual(rows.map((r) => r.normalized).sort());
   });
 
   it('a codec without ranges (SOLANA) is derived, checked and paced one address at a time', async () => {
     const codec = new SolanaCodec({ mnemonic: JUNK });
     const { deriver, log, pace } = recording(codec);
-    const added = await refillPool(database.orm.em.fork(), 'SOLANA', deriver, 3, now, pace);
+    const added = await refillPool(database.orm.em.fork(), place('SOLANA'), deriver, 3, now, pace);
     expect(log).toEqual(['derive 0', 'check 0+1', 'pace', 'derive 1', 'check 1+1', 'pace', 'derive 2', 'check 2+1', 'pace']);
     expect(added).toEqual([0, 1, 2].map((i) => codec.normalizeAddress(codec.deriveDepositAddress(i))));
   });
@@ -79,18 +84,19 @@ describe('refillPool: every address derived twice, stored only where both deriva
   it('a second implementation that differs at one index stops the refill before anything of it is stored', async () => {
     const codec = new EvmCodec({ mnemonic: JUNK });
     const { deriver } = recording(codec);
-    // The check is right everywhere but at index 3, where it answers index 4's address.
+    // POLYGON shares BEP20's index space: its next index is 9 (after the BEP20 test's 0..8). The
+    // check is right everywhere but at index 12, where it answers index 13's address.
     const wrong: AddressDeriver = {
       ...deriver,
-      crossCheckDepositAddresses: async (from, count) => (await codec.crossCheckDepositAddresses(from, count)).map((a, k) => (from + k === 3 ? codec.deriveDepositAddress(4) : a)),
+      crossCheckDepositAddresses: async (from, count) => (await codec.crossCheckDepositAddresses(from, count)).map((a, k) => (from + k === 12 ? codec.deriveDepositAddress(13) : a)),
     };
     const em = database.orm.em.fork();
-    const refused = refillPool(em, 'POLYGON', wrong, 6, now);
+    const refused = refillPool(em, place('POLYGON'), wrong, 6, now);
     await expect(refused).rejects.toBeInstanceOf(DerivedAddressMismatchError);
     await expect(refused).rejects.toMatchObject({
       network: 'POLYGON',
-      derivationIndex: 3,
-      details: { derived: codec.deriveDepositAddress(3), check: codec.deriveDepositAddress(4), checkedBy: 'second implementation' },
+      derivationIndex: 12,
+      details: { derived: codec.deriveDepositAddress(12), check: codec.deriveDepositAddress(13), checkedBy: 'second implementation' },
     });
     // The steps before the bad one agreed, but the chunk is stored whole or not at all.
     expect(await rowsOf('POLYGON')).toEqual([]);
@@ -110,7 +116,7 @@ describe('refillPool: every address derived twice, stored only where both deriva
       };
       const em = database.orm.em.fork();
       // Continues after the rows of the TRC20 test above (0..8).
-      const added = await refillPool(em, 'TRC20', threaded, 30, now, async () => void log.push('pace'));
+      const added = await refillPool(em, place('TRC20'), threaded, 30, now, async () => void log.push('pace'));
       expect(log).toEqual(['elsewhere 9+30', 'check 38+1']);
       const rows = (await rowsOf('TRC20')).filter((r) => r.derivation_index >= 9);
       expect(rows.map((r) => r.derivation_index)).toEqual(Array.from({ length: 30 }, (_, k) => 9 + k));
@@ -130,28 +136,29 @@ describe('refillPool: every address derived twice, stored only where both deriva
       ...deriver,
       deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: codec.deriveDepositAddresses(from, count), check: [...codec.deriveDepositAddresses(from, count - 1), 'not the address'] }),
     };
-    await expect(refillPool(em, 'ARBITRUM', disagreeing, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { check: 'not the address', checkedBy: 'second implementation' } });
+    // ARBITRUM continues the EVM index space after BEP20's 0..8: its chunk is 9..18.
+    await expect(refillPool(em, place('ARBITRUM'), disagreeing, 10, now)).rejects.toMatchObject({ derivationIndex: 18, details: { check: 'not the address', checkedBy: 'second implementation' } });
     // Both of the thread's implementations agree, on another mnemonic's addresses.
     const foreign: AddressDeriver = {
       ...deriver,
       deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: other.deriveDepositAddresses(from, count), check: await other.crossCheckDepositAddresses(from, count) }),
     };
-    await expect(refillPool(em, 'ARBITRUM', foreign, 10, now)).rejects.toMatchObject({
-      derivationIndex: 9,
-      details: { derived: other.deriveDepositAddress(9), check: codec.deriveDepositAddress(9), checkedBy: 'daemon thread' },
+    await expect(refillPool(em, place('ARBITRUM'), foreign, 10, now)).rejects.toMatchObject({
+      derivationIndex: 18,
+      details: { derived: other.deriveDepositAddress(18), check: codec.deriveDepositAddress(18), checkedBy: 'daemon thread' },
     });
     // Fewer addresses than asked is a difference too.
     const short: AddressDeriver = {
       ...deriver,
       deriveDepositAddressesElsewhere: async (from, count) => ({ addresses: codec.deriveDepositAddresses(from, count - 1), check: codec.deriveDepositAddresses(from, count - 1) }),
     };
-    await expect(refillPool(em, 'ARBITRUM', short, 10, now)).rejects.toMatchObject({ derivationIndex: 9, details: { derived: undefined } });
-    expect(await allPoolAddresses(em, 'ARBITRUM')).toEqual([]);
+    await expect(refillPool(em, place('ARBITRUM'), short, 10, now)).rejects.toMatchObject({ derivationIndex: 18, details: { derived: undefined } });
+    expect(await rowsOf('ARBITRUM')).toEqual([]);
   });
 
   it('a refill of nothing derives and inserts nothing', async () => {
     const { deriver, log, pace } = recording(new EvmCodec({ mnemonic: JUNK }));
-    await expect(refillPool(database.orm.em.fork(), 'ARBITRUM', deriver, 0, now, pace)).resolves.toEqual([]);
+    await expect(refillPool(database.orm.em.fork(), place('ARBITRUM'), deriver, 0, now, pace)).resolves.toEqual([]);
     expect(log).toEqual([]);
   });
 });

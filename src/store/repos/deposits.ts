@@ -1,6 +1,7 @@
 import type { EntityManager, QueryResult } from '@mikro-orm/postgresql';
+import { memoMatchKey } from '../../domain/memo-match';
 import type { NetworkCode } from '../../domain/networks';
-import { Invoice, UnattributedDeposit } from '../entities';
+import { UnattributedDeposit } from '../entities';
 import { addressOwner } from './address-pool';
 
 /** A transfer as the watcher saw it on the chain (what deposits.ts records). */
@@ -26,10 +27,20 @@ export async function knownPayment(em: EntityManager, network: string, txHash: s
   return rows[0] ? { state: rows[0].state, invoiceUuid: rows[0].invoice_uuid } : null;
 }
 
-/** The invoice a memo names on the shared address (master_memo networks), null when none does. */
+/**
+ * The invoice a memo names on the shared address (master_memo networks), null when none does.
+ * Matched case-insensitively as the buyer may type it (domain/memo-match.ts), on the index
+ * invoices_network_memo_upper_index. Memos issued today are upper case and unique, so at most one
+ * row matches; should rows written before differ only by case, the one spelled exactly as typed
+ * wins, and without one the memo is ambiguous: null (unknown_memo, attributed by an operator),
+ * never a guess.
+ */
 export async function invoiceByMemo(em: EntityManager, network: NetworkCode, memo: string): Promise<string | null> {
-  const row = await em.findOne(Invoice, { network, memo }, { fields: ['uuid'] });
-  return row?.uuid ?? null;
+  const key = memoMatchKey(memo);
+  if (key === '') return null;
+  const rows = await em.execute<{ uuid: string; memo: string }[]>('select uuid, memo from invoices where network = ? and upper(memo) = ? limit 10', [network, key]);
+  if (rows.length <= 1) return rows[0]?.uuid ?? null;
+  return rows.find((r) => r.memo === memo.trim())?.uuid ?? null;
 }
 
 /** The invoice a pool address is allocated to, null when it is free (or not ours). */
@@ -38,14 +49,21 @@ export async function invoiceByAddress(em: EntityManager, network: string, norma
   return owner?.state === 'allocated' ? owner.invoiceUuid : null;
 }
 
+/** The invoice a wrong-network payment was probably meant for (same address, another network of the family). */
+export interface IntendedInvoice {
+  readonly invoiceUuid: string;
+  readonly network: string;
+}
+
 /**
  * Records a transfer no open invoice took. Idempotent on (network, tx hash, event index): a replay
  * keeps the first row (and its id, the CLI's deposit_id); a transfer seen again after a reorg reopens it.
  */
-export async function recordUnattributed(em: EntityManager, t: SeenTransfer, confirmations: number, reason: string, now: Date): Promise<string | undefined> {
+export async function recordUnattributed(em: EntityManager, t: SeenTransfer, confirmations: number, reason: string, now: Date, intended: IntendedInvoice | null = null): Promise<string | undefined> {
   const rows = await em.execute<{ id: string }[]>(
-    `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)
+    `insert into unattributed_deposits (id, network, address, memo, tx_hash, event_index, amount, from_address, block_height, block_hash, confirmations, reason, state, seen_at,
+       intended_invoice_uuid, intended_network)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)
      on conflict (network, tx_hash, event_index) do update set state = case when unattributed_deposits.state = 'reverted' then 'open' else unattributed_deposits.state end,
        block_height = excluded.block_height, block_hash = excluded.block_hash
      returning id`,
@@ -63,6 +81,8 @@ export async function recordUnattributed(em: EntityManager, t: SeenTransfer, con
       confirmations,
       reason,
       now,
+      intended?.invoiceUuid ?? null,
+      intended?.network ?? null,
     ],
   );
   return rows[0]?.id;

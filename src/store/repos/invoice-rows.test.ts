@@ -34,7 +34,7 @@ describe('insertInvoicesOnReserved', () => {
   async function reservedAddress(): Promise<{ network: string; derivationIndex: number; address: string }> {
     const derivationIndex = nextIndex++;
     const address = `0x${derivationIndex.toString(16).padStart(40, '0')}`;
-    await sql.query(`insert into deposit_addresses (network, derivation_index, address, normalized, state, created_at) values ('POLYGON', $1, $2, $2, 'reserved', $3)`, [
+    await sql.query(`insert into deposit_addresses (network, index_space, derivation_index, address, normalized, state, created_at) values ('POLYGON', 'evm', $1, $2, $2, 'reserved', $3)`, [
       derivationIndex,
       address,
       now,

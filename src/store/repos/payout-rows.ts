@@ -19,6 +19,8 @@ export interface PayoutRow {
   readonly payout: StoredPayout | null;
   /** Signatures made after an expiry so far (0: only the first one). */
   readonly attempt: number;
+  /** The withdrawal's memo (TON: the payout's text comment); null elsewhere. */
+  readonly memo: string | null;
 }
 
 /**
@@ -37,9 +39,10 @@ interface Row {
   payout_wallet: string | null;
   payout_sequence: string | null;
   payout_attempt: number;
+  memo: string | null;
 }
 
-const COLUMNS = 'status, tx_hash, signed_raw, signed_meta, payout_wallet, payout_sequence::text as payout_sequence, payout_attempt';
+const COLUMNS = 'status, tx_hash, signed_raw, signed_meta, payout_wallet, payout_sequence::text as payout_sequence, payout_attempt, memo';
 
 /** The row's payout, locked until the caller's transaction ends; null when the row does not exist. */
 export async function lockPayoutRow(q: Query, uuid: string): Promise<PayoutRow | null> {
@@ -67,13 +70,17 @@ export async function storeSignedPayout(q: Query, uuid: string, payout: StoredPa
 
 /**
  * PayoutBook.highestOpenSequence: the highest sequence among a wallet's stored signed payouts whose
- * withdrawal is open, leaving out `exceptUuid`. Only `processing` rows are ever signed and open (the
+ * withdrawal is open, leaving out `exceptUuid`; and the gas top-ups the treasury stored signed from
+ * the same wallet for a sweep still in its top-up phase (src/treasury: one nonce book for both; once the
+ * top-up is mined the node's count covers its nonce). Only `processing` rows are ever signed and open (the
  * status index keeps this cheap). Runs in the signing transaction.
  */
 export async function highestOpenSequence(q: Query, wallet: string, exceptUuid?: string): Promise<number | null> {
   const rows = await q<{ n: string | null }>(
-    `select max(payout_sequence)::text as n from withdrawals
-      where status = 'processing' and open and signed_raw is not null and payout_wallet = $1 and uuid <> $2::uuid`,
+    `select greatest(
+        (select max(payout_sequence) from withdrawals
+          where status = 'processing' and open and signed_raw is not null and payout_wallet = $1 and uuid <> $2::uuid),
+        (select max(topup_sequence) from sweeps where open and (state = 'created' or state like 'topUp%') and topup_raw is not null and topup_wallet = $1 and id <> $2::uuid))::text as n`,
     [wallet, exceptUuid ?? '00000000-0000-0000-0000-000000000000'],
     'chainpay_payout_highest_sequence',
   );
@@ -82,7 +89,7 @@ export async function highestOpenSequence(q: Query, wallet: string, exceptUuid?:
 }
 
 function payoutRowOf(row: Row): PayoutRow {
-  return { status: row.status, payout: storedPayoutOf(row), attempt: row.payout_attempt };
+  return { status: row.status, payout: storedPayoutOf(row), attempt: row.payout_attempt, memo: row.memo ?? null };
 }
 
 /** The newest signed version on the row, or null before signing. */

@@ -27,6 +27,7 @@ export async function detectionLatency(ctx: BenchContext, node: HardhatNode, cha
     'detection',
     {
       POLYGON_RPC_URL: node.url,
+      POLYGON_SWEEP: 'off',
       POLYGON_CHAIN_ID: '31337',
       POLYGON_TOKEN_ADDRESS: token,
       POLYGON_CONFIRMATIONS: '3',

@@ -145,8 +145,8 @@ async function bulkInsert(server: Server, merchantId: string, n: number): Promis
   }
   // Each invoice holds its own address, as allocation leaves it (indexes far above the derived pool).
   await server.child.call('sql', {
-    text: `insert into deposit_addresses (network, derivation_index, address, normalized, state, invoice_uuid, allocated_at, created_at)
-      select 'POLYGON', 10000000 + row_number() over (order by uuid), address, lower(address), 'allocated', uuid, created_at, created_at
+    text: `insert into deposit_addresses (network, index_space, derivation_index, address, normalized, state, invoice_uuid, allocated_at, created_at)
+      select 'POLYGON', 'evm', 10000000 + row_number() over (order by uuid), address, lower(address), 'allocated', uuid, created_at, created_at
       from invoices where merchant_id = ? and order_id like 'bulk-%'`,
     params: [merchantId],
   });

@@ -26,5 +26,7 @@ export function polygonOnHardhat(rpcUrl: string, token: string): Record<string, 
     POLYGON_TOKEN_ADDRESS: token,
     POLYGON_CONFIRMATIONS: '3',
     POLYGON_POLL_INTERVAL_MS: '100',
+    // These tests count nonces and RPC calls of payouts and deposits: no automatic sweeps (test/treasury has them).
+    POLYGON_SWEEP: 'off',
   };
 }

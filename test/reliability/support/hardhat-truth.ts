@@ -2,6 +2,8 @@ import Decimal from 'decimal.js';
 import { Client } from 'pg';
 import type { Address } from 'viem';
 import { ERC20_ABI } from '../../../src/chains/evm/abi';
+import { builtInFamilies } from '../../../src/chains/families';
+import type { NetworkCode } from '../../../src/domain/networks';
 import type { TestChain } from '../../evm/support/test-chain';
 import type { Violation } from './invariants';
 
@@ -15,7 +17,9 @@ export async function checkAgainstNode(databaseUrl: string, chain: TestChain, ne
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const deposit = new Set((await db.query<{ a: string }>(`select lower(address) as a from deposit_addresses where network = $1`, [network])).rows.map((r) => r.a));
+    // The network's watcher watches every address of its index space (all EVM networks' pools).
+    const space = builtInFamilies().indexSpace(network as NetworkCode);
+    const deposit = new Set((await db.query<{ a: string }>(`select lower(address) as a from deposit_addresses where index_space = $1`, [space])).rows.map((r) => r.a));
     const recorded = (
       await db.query<{ tx_hash: string; amount: string; state: string }>(
         `select lower(tx_hash) as tx_hash, amount::text, state from invoice_payments where network = $1

@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import { Client } from 'pg';
 import { createAddressCodec } from '../../../src/chains/codecs';
 import { devnetTokenId } from '../../../src/chains/devnet/ids';
+import { builtInFamilies } from '../../../src/chains/families';
 import { NETWORK_CODES, type NetworkCode } from '../../../src/domain/networks';
 
 /**
@@ -53,9 +54,24 @@ export async function checkInvariants(databaseUrl: string, chain?: 'devnet'): Pr
       await rows(
         db,
         `select network, ledger, booked from (
-           select i.network, coalesce((select -sum(amount) from ledger_entries where account = 'chain:' || i.network || ':deposits'), 0)::text as ledger, sum(i.booked_received)::text as booked
+           select i.network, coalesce((select -sum(e.amount) from ledger_entries e join journals j on j.id = e.journal_id
+                              where e.account = 'chain:' || i.network || ':deposits' and j.kind not like 'sweep_%' and j.kind <> 'ledger_split'), 0)::text as ledger, sum(i.booked_received)::text as booked
              from invoices i where i.network is not null group by i.network) x
           where ledger::numeric <> booked::numeric`,
+      ),
+    );
+    add('no two open invoices on one address (across the networks of a family)', await sharedOpenAddresses(db));
+    add(
+      'a payment is credited only on its invoice network',
+      await rows(db, `select p.invoice_uuid, p.network, i.network as invoice_network, p.tx_hash from invoice_payments p join invoices i on i.uuid = p.invoice_uuid where p.network <> i.network`),
+    );
+    // The treasury (src/treasury): nothing left in transit once no sweep is open, whatever crashed.
+    add(
+      'no sweep money left in transit',
+      await rows(
+        db,
+        `select account, sum(amount)::text as s from ledger_entries where account like 'chain:%:in_transit' group by account
+          having sum(amount) <> 0 and not exists (select 1 from sweeps where open)`,
       ),
     );
     add('no withdrawal left in flight', await rows(db, `select uuid, status from withdrawals where status = 'processing'`));
@@ -80,6 +96,21 @@ export async function checkInvariants(databaseUrl: string, chain?: 'devnet'): Pr
 
 async function rows(db: Client, sql: string, params: unknown[] = []): Promise<unknown[]> {
   return (await db.query(sql, params)).rows;
+}
+
+/**
+ * Open invoices (also in their late-payment window) holding one deposit address, where the networks
+ * derive one address (the registry's index space: BEP20, POLYGON and ARBITRUM are one): a payment
+ * on either network would reach the same key, so only one invoice may hold it at a time.
+ */
+async function sharedOpenAddresses(db: Client): Promise<unknown[]> {
+  const open = (await db.query<{ uuid: string; network: NetworkCode; address: string }>(`select uuid, network, address from invoices where open and memo is null and address is not null`)).rows;
+  const holders = new Map<string, string[]>();
+  for (const inv of open) {
+    const key = `${builtInFamilies().indexSpace(inv.network)}/${inv.address.toLowerCase()}`;
+    holders.set(key, [...(holders.get(key) ?? []), `${inv.network}:${inv.uuid}`]);
+  }
+  return [...holders].filter(([, held]) => held.length > 1).map(([address, held]) => ({ address, held }));
 }
 
 /** Entities whose current status has no outbox event of that type (an event per status change). */
@@ -115,7 +146,11 @@ async function checkDevnetChain(db: Client): Promise<Violation[]> {
   const key = (r: { network: string; tx_hash: string; event_index: number }): string => `${r.network}/${r.tx_hash}/${r.event_index}`;
   const byKey = new Map<string, typeof recorded>();
   for (const r of recorded) byKey.set(key(r), [...(byKey.get(key(r)) ?? []), r]);
-  const deposit = new Set((await db.query<{ k: string }>(`select network || '/' || normalized as k from deposit_addresses`)).rows.map((r) => r.k));
+  // Every network of an index space watches all of its addresses (a payment on the wrong EVM network is recorded too).
+  const deposit = new Set<string>();
+  for (const r of (await db.query<{ network: NetworkCode; normalized: string }>(`select distinct network, normalized from deposit_addresses`)).rows) {
+    for (const network of builtInFamilies().sharingAddressesWith(r.network)) deposit.add(`${network}/${r.normalized}`);
+  }
   // The shared address of a master_memo network is known from what was recorded on it.
   for (const t of transfers) if (byKey.has(key(t))) deposit.add(`${t.network}/${t.to_key}`);
   const canonical = new Map(transfers.map((t) => [key(t), t]));

@@ -17,7 +17,8 @@ export interface ChainDriver {
   readonly reorgs: readonly NetworkCode[];
   /** The network withdrawals are made on. */
   readonly payoutNetwork: NetworkCode;
-  pay(invoice: Invoice, amount: string, token: 'usdt' | 'fake'): Promise<unknown>;
+  /** Pays `invoice`'s address on its network, or on `network` (a buyer on the wrong chain of the family). */
+  pay(invoice: Invoice, amount: string, token: 'usdt' | 'fake', network?: NetworkCode): Promise<unknown>;
   mine(network: NetworkCode, blocks: number): Promise<unknown>;
   reorg(network: NetworkCode): Promise<unknown>;
 }
@@ -28,7 +29,8 @@ export function devnetDriver(d: DaemonProcess): ChainDriver {
     networks: NETWORKS,
     reorgs: REORGS,
     payoutNetwork: 'TRC20',
-    pay: (inv, amount, token) => call((cb) => d.devnet.pay({ network: inv.network!, to: inv.address!, amount, memo: inv.memo ?? undefined, token: token === 'fake' ? 'fake' : undefined }, d.md(), cb)),
+    pay: (inv, amount, token, network) =>
+      call((cb) => d.devnet.pay({ network: network ?? inv.network!, to: inv.address!, amount, memo: inv.memo ?? undefined, token: token === 'fake' ? 'fake' : undefined }, d.md(), cb)),
     mine: (network, blocks) => call((cb) => d.devnet.mine({ network, blocks }, d.md(), cb)),
     reorg: (network) => call((cb) => d.devnet.reorg({ network, depth: 1 }, d.md(), cb)),
   };
@@ -45,6 +47,8 @@ export interface WorkloadState {
 }
 
 const NETWORKS: readonly NetworkCode[] = ['TRC20', 'BEP20', 'TON', 'POLYGON', 'ARBITRUM', 'SOLANA'];
+/** The networks that derive one address (one index space): a payment may land on the wrong one. */
+const EVM: readonly NetworkCode[] = ['BEP20', 'POLYGON', 'ARBITRUM'];
 /** Families with reorgs on devnet (TON and SOLANA have none). */
 const REORGS: readonly NetworkCode[] = ['TRC20', 'BEP20', 'POLYGON', 'ARBITRUM'];
 
@@ -69,9 +73,16 @@ export async function runWorkload(d: DaemonProcess, chain: ChainDriver, state: W
       // Exactly, a part, or a bit more than asked; a second payment to the same invoice is as likely.
       const paid = share < 0.6 ? inv.pay_amount : share < 0.85 ? new Decimal(inv.pay_amount).div(2).toDecimalPlaces(2).toFixed() : new Decimal(inv.pay_amount).plus('0.5').toFixed();
       await chain.pay(inv, paid, 'usdt');
-    } else if (r < 0.68) {
+    } else if (r < 0.665) {
       const inv = pick(open);
       await chain.pay(inv, inv.pay_amount, 'fake');
+    } else if (r < 0.68) {
+      // The commonest buyer error: an EVM invoice paid on another EVM network (credits no invoice).
+      const evm = open.filter((i) => EVM.includes(i.network as NetworkCode));
+      const other = chain.networks.filter((n) => EVM.includes(n));
+      if (evm.length === 0 || other.length < 2) return;
+      const inv = pick(evm.slice(-20));
+      await chain.pay(inv, inv.pay_amount, 'usdt', pick(other.filter((n) => n !== inv.network)));
     } else if (r < 0.85) {
       await chain.mine(pick(chain.networks), 1 + Math.floor(random() * 2));
     } else if (r < 0.88) {

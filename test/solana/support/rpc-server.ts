@@ -46,6 +46,12 @@ export class SolanaRpcServer {
   dropSends = false;
   /** The signature of every transaction sendTransaction was asked to send, in order (repeats included). */
   readonly sent: string[] = [];
+  /**
+   * Routes of a load-balanced provider (test/solana/support/*-node.ts): each is asked first, in
+   * order; one that answers `{ result }` serves the call (another backend answered), undefined
+   * passes it on (it may only look at it).
+   */
+  readonly routes: ((method: string, params: Params) => { result: unknown } | undefined)[] = [];
   /** When set, every getBlock answer carries this padding (mainnet-sized blocks: votes, strangers' transfers) before the block's own transactions. */
   padding: MainnetPadding | null = null;
   private server: http.Server | null = null;
@@ -55,6 +61,10 @@ export class SolanaRpcServer {
     this.handlers = {
       getSlot: (p) => chain.at(commitmentOf(p[0])).slot,
       getBlockHeight: (p) => chain.at(commitmentOf(p[0])).blockHeight,
+      getEpochInfo: (p) => {
+        const b = chain.at(commitmentOf(p[0]));
+        return { absoluteSlot: b.slot, blockHeight: b.blockHeight, epoch: Math.floor(b.slot / 432_000), slotIndex: b.slot % 432_000, slotsInEpoch: 432_000, transactionCount: chain.statuses.size };
+      },
       getBlocks: (p) => this.getBlocks(p),
       getBlock: (p) => this.getBlock(p),
       getLatestBlockhash: (p) => {
@@ -125,6 +135,15 @@ export class SolanaRpcServer {
   private call(request: unknown): unknown {
     const { id, method, params } = request as { id: unknown; method: string; params?: Params };
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+    try {
+      for (const route of this.routes) {
+        const routed = route(method, params ?? []);
+        if (routed) return { jsonrpc: '2.0', id, result: routed.result };
+      }
+    } catch (error) {
+      if (error instanceof RpcFault) return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } };
+      throw error;
+    }
     const handler = this.handlers[method];
     if (!handler) return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     try {

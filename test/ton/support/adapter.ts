@@ -11,6 +11,11 @@ export interface AdapterSetup {
   readonly pageSize?: number;
   readonly jettonMaster?: string;
   readonly payoutTtlSeconds?: number;
+  /** TON_RPS; the harness serves any rate unless a test puts a rate limit in front of it. */
+  readonly rps?: number;
+  /** Another endpoint than the server's (e.g. a rate-limiting proxy in front of it). */
+  readonly rpcUrl?: string;
+  readonly pollIntervalMs?: number;
 }
 
 /** A live TON adapter on the harness (TonClient over the toncenter server), with the test mnemonic. */
@@ -18,11 +23,12 @@ export function tonAdapter(chain: SandboxChain, server: ToncenterServer, setup: 
   return new TonAdapter({
     network: 'TON',
     codec: new TonCodec({ mnemonic: TEST_MNEMONIC }),
-    rpcUrl: server.url,
+    rpcUrl: setup.rpcUrl ?? server.url,
     jettonMaster: setup.jettonMaster ?? chain.usdt.address.toString(),
-    pollIntervalMs: 50,
+    pollIntervalMs: setup.pollIntervalMs ?? 50,
     pageSize: setup.pageSize ?? 100,
     payoutTtlSeconds: setup.payoutTtlSeconds ?? 60,
+    rps: setup.rps ?? 1000,
   });
 }
 

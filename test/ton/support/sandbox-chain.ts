@@ -1,7 +1,9 @@
-import { Blockchain, type BlockchainTransaction, internal, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
+import { Blockchain, type BlockchainTransaction, createShardAccount, internal, type SandboxContract, type TreasuryContract } from '@ton/sandbox';
+import { Inclusion, type InclusionOptions } from './inclusion';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet';
 import { Address, beginCell, type Cell, toNano } from '@ton/core';
+import { onchainContent } from './jetton-content';
 
 /** TEP-74 op codes the harness builds messages with. */
 export const OP = { transfer: 0x0f8a7ea5, internalTransfer: 0x178d4519, transferNotification: 0x7362d09c, encryptedComment: 0x2167da4b } as const;
@@ -31,6 +33,8 @@ export interface PayOptions {
  */
 export class SandboxChain {
   seqno = 1;
+  /** Real inclusion (held externals, committed-seqno check, one hop per block); null: externals run at once. */
+  inclusion: Inclusion | null = null;
   private constructor(
     readonly blockchain: Blockchain,
     readonly admin: SandboxContract<TreasuryContract>,
@@ -39,13 +43,16 @@ export class SandboxChain {
     readonly payer: SandboxContract<TreasuryContract>,
   ) {}
 
-  static async create(now = 1_800_000_000): Promise<SandboxChain> {
+  static async create(now = 1_800_000_000, inclusion?: InclusionOptions): Promise<SandboxChain> {
     const blockchain = await Blockchain.create();
     blockchain.now = now;
     const admin = await blockchain.treasury('admin');
     const payer = await blockchain.treasury('payer');
-    const minter = (content: string) =>
-      blockchain.openContract(JettonMinter.createFromConfig({ admin: admin.address, content: beginCell().storeStringTail(content).endCell(), jettonWalletCode: JettonWallet.code }));
+    // USDT-like metadata on chain (6 decimals): the adapter checks them at start (token-check.ts).
+    const minter = (symbol: string) =>
+      blockchain.openContract(
+        JettonMinter.createFromConfig({ admin: admin.address, content: onchainContent({ symbol, decimals: 6, uri: `https://example.invalid/${symbol}.json` }), jettonWalletCode: JettonWallet.code }),
+      );
     const usdt = minter('usdt');
     const fake = minter('fake-usdt');
     await usdt.sendDeploy(admin.getSender(), toNano('0.1'));
@@ -53,6 +60,7 @@ export class SandboxChain {
     const chain = new SandboxChain(blockchain, admin, usdt, fake, payer);
     await chain.mint(payer.address, 1_000_000_000_000n);
     await chain.mint(payer.address, 1_000_000_000_000n, true);
+    if (inclusion) chain.inclusion = new Inclusion(chain, inclusion);
     return chain;
   }
 
@@ -131,6 +139,39 @@ export class SandboxChain {
     const result = await this.blockchain.sendMessage(internal({ from: this.usdt.address, to: jettonWallet, value: toNano('0.05'), bounce: false, bounced: true, body }));
     this.seqno += 1;
     return result.transactions;
+  }
+
+  /**
+   * A stranger's `transfer` op with OUR query_id sent to our jetton wallet (anyone can send it): the
+   * wallet throws (the stranger is not its owner) and bounces it back to the stranger.
+   */
+  async strangerTransfer(jettonWallet: Address, queryId: bigint, to: Address, amount: bigint): Promise<BlockchainTransaction[]> {
+    const body = beginCell()
+      .storeUint(OP.transfer, 32)
+      .storeUint(queryId, 64)
+      .storeCoins(amount)
+      .storeAddress(to)
+      .storeAddress(this.payer.address)
+      .storeBit(false)
+      .storeCoins(1n)
+      .storeBit(false)
+      .endCell();
+    const result = await this.payer.send({ to: jettonWallet, value: toNano('0.1'), body });
+    this.seqno += 1;
+    return result.transactions;
+  }
+
+  /**
+   * Makes `owner`'s jetton wallet one that refuses every incoming jetton transfer: the standard jetton
+   * wallet code at its address, its data naming another master, so our jetton wallet's
+   * `internal_transfer` fails its sender check (exit 707) and the chain bounces it back to us.
+   */
+  async refusingJettonWallet(owner: Address): Promise<Address> {
+    const address = await this.jettonWallet(owner);
+    const data = beginCell().storeCoins(0n).storeAddress(owner).storeAddress(this.fake.address).storeRef(JettonWallet.code).endCell();
+    await this.blockchain.setShardAccount(address, createShardAccount({ address, code: JettonWallet.code, data, balance: toNano('0.1') }));
+    this.seqno += 1;
+    return address;
   }
 
   /** Sends TON to an address (funds our service wallet for gas). */

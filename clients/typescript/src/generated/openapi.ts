@@ -493,6 +493,8 @@ export interface components {
             /** Format: date-time */
             completed_at: string | null;
             livemode: boolean;
+            /** @description Beyond the spec (TON only): the text comment the payout carries (its own memo or its whitelist entry’s); null elsewhere */
+            memo: string | null;
         };
         Balance: {
             /** @description A decimal amount as a string */
@@ -563,6 +565,8 @@ export interface components {
             /** @description A decimal amount as a string */
             amount: string;
             reference?: string;
+            /** @description TON only (422 memo_not_supported elsewhere): the payout’s text comment, 1 to 120 characters, no control characters */
+            memo?: string;
         };
         InvoiceEvent: {
             id: string;
@@ -1732,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid input (`field` names it). Codes: unknown_field, unknown_network, invalid_address, address_off_curve, invalid_amount, too_many_decimals, amount_must_be_positive, amount_below_minimum, amount_not_above_fee, address_not_whitelisted, address_in_cooldown, insufficient_balance, invalid_reference, invalid_timestamp, stale_timestamp */
+            /** @description Invalid input (`field` names it). Codes: unknown_field, unknown_network, invalid_address, address_off_curve, address_token_account, invalid_amount, too_many_decimals, amount_must_be_positive, amount_below_minimum, amount_not_above_fee, address_not_whitelisted, address_in_cooldown, insufficient_balance, invalid_reference, memo_not_supported, invalid_memo, invalid_timestamp, stale_timestamp */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -126,7 +126,15 @@ export interface UnattributedDeposit {
   status: string;
   invoice_uuid?: string | undefined;
   seen_at: string;
-  reason?: string | undefined;
+  reason?:
+    | string
+    | undefined;
+  /**
+   * reason wrong_network: the invoice holding this address on another network of the family (the
+   * buyer probably meant to pay it), and that network. Nothing was credited to it.
+   */
+  intended_invoice_uuid?: string | undefined;
+  intended_network?: string | undefined;
 }
 
 export interface ListUnattributedRequest {
@@ -1576,6 +1584,8 @@ function createBaseUnattributedDeposit(): UnattributedDeposit {
     invoice_uuid: undefined,
     seen_at: "",
     reason: undefined,
+    intended_invoice_uuid: undefined,
+    intended_network: undefined,
   };
 }
 
@@ -1616,6 +1626,12 @@ export const UnattributedDeposit: MessageFns<UnattributedDeposit> = {
     }
     if (message.reason !== undefined) {
       writer.uint32(98).string(message.reason);
+    }
+    if (message.intended_invoice_uuid !== undefined) {
+      writer.uint32(106).string(message.intended_invoice_uuid);
+    }
+    if (message.intended_network !== undefined) {
+      writer.uint32(114).string(message.intended_network);
     }
     return writer;
   },
@@ -1729,6 +1745,22 @@ export const UnattributedDeposit: MessageFns<UnattributedDeposit> = {
             message.reason = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.intended_invoice_uuid = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.intended_network = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1771,6 +1803,16 @@ export const UnattributedDeposit: MessageFns<UnattributedDeposit> = {
         ? globalThis.String(object.seen_at)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+      intended_invoice_uuid: isSet(object.intendedInvoiceUuid)
+        ? globalThis.String(object.intendedInvoiceUuid)
+        : isSet(object.intended_invoice_uuid)
+        ? globalThis.String(object.intended_invoice_uuid)
+        : undefined,
+      intended_network: isSet(object.intendedNetwork)
+        ? globalThis.String(object.intendedNetwork)
+        : isSet(object.intended_network)
+        ? globalThis.String(object.intended_network)
+        : undefined,
     };
   },
 
@@ -1812,6 +1854,12 @@ export const UnattributedDeposit: MessageFns<UnattributedDeposit> = {
     if (message.reason !== undefined) {
       obj.reason = message.reason;
     }
+    if (message.intended_invoice_uuid !== undefined) {
+      obj.intendedInvoiceUuid = message.intended_invoice_uuid;
+    }
+    if (message.intended_network !== undefined) {
+      obj.intendedNetwork = message.intended_network;
+    }
     return obj;
   },
 
@@ -1832,6 +1880,8 @@ export const UnattributedDeposit: MessageFns<UnattributedDeposit> = {
     message.invoice_uuid = object.invoice_uuid ?? undefined;
     message.seen_at = object.seen_at ?? "";
     message.reason = object.reason ?? undefined;
+    message.intended_invoice_uuid = object.intended_invoice_uuid ?? undefined;
+    message.intended_network = object.intended_network ?? undefined;
     return message;
   },
 };

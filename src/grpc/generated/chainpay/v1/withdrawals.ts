@@ -51,13 +51,25 @@ export interface Withdrawal {
     | undefined;
   /** false on a devnet daemon (simulated chains, no real funds), true on a live one. */
   livemode: boolean;
+  /**
+   * Beyond the spec (TON only): the text comment the payout carries (the withdrawal's own memo, or
+   * its whitelist entry's). Unset on other networks and when there is none.
+   */
+  memo?: string | undefined;
 }
 
 export interface CreateWithdrawalRequest {
   network: string;
   address: string;
   amount: string;
-  reference?: string | undefined;
+  reference?:
+    | string
+    | undefined;
+  /**
+   * TON only: 1 to 120 characters, no control characters; refused on other networks
+   * (memo_not_supported). Absent: the whitelist entry's memo, if it has one.
+   */
+  memo?: string | undefined;
 }
 
 export interface CreateWithdrawalResponse {
@@ -104,12 +116,19 @@ export interface WhitelistEntry {
   added_at: string;
   /** added_at + 24 h on the daemon clock. */
   usable_at: string;
+  /** TON only: the comment a withdrawal to this address carries when it names none. */
+  memo?: string | undefined;
 }
 
 export interface WhitelistRequest {
   merchant_id: string;
   network: string;
   address: string;
+  /**
+   * AddWhitelist only, TON only (memo_not_supported elsewhere): the entry's memo. Adding a listed
+   * address with another memo replaces it and starts the 24-hour cooldown again.
+   */
+  memo?: string | undefined;
 }
 
 export interface ListWhitelistRequest {
@@ -139,6 +158,7 @@ function createBaseWithdrawal(): Withdrawal {
     confirmations: 0,
     failure_reason: undefined,
     livemode: false,
+    memo: undefined,
   };
 }
 
@@ -191,6 +211,9 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     }
     if (message.livemode !== false) {
       writer.uint32(160).bool(message.livemode);
+    }
+    if (message.memo !== undefined) {
+      writer.uint32(170).string(message.memo);
     }
     return writer;
   },
@@ -336,6 +359,14 @@ export const Withdrawal: MessageFns<Withdrawal> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.memo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -398,6 +429,7 @@ export const Withdrawal: MessageFns<Withdrawal> = {
         ? globalThis.String(object.failure_reason)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      memo: isSet(object.memo) ? globalThis.String(object.memo) : undefined,
     };
   },
 
@@ -451,6 +483,9 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
     }
+    if (message.memo !== undefined) {
+      obj.memo = message.memo;
+    }
     return obj;
   },
 
@@ -475,12 +510,13 @@ export const Withdrawal: MessageFns<Withdrawal> = {
     message.confirmations = object.confirmations ?? 0;
     message.failure_reason = object.failure_reason ?? undefined;
     message.livemode = object.livemode ?? false;
+    message.memo = object.memo ?? undefined;
     return message;
   },
 };
 
 function createBaseCreateWithdrawalRequest(): CreateWithdrawalRequest {
-  return { network: "", address: "", amount: "", reference: undefined };
+  return { network: "", address: "", amount: "", reference: undefined, memo: undefined };
 }
 
 export const CreateWithdrawalRequest: MessageFns<CreateWithdrawalRequest> = {
@@ -496,6 +532,9 @@ export const CreateWithdrawalRequest: MessageFns<CreateWithdrawalRequest> = {
     }
     if (message.reference !== undefined) {
       writer.uint32(34).string(message.reference);
+    }
+    if (message.memo !== undefined) {
+      writer.uint32(42).string(message.memo);
     }
     return writer;
   },
@@ -545,6 +584,14 @@ export const CreateWithdrawalRequest: MessageFns<CreateWithdrawalRequest> = {
             message.reference = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.memo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -563,6 +610,7 @@ export const CreateWithdrawalRequest: MessageFns<CreateWithdrawalRequest> = {
       address: isSet(object.address) ? globalThis.String(object.address) : "",
       amount: isSet(object.amount) ? globalThis.String(object.amount) : "",
       reference: isSet(object.reference) ? globalThis.String(object.reference) : undefined,
+      memo: isSet(object.memo) ? globalThis.String(object.memo) : undefined,
     };
   },
 
@@ -580,6 +628,9 @@ export const CreateWithdrawalRequest: MessageFns<CreateWithdrawalRequest> = {
     if (message.reference !== undefined) {
       obj.reference = message.reference;
     }
+    if (message.memo !== undefined) {
+      obj.memo = message.memo;
+    }
     return obj;
   },
 
@@ -592,6 +643,7 @@ export const CreateWithdrawalRequest: MessageFns<CreateWithdrawalRequest> = {
     message.address = object.address ?? "";
     message.amount = object.amount ?? "";
     message.reference = object.reference ?? undefined;
+    message.memo = object.memo ?? undefined;
     return message;
   },
 };
@@ -1085,7 +1137,7 @@ export const WithdrawalPage: MessageFns<WithdrawalPage> = {
 };
 
 function createBaseWhitelistEntry(): WhitelistEntry {
-  return { merchant_id: "", network: "", address: "", added_at: "", usable_at: "" };
+  return { merchant_id: "", network: "", address: "", added_at: "", usable_at: "", memo: undefined };
 }
 
 export const WhitelistEntry: MessageFns<WhitelistEntry> = {
@@ -1104,6 +1156,9 @@ export const WhitelistEntry: MessageFns<WhitelistEntry> = {
     }
     if (message.usable_at !== "") {
       writer.uint32(42).string(message.usable_at);
+    }
+    if (message.memo !== undefined) {
+      writer.uint32(50).string(message.memo);
     }
     return writer;
   },
@@ -1161,6 +1216,14 @@ export const WhitelistEntry: MessageFns<WhitelistEntry> = {
             message.usable_at = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.memo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1192,6 +1255,7 @@ export const WhitelistEntry: MessageFns<WhitelistEntry> = {
         : isSet(object.usable_at)
         ? globalThis.String(object.usable_at)
         : "",
+      memo: isSet(object.memo) ? globalThis.String(object.memo) : undefined,
     };
   },
 
@@ -1212,6 +1276,9 @@ export const WhitelistEntry: MessageFns<WhitelistEntry> = {
     if (message.usable_at !== "") {
       obj.usableAt = message.usable_at;
     }
+    if (message.memo !== undefined) {
+      obj.memo = message.memo;
+    }
     return obj;
   },
 
@@ -1225,12 +1292,13 @@ export const WhitelistEntry: MessageFns<WhitelistEntry> = {
     message.address = object.address ?? "";
     message.added_at = object.added_at ?? "";
     message.usable_at = object.usable_at ?? "";
+    message.memo = object.memo ?? undefined;
     return message;
   },
 };
 
 function createBaseWhitelistRequest(): WhitelistRequest {
-  return { merchant_id: "", network: "", address: "" };
+  return { merchant_id: "", network: "", address: "", memo: undefined };
 }
 
 export const WhitelistRequest: MessageFns<WhitelistRequest> = {
@@ -1243,6 +1311,9 @@ export const WhitelistRequest: MessageFns<WhitelistRequest> = {
     }
     if (message.address !== "") {
       writer.uint32(26).string(message.address);
+    }
+    if (message.memo !== undefined) {
+      writer.uint32(34).string(message.memo);
     }
     return writer;
   },
@@ -1284,6 +1355,14 @@ export const WhitelistRequest: MessageFns<WhitelistRequest> = {
             message.address = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.memo = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1305,6 +1384,7 @@ export const WhitelistRequest: MessageFns<WhitelistRequest> = {
         : "",
       network: isSet(object.network) ? globalThis.String(object.network) : "",
       address: isSet(object.address) ? globalThis.String(object.address) : "",
+      memo: isSet(object.memo) ? globalThis.String(object.memo) : undefined,
     };
   },
 
@@ -1319,6 +1399,9 @@ export const WhitelistRequest: MessageFns<WhitelistRequest> = {
     if (message.address !== "") {
       obj.address = message.address;
     }
+    if (message.memo !== undefined) {
+      obj.memo = message.memo;
+    }
     return obj;
   },
 
@@ -1330,6 +1413,7 @@ export const WhitelistRequest: MessageFns<WhitelistRequest> = {
     message.merchant_id = object.merchant_id ?? "";
     message.network = object.network ?? "";
     message.address = object.address ?? "";
+    message.memo = object.memo ?? undefined;
     return message;
   },
 };

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * merchant) and one per signed-in browser. Secrets are never stored in clear: argon2id password
  * hashes, TOTP secrets sealed with the master key, SHA-256 of setup and session tokens.
  */
-export class Migration20261129100000DashboardUsers extends Migration {
+export class Migration20261129150000DashboardUsers extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `create table "dashboard_users" ("id" uuid not null, "merchant_id" uuid not null, "email" varchar(254) not null, "role" varchar(16) not null, "password_hash" text null, "totp_secret_sealed" text null, "pending_totp_sealed" text null, "totp_last_step" bigint null, "setup_token_hash" varchar(64) null, "setup_expires_at" timestamptz(3) null, "disabled_at" timestamptz(3) null, "time_zone" varchar(64) not null default 'UTC', "credentials_changed_at" timestamptz(3) null, "created_at" timestamptz(3) not null, constraint "dashboard_users_pkey" primary key ("id"));`,
