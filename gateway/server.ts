@@ -16,6 +16,7 @@ import { sendError, sendJson } from './respond';
 import { answerClientError } from './client-error';
 import { matchRoute, type RouteSpec } from './routes';
 import { createCheckout, isCheckoutPath, type CheckoutTuning } from './checkout';
+import { createDashboard, isDashboardPath } from './dashboard';
 
 export interface GatewayOptions {
   /** host:port of the daemon's gRPC server. */
@@ -59,6 +60,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const checkout = createCheckout({ clientKey: opts.clientKey, ...opts.checkout, grpcAddress: opts.grpcAddress, credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs, logger });
   let closing: Promise<void> | undefined;
   let port = 0;
+  const publicUrl = (): string => (opts.publicUrl ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
+  const dashboard = createDashboard({ grpcAddress: opts.grpcAddress, credentials: opts.grpcCredentials, deadlineMs: opts.grpcDeadlineMs, logger, publicUrl, clientKey: opts.clientKey });
 
   const server = http.createServer((req, res) => void handle(req, res));
   // Bodies are at most 64 KiB: a client that takes longer than this to send one is cut off.
@@ -105,6 +108,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // The buyer's checkout page (`/pay/<uuid>`, its event stream, network choice and assets):
     // public, scoped to one invoice by CheckoutService; see gateway/checkout/index.ts.
     if (isCheckoutPath(pathname)) return checkout.handle(req, res, pathname, requestId);
+    // The merchant dashboard (`/dashboard/…`): server-rendered, session-scoped; see gateway/dashboard/index.ts.
+    if (isDashboardPath(pathname)) return dashboard.handle(req, res, pathname, requestId);
     // ───────────────────────────────────────────────────────────────────────────────────────────
     const match = matchRoute(method, pathname);
     if (match.kind === 'not_found') throw new HttpError(404, 'not_found', 'no such route');
@@ -171,12 +176,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
           clearTimeout(cut);
           daemon.close();
           checkout.close();
+          dashboard.close();
           resolve();
         });
       });
       return closing;
     },
-    publicUrl: () => (opts.publicUrl ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+    publicUrl,
   };
 }
 

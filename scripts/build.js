@@ -6,6 +6,7 @@
 // dependencies installed (the Dockerfile's runtime stage holds dist/, package*.json, node_modules):
 //   proto/                          src/grpc/server.ts loads the .proto files (reflection) from ../../proto
 //   gateway/checkout/assets/        gateway/checkout/assets.ts serves them from ./assets
+//   gateway/dashboard/assets/       gateway/dashboard/index.ts serves them from ./assets
 //   src/cli/bin.js                  the package's bin (package.json "bin")
 //   src/chains/derivation/worker.js the derivation thread's entry (derivation-thread.ts)
 //   src/chains/solana/block-worker.js the SOLANA block thread's entry (block-thread.ts)
@@ -19,7 +20,7 @@ const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
 /** Built here, then moved to dist/ in one rename: an interrupted build leaves the previous dist/ whole. */
 const next = path.join(root, 'dist.next');
-const COPIED = ['proto', 'gateway/checkout/assets', 'src/cli/bin.js', 'src/chains/derivation/worker.js', 'src/chains/solana/block-worker.js'];
+const COPIED = ['proto', 'gateway/checkout/assets', 'gateway/dashboard/assets', 'src/cli/bin.js', 'src/chains/derivation/worker.js', 'src/chains/solana/block-worker.js'];
 /** Written last: its mtime is when dist/ was complete (test/support/dist.ts compares it with the sources). */
 const STAMP = '.built';
 

@@ -3,6 +3,8 @@ import type { DaemonClock } from './actors/daemon-clock';
 import type { NetworkCode } from './domain/networks';
 import type { DerivedTwice } from './store/repos/address-pool';
 import type { Resolver } from './webhooks/address-guard';
+import type { LoginGuardOptions } from './dashboard/login-guard';
+import type { SessionTimeouts } from './dashboard/sessions';
 
 /** Both derivations of a range of deposit addresses (DerivationThread#derive). */
 export type DeriveRange = (network: NetworkCode, from: number, count: number) => Promise<DerivedTwice>;
@@ -26,4 +28,6 @@ export interface DaemonOptions {
   defaultMetricsPort?: number;
   /** Tests only: wraps the derivation thread's ranges (e.g. a wrong derivation, to see a pool refill stop). */
   wrapDerivation?: (derive: DeriveRange) => DeriveRange;
+  /** Tests only: shorter dashboard session timeouts and sign-in lockout (defaults in src/dashboard/). */
+  dashboard?: { timeouts?: SessionTimeouts; loginGuard?: LoginGuardOptions };
 }

@@ -64,6 +64,11 @@ import { createDaemonChains } from './daemon-chains';
 
 export type { DaemonOptions } from './daemon-options';
 import { loadDevnetClockOffset, saveDevnetClockOffset } from './store/repos/devnet-clock-offset';
+import { DashboardAccounts } from './dashboard/accounts';
+import { DashboardSessions, DEFAULT_SESSION_TIMEOUTS } from './dashboard/sessions';
+import { DEFAULT_LOGIN_GUARD, LoginGuard } from './dashboard/login-guard';
+import { dashboardService } from './grpc/services/dashboard';
+import { dashboardUserService } from './grpc/services/dashboard-users';
 
 export interface Daemon {
   readonly config: Config;
@@ -165,7 +170,17 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   }
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
-  const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN });
+  // The dashboard's accounts and sessions (docs/dashboard.md): wall time, whatever the devnet clock says.
+  const wallNow = (): Date => new Date();
+  const dashboardAccounts = new DashboardAccounts({ orm, box, publicUrl: config.publicUrl, now: wallNow });
+  const dashboardSessions = new DashboardSessions({
+    orm,
+    box,
+    guard: new LoginGuard(options.dashboard?.loginGuard ?? DEFAULT_LOGIN_GUARD),
+    timeouts: options.dashboard?.timeouts ?? DEFAULT_SESSION_TIMEOUTS,
+    now: wallNow,
+  });
+  const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN }, dashboardSessions);
   // Never live: loadConfig refuses the flag there.
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logger.warn(PRIVATE_TARGETS_WARNING);
   // Invoice and withdrawal creation in flight: payout steps and webhook bookkeeping yield to them (RequestLoad).
@@ -351,6 +366,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         withdrawalService(ctx),
         treasuryService(ctx, treasury.treasury),
         eventService(ctx, { webhooks, send }),
+        dashboardService(ctx, { accounts: dashboardAccounts, sessions: dashboardSessions }),
+        dashboardUserService(ctx, dashboardAccounts),
       ];
       // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
       return livemode ? services : [...services, devnetService(ctx, chains.devnet, { advance: advanceClock, reset: resetClock })];

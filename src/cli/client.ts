@@ -1,4 +1,5 @@
 import { credentials, Metadata, status, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { DashboardUserServiceClient } from '../grpc/generated/chainpay/v1/dashboard';
 import { DevnetServiceClient } from '../grpc/generated/chainpay/v1/devnet';
 import { InvoiceServiceClient } from '../grpc/generated/chainpay/v1/invoices';
 import { MerchantServiceClient } from '../grpc/generated/chainpay/v1/merchants';
@@ -65,6 +66,9 @@ export class Rpc {
   }
   get operator(): OperatorServiceClient {
     return this.client('operator', OperatorServiceClient);
+  }
+  get dashboardUsers(): DashboardUserServiceClient {
+    return this.client('dashboardUsers', DashboardUserServiceClient);
   }
   get treasury(): TreasuryServiceClient {
     return this.client('treasury', TreasuryServiceClient);

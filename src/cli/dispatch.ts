@@ -4,7 +4,15 @@ import { COMMANDS } from './commands';
 import { UsageError } from './errors';
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
-const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!));
+/** `merchant`, and `merchant user` for the three-word commands. */
+const GROUPS = new Set(
+  COMMANDS.filter((c) => c.name.includes(' ')).flatMap((c) =>
+    c.name
+      .split(' ')
+      .slice(0, -1)
+      .map((_, i, all) => all.slice(0, i + 1).join(' ')),
+  ),
+);
 
 export type Resolved = { readonly kind: 'help'; readonly scope?: string } | { readonly kind: 'run'; readonly spec: CommandSpec; readonly args: Args };
 
@@ -12,9 +20,16 @@ const isOption = (s: string | undefined): boolean => s?.startsWith('-') ?? false
 
 /** Finds the command named by the leading words; `help [words]` and `--help` resolve to help. */
 function findCommand(words: readonly string[]): { spec: CommandSpec; rest: readonly string[] } {
-  const [first, second] = words;
+  const [first, second, third] = words;
   if (first === undefined || isOption(first)) throw new UsageError('missing command');
+  // Three words (`merchant user add`) before two.
+  if (second !== undefined && third !== undefined && !isOption(second) && !isOption(third)) {
+    const sub = BY_NAME.get(`${first} ${second} ${third}`);
+    if (sub) return { spec: sub, rest: words.slice(3) };
+    if (GROUPS.has(`${first} ${second}`)) throw new UsageError(`unknown command '${first} ${second} ${third}'`, `${first} ${second}`);
+  }
   if (second !== undefined && !isOption(second)) {
+    if (GROUPS.has(`${first} ${second}`) && !BY_NAME.has(`${first} ${second}`)) throw new UsageError(`'${first} ${second}' needs a subcommand`, `${first} ${second}`);
     const sub = BY_NAME.get(`${first} ${second}`);
     if (sub) return { spec: sub, rest: words.slice(2) };
     if (GROUPS.has(first)) throw new UsageError(`unknown command '${first} ${second}'`, first);

@@ -14,7 +14,17 @@ export interface MerchantCaller {
   /** Raw signed REST body; null for token calls (fields come from the message). */
   /** null: the operator acting across merchants (no x-merchant-id given). */
   readonly signedBody: Buffer | null;
-  readonly via: 'signature' | 'service_token' | 'operator';
+  readonly via: 'signature' | 'service_token' | 'operator' | 'dashboard';
+}
+
+/** Resolves a dashboard session token (the `x-dashboard-session` metadata) to its user's merchant. */
+export interface DashboardSessionSource {
+  resolve(token: string | undefined): Promise<{ readonly user: { readonly merchantId: string } }>;
+}
+
+/** A caller that sees one merchant only, whatever the message names: a signed call or a dashboard session. */
+export function scopedToOwnMerchant(caller: MerchantCaller): boolean {
+  return caller.via === 'signature' || caller.via === 'dashboard';
 }
 
 function first(md: Metadata, key: string): string | undefined {
@@ -67,7 +77,21 @@ export class Authenticator {
   constructor(
     private readonly secrets: SigningSecretSource,
     private readonly tokens: { operator: string; service?: string },
+    private readonly dashboard?: DashboardSessionSource,
   ) {}
+
+  /**
+   * A merchant-facing READ: also answers a dashboard session (its user's merchant only). Writes use
+   * merchant(), which never accepts a session: a dashboard action that moves money gets its own
+   * call with role and step-up checks.
+   */
+  async merchantReader(md: Metadata): Promise<MerchantCaller> {
+    const session = md.get('x-dashboard-session')[0];
+    if (session === undefined) return this.merchant(md);
+    if (!this.dashboard) throw new UnauthenticatedError('session_ended', 'not signed in, or the session ended');
+    const found = await this.dashboard.resolve(typeof session === 'string' ? session : session.toString('utf8'));
+    return { merchantId: found.user.merchantId, signedBody: null, via: 'dashboard' };
+  }
 
   operator(md: Metadata): string {
     const token = bearer(md);
@@ -103,9 +127,17 @@ export class Authenticator {
     throw new UnauthenticatedError('missing_credentials', 'a signed request or a service token is required');
   }
 
+  /** merchantReader for a read that must name one merchant (a page of a list). */
+  async merchantReaderRequired(md: Metadata): Promise<MerchantCaller & { merchantId: string }> {
+    return this.#named(await this.merchantReader(md));
+  }
+
   /** A merchant-facing call that must name one merchant (creating things). */
   async merchantRequired(md: Metadata): Promise<MerchantCaller & { merchantId: string }> {
-    const caller = await this.merchant(md);
+    return this.#named(await this.merchant(md));
+  }
+
+  #named(caller: MerchantCaller): MerchantCaller & { merchantId: string } {
     if (caller.merchantId === null) throw new UnauthenticatedError('missing_merchant_id', 'x-merchant-id metadata is required');
     return caller as MerchantCaller & { merchantId: string };
   }

@@ -14,7 +14,7 @@ export const GRPC_CHANNEL_OPTIONS = {
 } as const;
 
 export const PROTO_ROOT = path.resolve(__dirname, '../../proto');
-const PROTO_FILES = ['common', 'networks', 'merchants', 'invoices', 'withdrawals', 'events', 'operator', 'devnet', 'relay'].map((f) => `chainpay/v1/${f}.proto`);
+const PROTO_FILES = ['common', 'networks', 'merchants', 'invoices', 'withdrawals', 'events', 'operator', 'devnet', 'relay', 'dashboard'].map((f) => `chainpay/v1/${f}.proto`);
 /** grpc-health-check ships the standard health.proto; reflection lists it so generic clients (buf curl, grpcurl) find it. */
 const HEALTH_PROTO = { root: path.resolve(path.dirname(HEALTH_PROTO_PATH), '../..'), file: 'health/v1/health.proto' } as const;
 

@@ -35,6 +35,7 @@ describe('migrations', () => {
       'Migration20261129120000SharedIndexSpace',
       'Migration20261129130000InvoiceMemoMatch',
       'Migration20261129140000Treasury',
+      'Migration20261129150000DashboardUsers',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();

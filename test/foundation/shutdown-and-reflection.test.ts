@@ -39,7 +39,7 @@ describe('daemon process: server reflection and graceful shutdown with calls in 
     const address = `127.0.0.1:${grpcPortFrom(await proc.waitFor(/gRPC server listening/))}`;
 
     const services = await listServices(address);
-    for (const s of ['Devnet', 'Invoice', 'Checkout', 'Merchant', 'Network', 'Operator', 'Withdrawal', 'Event']) expect(services).toContain(`chainpay.v1.${s}Service`);
+    for (const s of ['Devnet', 'Invoice', 'Checkout', 'Merchant', 'Network', 'Operator', 'Withdrawal', 'Event', 'Dashboard', 'DashboardUser']) expect(services).toContain(`chainpay.v1.${s}Service`);
     expect(services).toContain('grpc.health.v1.Health');
     // A generic client finds the health service by reflection alone (its schema has a map, which
     // protobufjs names unlike protoc: see src/grpc/reflection-schema.ts).

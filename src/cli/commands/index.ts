@@ -6,6 +6,7 @@ import { depositCommands } from './deposits';
 import { devnetCommands } from './devnet';
 import { invoiceCommands } from './invoices';
 import { merchantCommands } from './merchant';
+import { merchantUserCommands } from './merchant-users';
 import { networkCommands } from './networks';
 import { signCommands } from './sign';
 import { treasuryCommands } from './treasury';
@@ -17,6 +18,7 @@ import { withdrawalCommands } from './withdrawals';
 /** Every command, in the order `chainpay help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
   ...merchantCommands,
+  ...merchantUserCommands,
   ...networkCommands,
   ...whitelistCommands,
   ...balanceCommands,

@@ -76,7 +76,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       return { invoice: await (messages.get(loaded) ?? toInvoiceMessage(loaded.row, loaded.payments, ctx, { keepQr: false })), created };
     }),
     getInvoice: unary(ctx.logger, 'GetInvoice', async (call) => {
-      const caller = await ctx.auth.merchant(call.metadata);
+      const caller = await ctx.auth.merchantReader(call.metadata);
       return message(await ctx.invoices.get(call.request.uuid, caller.merchantId));
     }),
     setInvoiceNetwork: unary(ctx.logger, 'SetInvoiceNetwork', async (call, log) => {
@@ -104,7 +104,7 @@ export function invoiceService(ctx: ServiceContext): { definition: typeof Invoic
       });
     }),
     pageInvoices: unary(ctx.logger, 'PageInvoices', async (call) => {
-      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const caller = await ctx.auth.merchantReaderRequired(call.metadata);
       const query = parseListQuery(call.request.query, { statuses: INVOICE_STATUSES, keyParam: 'order_id' });
       const em = ctx.orm.em.fork();
       const page = await keysetPage(em, Invoice, caller.merchantId, query, 'orderId');

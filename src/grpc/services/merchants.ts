@@ -6,6 +6,7 @@ import { merchantBalance } from '../../store/repos/ledger';
 import { canonicalDecimal } from '../../store/repos/network-settings';
 import { displayNameSetting, supportEmailSetting, supportUrlSetting } from '../../domain/merchant-checkout';
 import { unary } from '../handler';
+import { scopedToOwnMerchant } from '../auth';
 import type { ServiceContext } from '../context';
 import { operatorIdentity } from './operator-audit';
 import { assertStorable } from '../../domain/text';
@@ -141,9 +142,9 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
       return { webhook_secret: secret };
     }),
     getBalance: unary(ctx.logger, 'GetBalance', async (call) => {
-      const caller = await ctx.auth.merchant(call.metadata);
-      // A signed call reads its own balance; the operator names the merchant.
-      const merchantId = caller.via === 'signature' ? caller.merchantId! : (caller.merchantId ?? call.request.merchant_id);
+      const caller = await ctx.auth.merchantReader(call.metadata);
+      // A signed call or a dashboard session reads its own balance; the operator names the merchant.
+      const merchantId = scopedToOwnMerchant(caller) ? caller.merchantId! : (caller.merchantId ?? call.request.merchant_id);
       const em = ctx.orm.em.fork();
       await ctx.merchants.get(em, merchantId);
       const b = await merchantBalance(em, merchantId);

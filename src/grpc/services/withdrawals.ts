@@ -63,7 +63,7 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
       return { withdrawals: rows.map((row) => toWithdrawalMessage(row, ctx)) };
     }),
     pageWithdrawals: unary(ctx.logger, 'PageWithdrawals', async (call) => {
-      const caller = await ctx.auth.merchantRequired(call.metadata);
+      const caller = await ctx.auth.merchantReaderRequired(call.metadata);
       const query = parseListQuery(call.request.query, { statuses: WITHDRAWAL_STATUSES, keyParam: 'reference' });
       const page = await keysetPage(ctx.orm.em.fork(), Withdrawal, caller.merchantId, query, 'reference');
       return { withdrawals: page.rows.map((row) => toWithdrawalMessage(row, ctx)), next_cursor: page.nextCursor ?? undefined };

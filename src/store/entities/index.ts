@@ -14,6 +14,7 @@ export * from './withdrawal-cap-hour';
 export * from './system-setting';
 export * from './devnet-chain';
 export * from './sweep';
+export * from './dashboard-user';
 
 import { MerchantSchema } from './merchant';
 import { NetworkSettingSchema } from './network-setting';
@@ -30,6 +31,7 @@ import { WhitelistEntrySchema, WithdrawalSchema } from './withdrawal';
 import { WithdrawalCapHourSchema } from './withdrawal-cap-hour';
 import { SystemSettingSchema } from './system-setting';
 import { SweepRowSchema } from './sweep';
+import { DashboardSessionSchema, DashboardUserSchema } from './dashboard-user';
 import { DevnetBlockRowSchema, DevnetChainHeadSchema, DevnetPendingRowSchema, DevnetTransferRowSchema } from './devnet-chain';
 
 export const ALL_ENTITIES = [
@@ -56,4 +58,6 @@ export const ALL_ENTITIES = [
   DevnetTransferRowSchema,
   DevnetPendingRowSchema,
   SweepRowSchema,
+  DashboardUserSchema,
+  DashboardSessionSchema,
 ];

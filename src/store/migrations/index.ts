@@ -18,6 +18,7 @@ import { Migration20261129110000WithdrawalMemo } from './20261129110000-withdraw
 import { Migration20261129120000SharedIndexSpace } from './20261129120000-shared-index-space';
 import { Migration20261129130000InvoiceMemoMatch } from './20261129130000-invoice-memo-match';
 import { Migration20261129140000Treasury } from './20261129140000-treasury';
+import { Migration20261129150000DashboardUsers } from './20261129150000-dashboard-users';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129120000SharedIndexSpace', class: Migration20261129120000SharedIndexSpace },
   { name: 'Migration20261129130000InvoiceMemoMatch', class: Migration20261129130000InvoiceMemoMatch },
   { name: 'Migration20261129140000Treasury', class: Migration20261129140000Treasury },
+  { name: 'Migration20261129150000DashboardUsers', class: Migration20261129150000DashboardUsers },
 ];
