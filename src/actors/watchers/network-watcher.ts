@@ -5,7 +5,7 @@ import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { ChainAdapter, TransferPlace, ChainWatch, WatchedSet } from '../../chains/types';
 import { builtInFamilies } from '../../chains/families';
-import { isRetryable } from '../../chains/sync/errors';
+import { isRetryable } from '../../chains/sync/retry-rule';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';
 import { undecidedDeposits } from '../../store/repos/seen-deposits';
