@@ -1,4 +1,5 @@
 import type { NetworkCode } from '../domain/networks';
+import type { RunLoopStats } from './sync/run-loop';
 
 /**
  * The one interface every chain family implements (devnet, evm, tron, ton, solana).
@@ -142,6 +143,11 @@ export interface ChainWatch {
    * now once idle at the head. A live RPC may lag, so live watches leave it out.
    */
   syncedUntil?(): Date | null;
+  /**
+   * The figures of the watch's run loop (sync/run-loop.ts: steps, retries, errors by class), the
+   * same for every family that runs one (the block follower, TON, SOLANA); the metrics read them.
+   */
+  loopStats?(): RunLoopStats;
 }
 
 // ---- Payouts: the family's contract (docs/chains.md, "The family contract") ----

@@ -13,6 +13,7 @@ import { loadCursor, savePaused } from '../../store/repos/watcher-cursors';
 import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { ActorActivity } from '../introspection/activity';
 import { DepositIntake } from './deposit-intake';
+import { LoopTotals, type LoopTotalsView } from './loop-totals';
 import { TrackedTransfers, type Tracked } from './tracked-transfers';
 import { WatcherProgress, WatcherSync } from './watcher-sync';
 import { lagSeconds, type AddressPoolView, type WatcherState, type WatcherStatusView } from './watcher-status';
@@ -80,6 +81,7 @@ export class NetworkWatcher {
   private chainHead = 0;
   private lastError: { message: string; at: Date } | null = null;
   private readonly progress = new WatcherProgress();
+  private readonly loops = new LoopTotals();
   private readonly sync: WatcherSync;
   private control: Promise<void> = Promise.resolve();
 
@@ -176,9 +178,7 @@ export class NetworkWatcher {
       'watcher HALTED on a non-retryable error; an operator must act (chainpay watchers rescan|resume)',
     );
     this.note('halted', { name: error.name, code: typeof code === 'string' ? code : 'non_retryable', message: error.message });
-    const watch = this.watch;
-    this.watch = null;
-    await watch?.stop().catch(() => undefined);
+    await this.retireWatch().catch(() => undefined);
   }
 
   /** Operator commands run one at a time. */
@@ -196,8 +196,7 @@ export class NetworkWatcher {
       if (this.state !== 'running') return;
       this.state = 'paused';
       this.note('pause', { cursor: this.cursorHeight(null) });
-      await this.watch?.stop();
-      this.watch = null;
+      await this.retireWatch();
       await this.savePaused(true);
     });
   }
@@ -230,8 +229,7 @@ export class NetworkWatcher {
       const cursor = await blockAt(fromHeight - 1);
       if (!cursor) throw new ValidationError('unknown_height', `block ${fromHeight - 1} is not on the chain`, 'from_height');
       const resume = this.state === 'running' || this.state === 'halted';
-      await this.watch?.stop();
-      this.watch = null;
+      await this.retireWatch();
       this.deps.logger.warn({ network: this.deps.network, fromHeight, previousCursor: current }, 'operator rescan');
       this.progress.rescanUntil = Math.max(this.progress.rescanUntil, current);
       const height = this.deps.adapter.cursorHeight(cursor);
@@ -334,8 +332,24 @@ export class NetworkWatcher {
 
   async stop(): Promise<void> {
     this.state = 'stopped';
-    await this.watch?.stop();
+    await this.retireWatch();
+  }
+
+  /** Steps, retries and errors by class of this network's run loops (every watch it ran). */
+  loopTotals(): LoopTotalsView {
+    return this.loops.view(this.watch?.loopStats?.());
+  }
+
+  /** Stops the running watch (if any) and keeps its run-loop figures. */
+  private async retireWatch(): Promise<void> {
+    const watch = this.watch;
     this.watch = null;
+    if (watch === null) return;
+    try {
+      await watch.stop();
+    } finally {
+      this.loops.retire(watch.loopStats?.());
+    }
   }
 
   private note(type: string, payload: unknown): void {
