@@ -1,3 +1,4 @@
+import { ConnectionException } from '@mikro-orm/core';
 import type { BlockRef, ChainObservation } from '../types';
 import { MemoryChain } from './__fixtures__/memory-chain';
 import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTimeoutError, RpcTransientError } from './errors';
@@ -268,7 +269,7 @@ describe('BlockFollower', () => {
     expect(thrice.status.maxRange).toBe(100);
   });
 
-  it('redelivers a step whose sink failed, without skipping anything', async () => {
+  it('redelivers a step whose sink failed (the database away: a retryable class), without skipping anything', async () => {
     const chain = new MemoryChain(new Set([A]));
     chain.mine(3);
     let failOnce = true;
@@ -283,7 +284,7 @@ describe('BlockFollower', () => {
       sink: async (o) => {
         if (o.kind === 'block' && failOnce) {
           failOnce = false;
-          throw new Error('db down');
+          throw new ConnectionException(Object.assign(new Error('db down'), { code: '57P01' }));
         }
         seen.push(o);
       },
