@@ -294,4 +294,32 @@ describe('BlockFollower', () => {
     await follower.stop();
     expect(seen.map((o) => o.kind)).toEqual(['transfer', 'transfer', 'block', 'finalize']);
   });
+  it('a sink failure of no retryable class (a recording bug) stops it: failed, passed on once, never stepped again', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(3);
+    const errors: Error[] = [];
+    let calls = 0;
+    const follower = new BlockFollower({
+      network: 'POLYGON',
+      source: chain,
+      from: { height: 3, hash: chain.hashAt(3) },
+      confirmations: 2,
+      pollIntervalMs: 2,
+      backoff: { initialMs: 1, maxMs: 2 },
+      onError: (e) => errors.push(e),
+      sink: async (o) => {
+        calls += 1;
+        if (o.kind === 'transfer') throw new TypeError('a bug');
+      },
+    });
+    chain.mine(1, [{ to: A, amount: '2' }]);
+    await until(() => follower.status().state === 'failed');
+    const seen = calls;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(seen);
+    expect(errors.map((e) => e.name)).toEqual(['TypeError']);
+    expect(follower.status()).toMatchObject({ state: 'failed', consecutiveFailures: 1, lastError: { name: 'TypeError' } });
+    expect(follower.loopStats()).toMatchObject({ state: 'failed', retries: 0, errors: { TypeError: 1 } });
+    await follower.stop();
+  });
 });
