@@ -146,22 +146,24 @@ async function transactions(chain: SandboxChain, params: Params, maxPage: number
     if (start < 0) throw new RpcFailure('LITE_SERVER_UNKNOWN: cannot locate transaction in block', 500);
   }
   const toLt = params.to_lt === undefined ? 0n : BigInt(String(params.to_lt));
-  return all
-    .slice(start)
-    .filter((tx) => tx.lt > toLt)
-    .slice(0, limit)
-    // Pruned history ends the page: the node has nothing older (from a pruned start: nothing).
-    .filter((tx) => tx.lt >= historyFromLt)
-    .map((tx) => ({
-      '@type': 'raw.transaction',
-      data: beginCell().store(storeTransaction(tx)).endCell().toBoc().toString('base64'),
-      utime: tx.now,
-      transaction_id: { '@type': 'internal.transactionId', lt: tx.lt.toString(), hash: tx.hash().toString('base64') },
-      fee: '0',
-      storage_fee: '0',
-      other_fee: '0',
-      out_msgs: [],
-    }));
+  return (
+    all
+      .slice(start)
+      .filter((tx) => tx.lt > toLt)
+      .slice(0, limit)
+      // Pruned history ends the page: the node has nothing older (from a pruned start: nothing).
+      .filter((tx) => tx.lt >= historyFromLt)
+      .map((tx) => ({
+        '@type': 'raw.transaction',
+        data: beginCell().store(storeTransaction(tx)).endCell().toBoc().toString('base64'),
+        utime: tx.now,
+        transaction_id: { '@type': 'internal.transactionId', lt: tx.lt.toString(), hash: tx.hash().toString('base64') },
+        fee: '0',
+        storage_fee: '0',
+        other_fee: '0',
+        out_msgs: [],
+      }))
+  );
 }
 
 async function runGetMethod(chain: SandboxChain, params: Params) {
