@@ -1,4 +1,5 @@
 import { ConnectionException, DeadlockException, DriverException, LockWaitTimeoutException } from '@mikro-orm/core';
+import { DatabaseError } from 'pg';
 
 /**
  * The one retry rule of every chain watch loop (RunLoop) and of the watcher that halts on what the
@@ -18,19 +19,33 @@ export function isRetryable(error: unknown): boolean {
   return isTransientStoreError(error);
 }
 
-/** SQLSTATE classes / codes of a database that is away or busy, not of a wrong statement. */
-const TRANSIENT_SQLSTATE = /^(08|53|57P0[1-3]|40001|40P01|55P03)/;
+/**
+ * SQLSTATEs of a database that is away or busy, not of a wrong statement: connection exceptions
+ * (08), insufficient resources (53), shut down / terminated sessions (57P01-03), serialization and
+ * deadlock (40001, 40P01), lock not available (55P03), and 55000 as a new connection gets it while
+ * the database does not accept connections.
+ */
+const TRANSIENT_SQLSTATE = /^(08|53|57P0[1-3]$|40001$|40P01$|55P03$|55000$)/;
 /** Socket errors of a lost or refused database connection (Node system error codes). */
 const TRANSIENT_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/**
+ * The sink's database failures worth the same step again. A query error comes wrapped by MikroORM
+ * (DriverException, with the SQLSTATE as `code`); a failure to get a connection comes as the
+ * driver's own pg DatabaseError, or a Node system error (`syscall` set) when nothing answers.
+ */
 function isTransientStoreError(error: object): boolean {
   if (error instanceof ConnectionException || error instanceof DeadlockException || error instanceof LockWaitTimeoutException) return true;
-  if (!(error instanceof DriverException)) return false;
-  const code = error.code ?? error.sqlState;
-  return typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET.has(code));
+  if (error instanceof DriverException || error instanceof DatabaseError) {
+    const code = error instanceof DriverException ? (error.code ?? error.sqlState) : error.code;
+    return typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET.has(code));
+  }
+  const system = error as { code?: unknown; syscall?: unknown };
+  return typeof system.syscall === 'string' && typeof system.code === 'string' && TRANSIENT_SOCKET.has(system.code);
 }
 
-/** The label an error is counted under: its class name (`Error` for an anonymous one). */
+/** The label an error is counted under: its class (pg's DatabaseError names itself `error`). */
 export function errorClassOf(error: Error): string {
-  return error.name || 'Error';
+  const cls = error.constructor?.name;
+  return cls && cls !== 'Error' ? cls : error.name || 'Error';
 }
