@@ -1,5 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
+import { classifySinkError, StoreUnavailableError } from '../../src/actors/watchers/sink-errors';
+import { isRetryable } from '../../src/chains/sync/retry-rule';
 import { RunLoop } from '../../src/chains/sync/run-loop';
 import { openDatabase } from '../../src/store/orm';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -77,5 +79,30 @@ describe('RunLoop over a real database', () => {
     expect(errors.map((e) => (e as { code?: string }).code)).toEqual(['42P01']); // undefined_table
     expect(loop.stats()).toMatchObject({ retries: 0, errors: { DatabaseError: 1 } });
     await loop.stop();
+  });
+});
+
+/** pg reports a connection cut mid-query as a bare Error: the watcher's sink boundary asks the database. */
+describe("the watcher's sink boundary (classifySinkError)", () => {
+  it('a bare error while the database does not answer becomes StoreUnavailableError (retried); while it answers, the error stands (fatal)', async () => {
+    const bare = new Error('Connection terminated unexpectedly');
+    expect(isRetryable(bare)).toBe(false);
+    expect(await classifySinkError(bare, orm)).toBe(bare);
+    const quiet = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const name = new URL(db.url).pathname.slice(1);
+    const admin = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query(`alter database ${name} allow_connections false`);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+      const mapped = await classifySinkError(bare, orm);
+      expect(mapped).toBeInstanceOf(StoreUnavailableError);
+      expect(isRetryable(mapped)).toBe(true);
+      expect((mapped as Error).cause).toBe(bare);
+    } finally {
+      await admin.query(`alter database ${name} allow_connections true`);
+      await admin.end();
+      quiet.mockRestore();
+    }
   });
 });

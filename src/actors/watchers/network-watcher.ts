@@ -14,6 +14,7 @@ import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { ActorActivity } from '../introspection/activity';
 import { DepositIntake } from './deposit-intake';
 import { LoopTotals, type LoopTotalsView } from './loop-totals';
+import { classifySinkError } from './sink-errors';
 import { TrackedTransfers, type Tracked } from './tracked-transfers';
 import { WatcherProgress, WatcherSync } from './watcher-sync';
 import { lagSeconds, type AddressPoolView, type WatcherState, type WatcherStatusView } from './watcher-status';
@@ -145,7 +146,11 @@ export class NetworkWatcher {
       finalized: this.progress.finalized,
       watched: this.watched,
       sink: async (obs) => {
-        if (this.state !== 'stopped' && this.state !== 'halted') await this.sync.observe(obs);
+        if (this.state === 'stopped' || this.state === 'halted') return;
+        // Mapped once here: the database away is retried, anything else stops the watch (halt).
+        await this.sync.observe(obs).catch(async (error: unknown) => {
+          throw await classifySinkError(error, this.deps.orm);
+        });
       },
       onError: (error) => this.onError(error),
       // Pushed by a watch that vouches for a chain time (devnet idle at its head): passed on to invoices.
