@@ -1,5 +1,6 @@
 import type { ChainSweeper } from './sweeps';
 import type { NetworkCode } from '../domain/networks';
+import type { RunLoopStats } from './sync/run-loop';
 
 /**
  * The one interface every chain family implements (devnet, evm, tron, ton, solana).
@@ -143,6 +144,11 @@ export interface ChainWatch {
    * now once idle at the head. A live RPC may lag, so live watches leave it out.
    */
   syncedUntil?(): Date | null;
+  /**
+   * The figures of the watch's run loop (sync/run-loop.ts: steps, retries, errors by class), the
+   * same for every family that runs one (the block follower, TON, SOLANA); the metrics read them.
+   */
+  loopStats?(): RunLoopStats;
 }
 
 // ---- Payouts: the family's contract (docs/chains.md, "The family contract") ----

@@ -69,6 +69,31 @@ export class DaemonMetrics {
     watcherGauge('chainpay_address_pool_halted', '1 when the deposit-address pool refill stopped: two independent derivations of an address differed.', (s) =>
       s.addressPool.state === 'halted' ? 1 : 0,
     );
+    // The run loop of every watch (sync/run-loop.ts), the same figures for every family; totals over
+    // every watch a watcher ran, read at scrape time (they never go back while the daemon runs).
+    const loopCounter = (name: string, help: string, pick: (t: ReturnType<NetworkWatcher['loopTotals']>) => number): Counter<'network'> =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['network'],
+        registers: r,
+        collect() {
+          this.reset();
+          for (const w of sources.watchers.values()) this.inc({ network: w.network }, pick(w.loopTotals()));
+        },
+      });
+    loopCounter('chainpay_watcher_loop_steps_total', 'Steps the watch run loop completed (idle or not).', (t) => t.steps);
+    loopCounter('chainpay_watcher_loop_retries_total', 'Failed watch steps retried after a backoff (retryable error classes).', (t) => t.retries);
+    new Counter({
+      name: 'chainpay_watcher_loop_errors_total',
+      help: 'Failed watch steps by error class, retried or fatal (a fatal one halts the watcher).',
+      labelNames: ['network', 'class'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const w of sources.watchers.values()) for (const [cls, n] of Object.entries(w.loopTotals().errors)) this.inc({ network: w.network, class: cls }, n);
+      },
+    });
     new Gauge({
       name: 'chainpay_watcher_state',
       help: 'Watcher state (1 for the current state).',

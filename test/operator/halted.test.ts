@@ -57,6 +57,9 @@ describe('operator plane: a halted watcher (hardhat)', () => {
     expect(text).toMatch(/^chainpay_watcher_alerts_total\{network="POLYGON",code="reorg_beyond_finality"\} 1$/m);
     expect(text).toMatch(/^chainpay_watcher_state\{network="POLYGON",state="halted"\} 1$/m);
     expect(text).toMatch(/^chainpay_watcher_rpc_errors_total\{network="POLYGON",code="reorg_beyond_finality"\} 1$/m);
+    // Counted by the run loop too (by class), and kept once the halted watch was dropped.
+    expect(text).toMatch(/^chainpay_watcher_loop_errors_total\{network="POLYGON",class="ReorgBeyondFinalityError"\} 1$/m);
+    expect(text).toMatch(/^chainpay_watcher_loop_steps_total\{network="POLYGON"\} [1-9]\d*$/m);
 
     // Still halted a poll later: it never continues on its own.
     await new Promise((r) => setTimeout(r, 2_500));

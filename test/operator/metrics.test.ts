@@ -51,6 +51,9 @@ describe('operator plane: metrics and health', () => {
       expect(sample(text, `chainpay_watcher_rpc_healthy{network="${network}"}`)).toBe(1);
       expect(sample(text, `chainpay_watcher_state{network="${network}",state="running"}`)).toBe(1);
       expect(sample(text, `chainpay_watcher_rpc_errors_total{network="${network}",code="rpc_unavailable"}`)).toBe(0);
+      // One run loop for every family: the same figures for each network.
+      expect(sample(text, `chainpay_watcher_loop_steps_total{network="${network}"}`)).toBeGreaterThan(0);
+      expect(sample(text, `chainpay_watcher_loop_retries_total{network="${network}"}`)).toBe(0);
     }
     expect(sample(text, 'chainpay_watcher_head_block{network="TON"}')).toBeGreaterThan(0);
     expect(sample(text, 'chainpay_watcher_block_processing_seconds_count{network="TON"}')).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import { ValidationError } from '../../domain/errors';
 import type { NetworkCode } from '../../domain/networks';
 import type { ChainAdapter, TransferPlace, ChainWatch, WatchedSet } from '../../chains/types';
 import { builtInFamilies } from '../../chains/families';
-import { isRetryable } from '../../chains/sync/errors';
+import { isRetryable } from '../../chains/sync/retry-rule';
 import { allPoolAddresses } from '../../store/repos/address-pool';
 import { confirmingPayments } from '../../store/repos/deposits';
 import { undecidedDeposits } from '../../store/repos/seen-deposits';
@@ -13,6 +13,8 @@ import { loadCursor, savePaused } from '../../store/repos/watcher-cursors';
 import type { InvoiceActors } from '../invoices/invoice-actors';
 import type { ActorActivity } from '../introspection/activity';
 import { DepositIntake } from './deposit-intake';
+import { LoopTotals, type LoopTotalsView } from './loop-totals';
+import { classifySinkError } from './sink-errors';
 import { TrackedTransfers, type Tracked } from './tracked-transfers';
 import { WatcherProgress, WatcherSync } from './watcher-sync';
 import { lagSeconds, type AddressPoolView, type WatcherState, type WatcherStatusView } from './watcher-status';
@@ -80,6 +82,7 @@ export class NetworkWatcher {
   private chainHead = 0;
   private lastError: { message: string; at: Date } | null = null;
   private readonly progress = new WatcherProgress();
+  private readonly loops = new LoopTotals();
   private readonly sync: WatcherSync;
   private control: Promise<void> = Promise.resolve();
 
@@ -143,7 +146,11 @@ export class NetworkWatcher {
       finalized: this.progress.finalized,
       watched: this.watched,
       sink: async (obs) => {
-        if (this.state !== 'stopped' && this.state !== 'halted') await this.sync.observe(obs);
+        if (this.state === 'stopped' || this.state === 'halted') return;
+        // Mapped once here: the database away is retried, anything else stops the watch (halt).
+        await this.sync.observe(obs).catch(async (error: unknown) => {
+          throw await classifySinkError(error, this.deps.orm);
+        });
       },
       onError: (error) => this.onError(error),
       // Pushed by a watch that vouches for a chain time (devnet idle at its head): passed on to invoices.
@@ -176,9 +183,7 @@ export class NetworkWatcher {
       'watcher HALTED on a non-retryable error; an operator must act (chainpay watchers rescan|resume)',
     );
     this.note('halted', { name: error.name, code: typeof code === 'string' ? code : 'non_retryable', message: error.message });
-    const watch = this.watch;
-    this.watch = null;
-    await watch?.stop().catch(() => undefined);
+    await this.retireWatch().catch(() => undefined);
   }
 
   /** Operator commands run one at a time. */
@@ -196,8 +201,7 @@ export class NetworkWatcher {
       if (this.state !== 'running') return;
       this.state = 'paused';
       this.note('pause', { cursor: this.cursorHeight(null) });
-      await this.watch?.stop();
-      this.watch = null;
+      await this.retireWatch();
       await this.savePaused(true);
     });
   }
@@ -230,8 +234,7 @@ export class NetworkWatcher {
       const cursor = await blockAt(fromHeight - 1);
       if (!cursor) throw new ValidationError('unknown_height', `block ${fromHeight - 1} is not on the chain`, 'from_height');
       const resume = this.state === 'running' || this.state === 'halted';
-      await this.watch?.stop();
-      this.watch = null;
+      await this.retireWatch();
       this.deps.logger.warn({ network: this.deps.network, fromHeight, previousCursor: current }, 'operator rescan');
       this.progress.rescanUntil = Math.max(this.progress.rescanUntil, current);
       const height = this.deps.adapter.cursorHeight(cursor);
@@ -334,8 +337,24 @@ export class NetworkWatcher {
 
   async stop(): Promise<void> {
     this.state = 'stopped';
-    await this.watch?.stop();
+    await this.retireWatch();
+  }
+
+  /** Steps, retries and errors by class of this network's run loops (every watch it ran). */
+  loopTotals(): LoopTotalsView {
+    return this.loops.view(this.watch?.loopStats?.());
+  }
+
+  /** Stops the running watch (if any) and keeps its run-loop figures. */
+  private async retireWatch(): Promise<void> {
+    const watch = this.watch;
     this.watch = null;
+    if (watch === null) return;
+    try {
+      await watch.stop();
+    } finally {
+      this.loops.retire(watch.loopStats?.());
+    }
   }
 
   private note(type: string, payload: unknown): void {

@@ -1,3 +1,4 @@
+import { ConnectionException } from '@mikro-orm/core';
 import { createAddressCodec } from '../codecs';
 import { NETWORK_CODES, NETWORK_FACTS, type NetworkCode } from '../../domain/networks';
 import type { ChainWatch, WatchedAddresses } from '../types';
@@ -142,7 +143,7 @@ describe('DevnetAdapter: pay and watch', () => {
     expect(again.head()).toBe(3);
   });
 
-  it('retries a step whose sink failed, after reporting the error', async () => {
+  it('retries a step whose sink failed (the database away: a retryable class), after reporting the error', async () => {
     const chain = devnet('POLYGON', { retryDelayMs: 5 });
     const to = chain.deriveDepositAddress(0);
     const rec = new Recorder();
@@ -151,7 +152,7 @@ describe('DevnetAdapter: pay and watch', () => {
     const sink = async (o: Parameters<typeof rec.sink>[0]): Promise<void> => {
       if (o.kind === 'transfer' && failOnce) {
         failOnce = false;
-        throw new Error('db down');
+        throw new ConnectionException(Object.assign(new Error('db down'), { code: '08006' }));
       }
       await rec.sink(o);
     };

@@ -173,6 +173,7 @@ export class DevnetAdapter implements ChainAdapter, DevnetControls {
       head: () => chain.head().height,
       syncedUntil: () => follower.syncedUntil(),
       status: () => follower.status(),
+      loopStats: () => follower.loopStats(),
       stop: async () => {
         await follower.stop();
         source.close();

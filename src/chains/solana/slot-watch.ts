@@ -1,6 +1,7 @@
 import type { NetworkCode } from '../../domain/networks';
-import { backoffDelay, sleep } from '../sync/backoff';
-import { InconsistentChainError, isRetryable } from '../sync/errors';
+import { sleep } from '../sync/backoff';
+import { InconsistentChainError } from '../sync/errors';
+import { RunLoop, type RunLoopStats } from '../sync/run-loop';
 import type { ChainWatch, ObservationSink } from '../types';
 import { solanaCursor, type SolanaCursor } from './cursor';
 import { depositsInBlock, type DepositFilter } from './deposits';
@@ -45,16 +46,21 @@ export interface SlotWatchOptions {
  * account index).
  */
 export class SlotWatch implements ChainWatch {
-  private readonly abort = new AbortController();
-  private readonly loop: Promise<void>;
+  private readonly loop: RunLoop;
   private finalSlot: number | null = null;
-  private failures = 0;
   private cursor: SolanaCursor | null;
   private lastTime: Date | null = null;
 
   constructor(private readonly options: SlotWatchOptions) {
     this.cursor = options.from;
-    this.loop = this.run();
+    // The shared run loop: retryable classes (-32004, -32009, RPC failures, malformed blocks, a
+    // block that does not follow the cursor) are retried with backoff; anything else stops the watch.
+    this.loop = new RunLoop({
+      step: async () => !(this.cursor === null ? await this.start() : await this.step(this.cursor)),
+      idle: (signal) => sleep(options.pollIntervalMs, signal),
+      backoff: options.backoff,
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
   }
 
   head(): number | null {
@@ -63,33 +69,20 @@ export class SlotWatch implements ChainWatch {
 
   /** Read by the watcher for its health (consecutive failures of this watch). */
   status(): { consecutiveFailures: number } {
-    return { consecutiveFailures: this.failures };
+    return { consecutiveFailures: this.loop.stats().consecutiveFailures };
+  }
+
+  /** The shared run loop's figures (steps, retries, errors by class). */
+  loopStats(): RunLoopStats {
+    return this.loop.stats();
   }
 
   async stop(): Promise<void> {
-    this.abort.abort();
-    await this.loop;
+    await this.loop.stop();
   }
 
   private get stopped(): boolean {
-    return this.abort.signal.aborted;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        const busy = this.cursor === null ? await this.start() : await this.step(this.cursor);
-        this.failures = 0;
-        if (!busy) await sleep(this.options.pollIntervalMs, this.abort.signal);
-      } catch (error) {
-        if (this.stopped) return;
-        this.failures += 1;
-        const err = error instanceof Error ? error : new Error(String(error));
-        this.options.onError?.(err);
-        if (!isRetryable(err)) return;
-        await sleep(backoffDelay(this.failures, this.options.backoff.initialMs, this.options.backoff.maxMs), this.abort.signal);
-      }
-    }
+    return this.loop.stopping;
   }
 
   /** First run: the newest finalized block becomes the cursor (nothing older is scanned). */

@@ -3,8 +3,8 @@ import type { NetworkCode } from '../../domain/networks';
 export type SyncErrorDetails = Record<string, string | number | boolean | null | undefined>;
 
 /**
- * Errors of block sources and the follower. The follower decides what to do by class (and the
- * `retryable` flag), never by message text. An error of any other class is treated as transient.
+ * Errors of block sources and the follower. The run loop decides what to do by the `retryable`
+ * flag of the class (retry-rule.ts), never by message text.
  */
 export abstract class ChainSyncError extends Error {
   abstract override readonly name: string;
@@ -86,8 +86,4 @@ export class ReorgBeyondFinalityError extends ChainSyncError {
     const what = details.creditedTx ? `block ${details.finalizedHeight} with the credited payment ${details.creditedTx}` : `final block ${details.finalizedHeight}`;
     super(`${network}: reorg deeper than finality (${what} replaced)`, { network, ...details });
   }
-}
-
-export function isRetryable(error: unknown): boolean {
-  return !(error instanceof ChainSyncError) || error.retryable;
 }

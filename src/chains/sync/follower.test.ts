@@ -1,3 +1,4 @@
+import { ConnectionException } from '@mikro-orm/core';
 import type { BlockRef, ChainObservation } from '../types';
 import { MemoryChain } from './__fixtures__/memory-chain';
 import { RangeTooLargeError, ReorgBeyondFinalityError, RpcTimeoutError, RpcTransientError } from './errors';
@@ -268,7 +269,7 @@ describe('BlockFollower', () => {
     expect(thrice.status.maxRange).toBe(100);
   });
 
-  it('redelivers a step whose sink failed, without skipping anything', async () => {
+  it('redelivers a step whose sink failed (the database away: a retryable class), without skipping anything', async () => {
     const chain = new MemoryChain(new Set([A]));
     chain.mine(3);
     let failOnce = true;
@@ -283,7 +284,7 @@ describe('BlockFollower', () => {
       sink: async (o) => {
         if (o.kind === 'block' && failOnce) {
           failOnce = false;
-          throw new Error('db down');
+          throw new ConnectionException(Object.assign(new Error('db down'), { code: '57P01' }));
         }
         seen.push(o);
       },
@@ -292,5 +293,33 @@ describe('BlockFollower', () => {
     await until(() => tip(seen) === 4);
     await follower.stop();
     expect(seen.map((o) => o.kind)).toEqual(['transfer', 'transfer', 'block', 'finalize']);
+  });
+  it('a sink failure of no retryable class (a recording bug) stops it: failed, passed on once, never stepped again', async () => {
+    const chain = new MemoryChain(new Set([A]));
+    chain.mine(3);
+    const errors: Error[] = [];
+    let calls = 0;
+    const follower = new BlockFollower({
+      network: 'POLYGON',
+      source: chain,
+      from: { height: 3, hash: chain.hashAt(3) },
+      confirmations: 2,
+      pollIntervalMs: 2,
+      backoff: { initialMs: 1, maxMs: 2 },
+      onError: (e) => errors.push(e),
+      sink: async (o) => {
+        calls += 1;
+        if (o.kind === 'transfer') throw new TypeError('a bug');
+      },
+    });
+    chain.mine(1, [{ to: A, amount: '2' }]);
+    await until(() => follower.status().state === 'failed');
+    const seen = calls;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(seen);
+    expect(errors.map((e) => e.name)).toEqual(['TypeError']);
+    expect(follower.status()).toMatchObject({ state: 'failed', consecutiveFailures: 1, lastError: { name: 'TypeError' } });
+    expect(follower.loopStats()).toMatchObject({ state: 'failed', retries: 0, errors: { TypeError: 1 } });
+    await follower.stop();
   });
 });

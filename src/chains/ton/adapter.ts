@@ -128,13 +128,17 @@ export class TonAdapter implements ChainAdapter {
       onError: options.onError,
     });
     this.current = watch;
-    return {
+    // status(): its consecutive failures, read by the watcher for its health (rpcHealthy).
+    const handle: ChainWatch & { status(): { consecutiveFailures: number } } = {
       head: () => watch.head(),
+      status: () => watch.status(),
+      loopStats: () => watch.loopStats(),
       stop: async () => {
         await watch.stop();
         if (this.current === watch) this.current = null;
       },
     };
+    return handle;
   }
 
   newWatchedSet(): WatchedSet {

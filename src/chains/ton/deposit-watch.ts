@@ -1,7 +1,8 @@
 import type { Address, Transaction } from '@ton/core';
 import type { NetworkCode } from '../../domain/networks';
 import { fromBaseUnits } from '../amount';
-import { backoffDelay, sleep } from '../sync/backoff';
+import { sleep } from '../sync/backoff';
+import { RunLoop, type RunLoopStats } from '../sync/run-loop';
 import type { ChainCursor, ChainWatch, ObservationSink } from '../types';
 import type { AccountState, TonRpc } from './client';
 import { decodeCursor, encodeCursor, hashOf, placeOf, sameTx, type TonCursor } from './cursor';
@@ -21,6 +22,8 @@ export interface DepositWatchOptions {
   readonly from: ChainCursor | null;
   readonly sink: ObservationSink;
   readonly onError?: (error: Error) => void;
+  /** Backoff of a retried poll (default 500 ms doubling to 30 s). */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
 /**
@@ -33,39 +36,42 @@ export interface DepositWatchOptions {
  * and the head is skipped, however many pages lie between them.
  */
 export class TonDepositWatch implements ChainWatch {
-  private readonly abort = new AbortController();
-  private readonly loop: Promise<void>;
+  private readonly loop: RunLoop;
   private cursor: TonCursor | null;
   private lastHead: number | null = null;
 
   constructor(private readonly o: DepositWatchOptions) {
     this.cursor = o.from === null ? null : decodeCursor(o.network, o.from);
-    this.loop = this.run();
+    // The shared run loop: a provider's transient failure (TonProviderTransientError, once the
+    // client's own retries are spent) is retried with backoff; anything else (a history gap, an
+    // unreadable answer) stops the watch and the watcher halts with its alert.
+    this.loop = new RunLoop({
+      step: async () => {
+        await this.poll();
+        return true;
+      },
+      idle: (signal) => sleep(o.pollIntervalMs, signal),
+      backoff: o.backoff ?? { initialMs: 500, maxMs: 30_000 },
+      ...(o.onError ? { onError: o.onError } : {}),
+    });
   }
 
   head(): number | null {
     return this.lastHead;
   }
 
-  async stop(): Promise<void> {
-    this.abort.abort();
-    await this.loop;
+  /** Read by the watcher for its health (consecutive failures of this watch). */
+  status(): { consecutiveFailures: number } {
+    return { consecutiveFailures: this.loop.stats().consecutiveFailures };
   }
 
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (!this.abort.signal.aborted) {
-      let wait = this.o.pollIntervalMs;
-      try {
-        await this.poll();
-        failures = 0;
-      } catch (error) {
-        failures += 1;
-        this.o.onError?.(error instanceof Error ? error : new Error(String(error)));
-        wait = backoffDelay(failures, 500, 30_000);
-      }
-      if (!(await sleep(wait, this.abort.signal))) return;
-    }
+  /** The shared run loop's figures (steps, retries, errors by class). */
+  loopStats(): RunLoopStats {
+    return this.loop.stats();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
   }
 
   private async poll(): Promise<void> {
@@ -77,7 +83,7 @@ export class TonDepositWatch implements ChainWatch {
     if (cursor !== null && !sameTx(cursor, state.last)) {
       if (state.last === null) throw new TonHistoryGapError(cursor.lt.toString(), '0');
       for (const tx of await this.since(cursor, state.last)) {
-        if (this.abort.signal.aborted) return;
+        if (this.loop.stopping) return;
         await this.emitTransfer(tx, state.seqno);
       }
     } else if (cursor !== null && state.seqno === cursor.seqno) {
@@ -144,7 +150,7 @@ export class TonDepositWatch implements ChainWatch {
     const cursor = encodeCursor(next);
     const hash = placeOf(next);
     const parentHash = this.cursor ? placeOf(this.cursor) : hash;
-    if (this.abort.signal.aborted) return;
+    if (this.loop.stopping) return;
     await this.o.sink({ kind: 'block', network: this.o.network, height: next.seqno, hash, parentHash, timestamp: new Date(state.utime * 1000), cursor });
     await this.o.sink({ kind: 'finalize', network: this.o.network, height: next.seqno, hash, cursor });
     this.cursor = next;

@@ -41,7 +41,11 @@ export class TonNotInitializedError extends TonAdapterError {
   }
 }
 
-/** The node no longer serves our jetton wallet's history back to the cursor (not an archival node). Retried. */
+/**
+ * The node no longer serves our jetton wallet's history back to the cursor (not an archival node).
+ * Not retried: the same node answers the same; the watcher halts (watcher_halted) until an operator
+ * points TON_RPC_URL at an archival node and resumes it (nothing is skipped: the cursor stays).
+ */
 export class TonHistoryGapError extends TonAdapterError {
   override readonly name = 'TonHistoryGapError';
   readonly code = 'ton_history_gap';

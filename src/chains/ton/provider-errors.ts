@@ -5,7 +5,10 @@ import { TonAdapterError } from './errors';
  * again after a backoff. Mapped once, at the RPC boundary (client.ts), from the HTTP status; callers
  * branch on these classes, never on a message.
  */
-export abstract class TonProviderTransientError extends TonAdapterError {}
+export abstract class TonProviderTransientError extends TonAdapterError {
+  /** The watch's run loop retries it with backoff (sync/retry-rule.ts). */
+  readonly retryable = true;
+}
 
 /** 429: above the provider's rate (toncenter: 1 call/s without an API key). */
 export class TonRateLimitedError extends TonProviderTransientError {

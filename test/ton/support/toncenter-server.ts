@@ -23,6 +23,11 @@ export interface ToncenterServer {
   failNext(method: string, n: number): void;
   /** Page size cap of getTransactions (toncenter caps at 100; tests lower it to page across downtime). */
   maxPage: number;
+  /**
+   * A non-archival node: transactions with an lt below this are pruned (getTransactions from one
+   * answers an empty page, as a node without that history). 0n: archival (every transaction).
+   */
+  historyFromLt: bigint;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,7 @@ export interface ToncenterServer {
 export async function startToncenter(chain: SandboxChain): Promise<ToncenterServer> {
   const calls = new Map<string, number>();
   const failures = new Map<string, number>();
-  const state = { maxPage: 100 };
+  const state = { maxPage: 100, historyFromLt: 0n };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -50,7 +55,7 @@ export async function startToncenter(chain: SandboxChain): Promise<ToncenterServ
             failures.set(body.method, failing - 1);
             throw new RpcFailure('injected failure');
           }
-          const result = await dispatch(chain, body.method, body.params ?? {}, state.maxPage);
+          const result = await dispatch(chain, body.method, body.params ?? {}, state);
           reply(res, 200, { ok: true, result, id, jsonrpc: '2.0' });
         } catch (error) {
           const status = error instanceof RpcFailure ? error.status : 500;
@@ -71,6 +76,12 @@ export async function startToncenter(chain: SandboxChain): Promise<ToncenterServ
     set maxPage(v: number) {
       state.maxPage = v;
     },
+    get historyFromLt() {
+      return state.historyFromLt;
+    },
+    set historyFromLt(v: bigint) {
+      state.historyFromLt = v;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -84,14 +95,14 @@ function blockId(chain: SandboxChain) {
   return { '@type': 'ton.blockIdExt', workchain: -1, shard: '-9223372036854775808', seqno: chain.seqno, root_hash: '', file_hash: '' };
 }
 
-async function dispatch(chain: SandboxChain, method: string, params: Params, maxPage: number): Promise<unknown> {
+async function dispatch(chain: SandboxChain, method: string, params: Params, served: { maxPage: number; historyFromLt: bigint }): Promise<unknown> {
   switch (method) {
     case 'getMasterchainInfo':
       return { '@type': 'blocks.masterchainInfo', state_root_hash: '', last: blockId(chain), init: { ...blockId(chain), seqno: 0 } };
     case 'getAddressInformation':
       return addressInformation(chain, Address.parse(String(params.address)));
     case 'getTransactions':
-      return transactions(chain, params, maxPage);
+      return transactions(chain, params, served.maxPage, served.historyFromLt);
     case 'runGetMethod':
       return runGetMethod(chain, params);
     case 'sendBoc':
@@ -124,7 +135,7 @@ async function addressInformation(chain: SandboxChain, address: Address) {
 }
 
 /** Newest first from (lt, hash) inclusive (toncenter's order), at most `limit`, stopping above `to_lt`. */
-async function transactions(chain: SandboxChain, params: Params, maxPage: number) {
+async function transactions(chain: SandboxChain, params: Params, maxPage: number, historyFromLt: bigint) {
   const address = Address.parse(String(params.address));
   const limit = Math.min(Number(params.limit ?? 10), maxPage);
   const all = await chain.transactionsOf(address);
@@ -135,20 +146,24 @@ async function transactions(chain: SandboxChain, params: Params, maxPage: number
     if (start < 0) throw new RpcFailure('LITE_SERVER_UNKNOWN: cannot locate transaction in block', 500);
   }
   const toLt = params.to_lt === undefined ? 0n : BigInt(String(params.to_lt));
-  return all
-    .slice(start)
-    .filter((tx) => tx.lt > toLt)
-    .slice(0, limit)
-    .map((tx) => ({
-      '@type': 'raw.transaction',
-      data: beginCell().store(storeTransaction(tx)).endCell().toBoc().toString('base64'),
-      utime: tx.now,
-      transaction_id: { '@type': 'internal.transactionId', lt: tx.lt.toString(), hash: tx.hash().toString('base64') },
-      fee: '0',
-      storage_fee: '0',
-      other_fee: '0',
-      out_msgs: [],
-    }));
+  return (
+    all
+      .slice(start)
+      .filter((tx) => tx.lt > toLt)
+      .slice(0, limit)
+      // Pruned history ends the page: the node has nothing older (from a pruned start: nothing).
+      .filter((tx) => tx.lt >= historyFromLt)
+      .map((tx) => ({
+        '@type': 'raw.transaction',
+        data: beginCell().store(storeTransaction(tx)).endCell().toBoc().toString('base64'),
+        utime: tx.now,
+        transaction_id: { '@type': 'internal.transactionId', lt: tx.lt.toString(), hash: tx.hash().toString('base64') },
+        fee: '0',
+        storage_fee: '0',
+        other_fee: '0',
+        out_msgs: [],
+      }))
+  );
 }
 
 async function runGetMethod(chain: SandboxChain, params: Params) {
