@@ -10,6 +10,13 @@ export class Withdrawal {
   reference: string | null = null;
   /** TON only: the text comment the payout carries (its own, or its whitelist entry's); null elsewhere. */
   memo: string | null = null;
+  /** 'refund': a payout back to a buyer (invoice_uuid set); 'withdrawal': to a whitelisted address. */
+  kind: 'withdrawal' | 'refund' = 'withdrawal';
+  invoiceUuid: string | null = null;
+  /** Refunds: what the buyer is owed and what counts against the invoice's received amount. */
+  refundAmount: string | null = null;
+  refundReference: string | null = null;
+  refundReason: string | null = null;
   txHash: string | null = null;
   signedRaw: string | null = null;
   signedMeta: unknown = null;
@@ -78,6 +85,11 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
     merchantId: { type: 'uuid' },
     reference: { type: 'string', length: 200, nullable: true },
     memo: { type: 'text', nullable: true },
+    kind: { type: 'string', length: 16, default: 'withdrawal' },
+    invoiceUuid: { type: 'uuid', nullable: true },
+    refundAmount: { type: 'decimal', precision: 38, scale: 18, nullable: true },
+    refundReference: { type: 'string', length: 200, nullable: true },
+    refundReason: { type: 'text', nullable: true },
     status: { type: 'string', length: 16 },
     network: { type: 'string', length: 16 },
     address: { type: 'string', length: 128 },

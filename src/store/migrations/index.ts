@@ -15,6 +15,7 @@ import { Migration20261128100000RequireSignedTimestamp } from './20261128100000-
 import { Migration20261129000000OutboxTxOrder } from './20261129000000-outbox-tx-order';
 import { Migration20261129100000ExpiredPayoutWatch } from './20261129100000-expired-payout-watch';
 import { Migration20261129110000WithdrawalMemo } from './20261129110000-withdrawal-memo';
+import { Migration20261129120000Refunds } from './20261129120000-refunds';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129000000OutboxTxOrder', class: Migration20261129000000OutboxTxOrder },
   { name: 'Migration20261129100000ExpiredPayoutWatch', class: Migration20261129100000ExpiredPayoutWatch },
   { name: 'Migration20261129110000WithdrawalMemo', class: Migration20261129110000WithdrawalMemo },
+  { name: 'Migration20261129120000Refunds', class: Migration20261129120000Refunds },
 ];
