@@ -31,12 +31,13 @@ describe('migrations', () => {
       'Migration20261129000000OutboxTxOrder',
       'Migration20261129100000ExpiredPayoutWatch',
       'Migration20261129110000WithdrawalMemo',
+      'Migration20261129120000Refunds',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();
 
     const again = await openDatabase({ clientUrl: db.url });
-    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(15);
+    expect((await again.getMigrator().getExecutedMigrations()).length).toBe(17);
     // The committed migration and the entity definitions describe the same schema.
     const diff = await again.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');

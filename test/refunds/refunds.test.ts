@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { createMerchant, signed, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 import { advance, balance, count, createInvoice, mine, payAndConfirm, type Json } from '../invoices/helpers';
 import { addressOf, WD_ENV } from '../withdrawals/support';
-import { eventually } from '../support/stack';
+import { eventually, rpc } from '../support/stack';
 
 /**
  * POST /v1/invoices/{uuid}/refunds on a real stack (daemon, gateway, devnet TRC20): the default
@@ -98,13 +98,20 @@ describe('refunds', () => {
     expect(res.body).toMatchObject({ amount: '4', net_payout: '3' });
   }, 60_000);
 
-  it('above the refund cap: review; an operator approves it as a withdrawal', async () => {
+  it('above the refund caps (set-caps --refund-per-refund): review; an operator approves it like a withdrawal', async () => {
     const inv = await invoicePaid('300', '0', 'paid');
-    const res = await refund(inv.uuid, { address: buyer, amount: '250' });
+    await rpc((cb) => stack.clients.merchants.updateMerchant({ merchant_id: m.merchantId, cap_per_refund: '40', cap_daily_refund: '100000' }, stack.operator, cb));
+    const within = await refund(inv.uuid, { address: buyer, amount: '40' });
+    expect(within.body.status).toBe('processing');
+    const heldBefore = new Decimal((await balance(stack, m)).held);
+    const res = await refund(inv.uuid, { address: buyer, amount: '40.5' });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('review');
-    const bal = await balance(stack, m);
-    expect(Number(bal.held)).toBeGreaterThanOrEqual(250);
+    expect(new Decimal((await balance(stack, m)).held).minus(heldBefore).gte('40.5')).toBe(true);
+    await rpc((cb) => stack.clients.operator.approveWithdrawal({ uuid: res.body.uuid }, stack.operator, cb));
+    const after = await signed(stack, m, 'GET', `/v1/refunds/${res.body.uuid}`);
+    expect(['processing', 'completed']).toContain(after.body.status);
+    await rpc((cb) => stack.clients.merchants.updateMerchant({ merchant_id: m.merchantId, cap_per_refund: '200', cap_daily_refund: '1000' }, stack.operator, cb));
   }, 60_000);
 
   it('bad input: documented 4xx, nothing written', async () => {

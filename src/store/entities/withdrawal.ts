@@ -66,7 +66,22 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
   class: Withdrawal,
   tableName: 'withdrawals',
   uniques: [{ properties: ['merchantId', 'reference'], name: 'withdrawals_merchant_reference_unique' }],
+  // Refunds (migration 20261129120000-refunds): a refund names its invoice and a positive refund amount; a withdrawal neither.
+  checks: [
+    {
+      name: 'withdrawals_refund_shape',
+      expression: `("kind" = 'withdrawal' and "invoice_uuid" is null and "refund_amount" is null) or ("kind" = 'refund' and "invoice_uuid" is not null and "refund_amount" > 0)`,
+    },
+  ],
   indexes: [
+    {
+      name: 'withdrawals_refund_reference_unique',
+      expression: `create unique index "withdrawals_refund_reference_unique" on "withdrawals" ("merchant_id", "refund_reference") where "refund_reference" is not null`,
+    },
+    {
+      name: 'withdrawals_invoice_refunds_index',
+      expression: `create index "withdrawals_invoice_refunds_index" on "withdrawals" ("invoice_uuid", "created_at") where "invoice_uuid" is not null`,
+    },
     { properties: ['status'] },
     { properties: ['merchantId', 'createdAt'] },
     // Rejected and failed withdrawals, subtracted from the rolling cap's hourly sums (migration 20261126000000-withdrawal-cap-hours).
