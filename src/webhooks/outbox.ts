@@ -34,7 +34,13 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
  */
 export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date, scope: { readonly livemode: boolean }): OutboxEvent[] {
   // A refund is a withdrawal to the buyer: its transitions are announced as refund.* with the Refund object.
-  if (row.kind === 'refund') return refundEvents(row, types.map((t) => t.replace(/^withdrawal\./, 'refund.')), now, scope);
+  if (row.kind === 'refund')
+    return refundEvents(
+      row,
+      types.map((t) => t.replace(/^withdrawal\./, 'refund.')),
+      now,
+      scope,
+    );
   const data = restWithdrawalJson(withdrawalView(row, scope));
   return types.map((type) => {
     const id = newEventId();

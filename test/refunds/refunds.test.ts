@@ -39,12 +39,26 @@ describe('refunds', () => {
     const inv = await invoicePaid('10', '3.5', 'overpaid');
     const res = await refund(inv.uuid, { address: buyer, reason: 'paid too much' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ invoice_uuid: inv.uuid, status: 'processing', network: 'TRC20', address: buyer, amount: '3.5', fee: 'deducted', network_fee: '1', net_payout: '2.5', reason: 'paid too much' });
-    await eventually(async () => {
-      await mine(stack, 'TRC20', 1);
-      const got = await signed(stack, m, 'GET', `/v1/refunds/${res.body.uuid}`);
-      return got.body.status === 'completed' ? got.body : undefined;
-    }, 20_000, 'refund completed');
+    expect(res.body).toMatchObject({
+      invoice_uuid: inv.uuid,
+      status: 'processing',
+      network: 'TRC20',
+      address: buyer,
+      amount: '3.5',
+      fee: 'deducted',
+      network_fee: '1',
+      net_payout: '2.5',
+      reason: 'paid too much',
+    });
+    await eventually(
+      async () => {
+        await mine(stack, 'TRC20', 1);
+        const got = await signed(stack, m, 'GET', `/v1/refunds/${res.body.uuid}`);
+        return got.body.status === 'completed' ? got.body : undefined;
+      },
+      20_000,
+      'refund completed',
+    );
     expect(await outboxOf(res.body.uuid)).toEqual(['refund.created', 'refund.completed']);
     const list = await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}/refunds`);
     expect(list.status).toBe(200);
@@ -84,7 +98,7 @@ describe('refunds', () => {
     const statuses = answers.map((a) => a.status).sort();
     // 4 × 7 = 28 ≤ 30; a fifth would make 35.
     expect(statuses).toEqual([201, 201, 201, 201, 422, 422, 422, 422]);
-    const [row] = await stack.daemon.orm.em.fork().execute<{ s: string }[]>("select coalesce(sum(refund_amount), 0)::text as s from withdrawals where invoice_uuid = ?", [inv.uuid]);
+    const [row] = await stack.daemon.orm.em.fork().execute<{ s: string }[]>('select coalesce(sum(refund_amount), 0)::text as s from withdrawals where invoice_uuid = ?', [inv.uuid]);
     expect(Number(row!.s)).toBe(28);
   }, 60_000);
 

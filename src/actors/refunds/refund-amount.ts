@@ -27,7 +27,7 @@ export function refundAmount(invoice: RefundableInvoice, asked: string | null): 
   }
   const refundable = toDecimal(invoice.received).minus(toDecimal(invoice.refunded));
   const details = { refundable: formatAmount(refundable.isNegative() ? toDecimal('0') : refundable) };
-  let amount;
+  let amount: ReturnType<typeof toDecimal>;
   if (asked !== null) amount = toDecimal(asked);
   else if (invoice.status === 'overpaid') amount = toDecimal(invoice.received).minus(toDecimal(invoice.payAmount)).minus(toDecimal(invoice.refunded));
   else if (invoice.status === 'paid' && !invoice.paidLate) throw new ValidationError('amount_required', 'a paid invoice is refunded by an explicit amount', 'amount');

@@ -56,7 +56,14 @@ export async function lockAndRead(q: Query, merchantId: string, invoiceUuid: str
     available: canonicalDecimal(row.available ?? '0'),
     usedLast24h: canonicalDecimal(row.used),
     invoice: inv
-      ? { status: inv.status, network: inv.network, received: canonicalDecimal(inv.received), payAmount: canonicalDecimal(inv.pay_amount), paidLate: inv.paid_late, refunded: canonicalDecimal(row.refunded) }
+      ? {
+          status: inv.status,
+          network: inv.network,
+          received: canonicalDecimal(inv.received),
+          payAmount: canonicalDecimal(inv.pay_amount),
+          paidLate: inv.paid_late,
+          refunded: canonicalDecimal(row.refunded),
+        }
       : null,
     known: row.known,
   };
