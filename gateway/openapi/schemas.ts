@@ -11,6 +11,8 @@ const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type:
 export const INVOICE_STATUS_VALUES = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired', 'canceled'];
 export const WITHDRAWAL_STATUS_VALUES = ['review', 'processing', 'completed', 'rejected', 'failed'];
 /** Refund statuses (issue 49); awaiting_claim, expired and canceled belong to the claim link and cancel, not built yet. */
+/** refund.created at creation, then one per status change the withdrawal actor commits. */
+export const REFUND_EVENT_TYPES = ['refund.created', 'refund.processing', 'refund.completed', 'refund.rejected', 'refund.failed', 'refund.expired', 'refund.canceled'];
 export const REFUND_STATUS_VALUES = ['awaiting_claim', 'review', 'processing', 'completed', 'rejected', 'failed', 'expired', 'canceled'];
 export const NETWORK_CODE_VALUES = ['TRC20', 'BEP20', 'TON', 'POLYGON', 'ARBITRUM', 'SOLANA'];
 const networkCode = { $ref: '#/components/schemas/NetworkCode' } as const;
@@ -198,9 +200,19 @@ export const SCHEMAS: Record<string, unknown> = {
     created_at: time,
     data: { $ref: '#/components/schemas/Withdrawal' },
   }),
+  /** Beyond the spec (issue 49). */
+  RefundEvent: closed({
+    id: { type: 'string', pattern: EVENT_ID_PATTERN },
+    type: { enum: REFUND_EVENT_TYPES },
+    created_at: time,
+    data: { $ref: '#/components/schemas/Refund' },
+  }),
   // Beyond the spec: the event log, redelivery and the test ping (docs/webhooks.md).
   EventPage: closed({
-    events: { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/InvoiceEvent' }, { $ref: '#/components/schemas/WithdrawalEvent' }] } },
+    events: {
+      type: 'array',
+      items: { oneOf: [{ $ref: '#/components/schemas/InvoiceEvent' }, { $ref: '#/components/schemas/WithdrawalEvent' }, { $ref: '#/components/schemas/RefundEvent' }] },
+    },
     next_cursor: { type: 'string', minLength: 1 },
     has_more: { type: 'boolean' },
   }),

@@ -322,6 +322,53 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    refundEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A refund was created or changed status (beyond the spec): sent to the merchant’s webhook URL */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with the API secret */
+                    "X-Service-Signature": string;
+                    /** @description The event id (Standard Webhooks) */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the webhook secret; space-separated when several */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RefundEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged (within 15 s). Anything else, a timeout or a redirect is a failed attempt, retried with backoff */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     pingEvent: {
         parameters: {
             query?: never;
@@ -672,8 +719,16 @@ export interface components {
             created_at: string;
             data: components["schemas"]["Withdrawal"];
         };
+        RefundEvent: {
+            id: string;
+            /** @enum {unknown} */
+            type: "refund.created" | "refund.processing" | "refund.completed" | "refund.rejected" | "refund.failed" | "refund.expired" | "refund.canceled";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Refund"];
+        };
         EventPage: {
-            events: (components["schemas"]["InvoiceEvent"] | components["schemas"]["WithdrawalEvent"])[];
+            events: (components["schemas"]["InvoiceEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["RefundEvent"])[];
             next_cursor: string;
             has_more: boolean;
         };
