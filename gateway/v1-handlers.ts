@@ -105,6 +105,12 @@ export const getRefund: Handler = async (ctx) => {
   return { status: 200, body: encodeRefund(refund) };
 };
 
+/** POST /v1/refunds/{uuid}/cancel: a refund in review is withdrawn (its hold released). */
+export const cancelRefund: Handler = async (ctx) => {
+  const refund = await ctx.daemon.call(RefundServiceService.cancelRefund, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: 200, body: encodeRefund(refund) };
+};
+
 /** GET /v1/withdrawals: one page, newest first. */
 export const listWithdrawals: Handler = async ({ daemon, metadata, cancellation, query }) => {
   const page = await daemon.call(WithdrawalServiceService.pageWithdrawals, { query }, metadata, cancellation);

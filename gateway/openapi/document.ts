@@ -141,6 +141,19 @@ export const OPENAPI_DOCUMENT = {
         responses: { '200': ok('Refund', 'The refund'), ...COMMON_ERRORS, '404': err('Unknown refund', ['refund_not_found']) },
       },
     },
+    '/v1/refunds/{uuid}/cancel': {
+      post: {
+        operationId: 'cancelRefund',
+        description: 'Beyond the spec: a refund in review is withdrawn, its hold released (status canceled)',
+        security: SIGNED,
+        parameters: [uuidParam],
+        requestBody: optionalBody('Empty'),
+        responses: {
+          '200': ok('Refund', 'Canceled'),
+          ...errorResponses({ signed: true, body: true, daemon: true, notFound: ['refund_not_found'], conflict: ['refund_not_cancelable'], invalid: ['unknown_field'] }),
+        },
+      },
+    },
     '/v1/withdrawals': {
       post: {
         operationId: 'createWithdrawal',

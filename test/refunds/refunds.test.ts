@@ -128,6 +128,28 @@ describe('refunds', () => {
     await rpc((cb) => stack.clients.merchants.updateMerchant({ merchant_id: m.merchantId, cap_per_refund: '200', cap_daily_refund: '1000' }, stack.operator, cb));
   }, 60_000);
 
+  it('cancel: a refund in review is canceled, its hold released, refund.canceled; a processing one is 409; another merchant 404', async () => {
+    const inv = await invoicePaid('300', '0', 'paid');
+    const before = await balance(stack, m);
+    const res = await refund(inv.uuid, { address: buyer, amount: '250' });
+    expect(res.body.status).toBe('review');
+    const other = await createMerchant(stack, {});
+    expect((await signed(stack, other, 'POST', `/v1/refunds/${res.body.uuid}/cancel`)).status).toBe(404);
+    expect((await signed(stack, other, 'GET', `/v1/refunds/${res.body.uuid}`)).status).toBe(404);
+    const canceled = await signed(stack, m, 'POST', `/v1/refunds/${res.body.uuid}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.status).toBe('canceled');
+    expect((await balance(stack, m)).available).toBe(before.available);
+    expect(await outboxOf(res.body.uuid)).toEqual(['refund.created', 'refund.canceled']);
+    expect((await signed(stack, m, 'POST', `/v1/refunds/${res.body.uuid}/cancel`)).status).toBe(409);
+    // The canceled refund no longer counts against the invoice: its whole amount can be refunded again.
+    const small = await refund(inv.uuid, { address: buyer, amount: '10' });
+    expect(small.body.status).toBe('processing');
+    const busy = await signed(stack, m, 'POST', `/v1/refunds/${small.body.uuid}/cancel`);
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('refund_not_cancelable');
+  }, 60_000);
+
   it('bad input: documented 4xx, nothing written', async () => {
     const inv = await invoicePaid('10', '2', 'overpaid');
     const pending = await createInvoice(stack, m, { amount: '10', network: 'TRC20', lifetime_minutes: 60 });

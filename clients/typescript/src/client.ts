@@ -107,6 +107,11 @@ export class ChainpayClient {
     return this.call('getRefund', { uuid }) as Promise<Refund>;
   }
 
+  /** Withdraws a refund still in review (409 refund_not_cancelable once approved). */
+  cancelRefund(uuid: string): Promise<Refund> {
+    return this.call('cancelRefund', { uuid }, { body: {} }) as Promise<Refund>;
+  }
+
   getBalance(): Promise<Balance> {
     return this.call('getBalance') as Promise<Balance>;
   }

@@ -14,6 +14,7 @@ export const OPERATIONS = {
   createRefund: { method: 'POST', path: '/v1/invoices/{uuid}/refunds' },
   listInvoiceRefunds: { method: 'GET', path: '/v1/invoices/{uuid}/refunds' },
   getRefund: { method: 'GET', path: '/v1/refunds/{uuid}' },
+  cancelRefund: { method: 'POST', path: '/v1/refunds/{uuid}/cancel' },
   createWithdrawal: { method: 'POST', path: '/v1/withdrawals' },
   listWithdrawals: { method: 'GET', path: '/v1/withdrawals' },
   getWithdrawal: { method: 'GET', path: '/v1/withdrawals/{uuid}' },

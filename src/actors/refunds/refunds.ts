@@ -144,6 +144,30 @@ export class Refunds {
     return row;
   }
 
+  /**
+   * The merchant withdraws a refund before any payout: only in `review` (processing may already
+   * have signed). The actor moves to `canceled` and, in the same transaction, the hold is released
+   * and `refund.canceled` written; re-checked under the row lock, so an approval that won the race
+   * makes this a 409 `refund_not_cancelable`.
+   */
+  async cancel(uuid: string, merchantId: string): Promise<Withdrawal> {
+    const current = await this.get(uuid, merchantId.toLowerCase());
+    const refused = (status: string) => new ConflictError('refund_not_cancelable', `the refund is ${status}: only a refund in review can be canceled`, undefined, { status });
+    if (current.status !== 'review' || !this.deps.actors.has(uuid)) throw refused(current.status);
+    await this.deps.actors.send(
+      uuid,
+      { type: 'CANCEL' },
+      async (_q, row) => {
+        if (row.status !== 'review') throw refused(row.status);
+      },
+      (ctx) => {
+        if (ctx.status !== 'review') throw refused(ctx.status);
+      },
+    );
+    this.deps.logger.info({ refundUuid: uuid, merchantId }, 'refund canceled');
+    return this.get(uuid, merchantId.toLowerCase());
+  }
+
   /** The invoice's refunds, oldest first; 404 for another merchant's invoice. */
   async listForInvoice(invoiceUuid: string, merchantId: string): Promise<Withdrawal[]> {
     if (!UUID.test(invoiceUuid)) throw new NotFoundError('invoice', invoiceUuid);

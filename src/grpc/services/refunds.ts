@@ -30,6 +30,10 @@ export function refundService(ctx: ServiceContext): { definition: typeof RefundS
       const rows = await ctx.refunds.listForInvoice(call.request.invoice_uuid, caller.merchantId);
       return { refunds: rows.map((row) => toRefundMessage(row, ctx)) };
     }),
+    cancelRefund: unary(ctx.logger, 'CancelRefund', async (call) => {
+      const caller = await ctx.auth.merchantRequired(call.metadata);
+      return toRefundMessage(await ctx.refunds.cancel(call.request.uuid, caller.merchantId), ctx);
+    }),
   };
   return { definition: RefundServiceService, implementation };
 }

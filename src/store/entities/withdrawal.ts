@@ -1,6 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected' | 'failed';
+/** `canceled`: refunds only (withdrawn by the merchant in review). */
+export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected' | 'failed' | 'canceled';
 
 /**
  * A payout. Invariant: the amount is held on the ledger in the transaction that creates the row;

@@ -1004,12 +1004,24 @@ export const RefundServiceService = {
     responseSerialize: (value: ListRefundsResponse): Buffer => Buffer.from(ListRefundsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRefundsResponse => ListRefundsResponse.decode(value),
   },
+  /** Only in review (before any payout): 409 refund_not_cancelable otherwise. */
+  cancelRefund: {
+    path: "/chainpay.v1.RefundService/CancelRefund" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRefundRequest): Buffer => Buffer.from(GetRefundRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRefundRequest => GetRefundRequest.decode(value),
+    responseSerialize: (value: Refund): Buffer => Buffer.from(Refund.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Refund => Refund.decode(value),
+  },
 } as const;
 
 export interface RefundServiceServer extends UntypedServiceImplementation {
   createRefund: handleUnaryCall<CreateRefundRequest, CreateRefundResponse>;
   getRefund: handleUnaryCall<GetRefundRequest, Refund>;
   listInvoiceRefunds: handleUnaryCall<ListInvoiceRefundsRequest, ListRefundsResponse>;
+  /** Only in review (before any payout): 409 refund_not_cancelable otherwise. */
+  cancelRefund: handleUnaryCall<GetRefundRequest, Refund>;
 }
 
 export interface RefundServiceClient extends Client {
@@ -1057,6 +1069,22 @@ export interface RefundServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRefundsResponse) => void,
+  ): ClientUnaryCall;
+  /** Only in review (before any payout): 409 refund_not_cancelable otherwise. */
+  cancelRefund(
+    request: GetRefundRequest,
+    callback: (error: ServiceError | null, response: Refund) => void,
+  ): ClientUnaryCall;
+  cancelRefund(
+    request: GetRefundRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Refund) => void,
+  ): ClientUnaryCall;
+  cancelRefund(
+    request: GetRefundRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Refund) => void,
   ): ClientUnaryCall;
 }
 
