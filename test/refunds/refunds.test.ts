@@ -60,6 +60,8 @@ describe('refunds', () => {
       'refund completed',
     );
     expect(await outboxOf(res.body.uuid)).toEqual(['refund.created', 'refund.completed']);
+    // GET /v1/withdrawals lists withdrawals only.
+    expect((await signed(stack, m, 'GET', '/v1/withdrawals')).body.withdrawals).toEqual([]);
     const list = await signed(stack, m, 'GET', `/v1/invoices/${inv.uuid}/refunds`);
     expect(list.status).toBe(200);
     expect(list.body.refunds.map((r: Json) => r.uuid)).toEqual([res.body.uuid]);
