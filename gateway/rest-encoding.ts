@@ -3,8 +3,7 @@ import type { Balance } from '../src/grpc/generated/chainpay/v1/merchants';
 import type { Network } from '../src/grpc/generated/chainpay/v1/networks';
 import type { Withdrawal } from '../src/grpc/generated/chainpay/v1/withdrawals';
 import type { Refund } from '../src/grpc/generated/chainpay/v1/refunds';
-import { restRefundJson, type RefundView } from '../src/views/refund-view';
-import { MetadataTextError, restInvoiceJson, restWithdrawalJson } from '../src/lib/rest-json';
+import { MetadataTextError, restInvoiceJson, restRefundJson, restWithdrawalJson } from '../src/lib/rest-json';
 import { JsonBytes } from './respond';
 
 /**
@@ -64,7 +63,7 @@ export function encodeInvoice(i: Invoice, options: { readonly list?: boolean } =
 
 /** The REST Refund body (beyond the spec), by the view the webhooks use too. */
 export function encodeRefund(r: Refund): JsonBytes {
-  return new JsonBytes(Buffer.from(restRefundJson(r as RefundView), 'utf8'));
+  return new JsonBytes(Buffer.from(restRefundJson(r), 'utf8'));
 }
 
 /** The REST Withdrawal body, by the one definition the webhooks share (src/lib/rest-json.ts). */

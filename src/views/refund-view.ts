@@ -36,30 +36,3 @@ export function refundView(row: Withdrawal, scope: { readonly livemode: boolean 
     livemode: scope.livemode,
   };
 }
-
-/**
- * The REST Refund object as JSON text: the view's keys in order, absent optionals as null (as the
- * Withdrawal does), without merchant_id (the signer is the merchant).
- */
-export function restRefundJson(v: RefundView): string {
-  return JSON.stringify({
-    uuid: v.uuid,
-    invoice_uuid: v.invoice_uuid,
-    reference: v.reference ?? null,
-    status: v.status,
-    network: v.network,
-    address: v.address,
-    memo: v.memo ?? null,
-    amount: v.amount,
-    fee: v.fee,
-    network_fee: v.network_fee,
-    net_payout: v.net_payout,
-    reason: v.reason ?? null,
-    tx_hash: v.tx_hash ?? null,
-    rejection_reason: v.rejection_reason ?? null,
-    failure_reason: v.failure_reason ?? null,
-    created_at: v.created_at,
-    completed_at: v.completed_at ?? null,
-    livemode: v.livemode,
-  });
-}

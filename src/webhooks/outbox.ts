@@ -1,8 +1,8 @@
-import { refundView, restRefundJson } from '../views/refund-view';
+import { refundView } from '../views/refund-view';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { type Invoice, InvoicePayment, OutboxEvent, type Withdrawal } from '../store/entities';
-import { restInvoiceJson, restWithdrawalJson, webhookBodyJson } from '../lib/rest-json';
+import { restInvoiceJson, restRefundJson, restWithdrawalJson, webhookBodyJson } from '../lib/rest-json';
 import { invoiceView, type ViewScope } from '../views/invoice-view';
 import { withdrawalView } from '../views/withdrawal-view';
 import { newEventId } from './event-id';
