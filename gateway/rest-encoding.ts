@@ -2,7 +2,8 @@ import type { Invoice } from '../src/grpc/generated/chainpay/v1/invoices';
 import type { Balance } from '../src/grpc/generated/chainpay/v1/merchants';
 import type { Network } from '../src/grpc/generated/chainpay/v1/networks';
 import type { Withdrawal } from '../src/grpc/generated/chainpay/v1/withdrawals';
-import { MetadataTextError, restInvoiceJson, restWithdrawalJson } from '../src/lib/rest-json';
+import type { Refund } from '../src/grpc/generated/chainpay/v1/refunds';
+import { MetadataTextError, restInvoiceJson, restRefundJson, restWithdrawalJson } from '../src/lib/rest-json';
 import { JsonBytes } from './respond';
 
 /**
@@ -58,6 +59,11 @@ export function encodeInvoice(i: Invoice, options: { readonly list?: boolean } =
     if (err instanceof MetadataTextError) throw new EncodingError(err.message);
     throw err;
   }
+}
+
+/** The REST Refund body (beyond the spec), by the view the webhooks use too. */
+export function encodeRefund(r: Refund): JsonBytes {
+  return new JsonBytes(Buffer.from(restRefundJson(r), 'utf8'));
 }
 
 /** The REST Withdrawal body, by the one definition the webhooks share (src/lib/rest-json.ts). */

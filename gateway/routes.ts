@@ -26,6 +26,10 @@ export const V1_ROUTES: readonly Route[] = [
   { path: '/v1/invoices/:uuid', methods: { GET: { signed: true, handle: v1.getInvoice } } },
   { path: '/v1/invoices/:uuid/network', methods: { POST: { signed: true, handle: v1.setInvoiceNetwork } } },
   { path: '/v1/invoices/:uuid/cancel', methods: { POST: { signed: true, handle: v1.cancelInvoice, body: 'optional' } } },
+  // Beyond the spec (issue 49): refunds.
+  { path: '/v1/invoices/:uuid/refunds', methods: { POST: { signed: true, handle: v1.createRefund, body: 'optional' }, GET: { signed: true, handle: v1.listInvoiceRefunds } } },
+  { path: '/v1/refunds/:uuid', methods: { GET: { signed: true, handle: v1.getRefund } } },
+  { path: '/v1/refunds/:uuid/cancel', methods: { POST: { signed: true, handle: v1.cancelRefund, body: 'optional' } } },
   { path: '/v1/withdrawals', methods: { POST: { signed: true, handle: v1.createWithdrawal }, GET: { signed: true, handle: v1.listWithdrawals } } },
   // Beyond the spec.
   { path: '/v1/withdrawals/:uuid', methods: { GET: { signed: true, handle: v1.getWithdrawal } } },

@@ -4,11 +4,12 @@ import { CreateInvoiceRequest, InvoiceServiceService, type GetInvoiceRequest } f
 import { MerchantServiceService } from '../src/grpc/generated/chainpay/v1/merchants';
 import { NetworkServiceService } from '../src/grpc/generated/chainpay/v1/networks';
 import { CreateWithdrawalRequest, WithdrawalServiceService } from '../src/grpc/generated/chainpay/v1/withdrawals';
+import { RefundServiceService } from '../src/grpc/generated/chainpay/v1/refunds';
 import type { CallCancellation } from './call-cancellation';
 import type { DaemonClient, UnaryMethod } from './daemon-client';
 import { InvoiceBodies } from './invoice-bodies';
 import { OPENAPI_DOCUMENT } from './openapi/document';
-import { encodeBalance, encodeInvoice, encodeNetwork, encodeWithdrawal, EncodingError } from './rest-encoding';
+import { encodeBalance, encodeInvoice, encodeNetwork, encodeRefund, encodeWithdrawal, EncodingError } from './rest-encoding';
 import { JsonBytes } from './respond';
 
 /**
@@ -85,6 +86,29 @@ export const listInvoices: Handler = async ({ daemon, metadata, cancellation, qu
       page.next_cursor,
     ),
   };
+};
+
+/** POST /v1/invoices/{uuid}/refunds: the signed body is judged by the daemon; 201 created, 200 a known reference. */
+export const createRefund: Handler = async (ctx) => {
+  const res = await ctx.daemon.call(RefundServiceService.createRefund, { invoice_uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: res.created ? 201 : 200, body: encodeRefund(present(res.refund, 'refund')) };
+};
+
+/** GET /v1/invoices/{uuid}/refunds: every refund of the invoice, oldest first. */
+export const listInvoiceRefunds: Handler = async (ctx) => {
+  const res = await ctx.daemon.call(RefundServiceService.listInvoiceRefunds, { invoice_uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: 200, body: new JsonBytes(Buffer.from(`{"refunds":[${res.refunds.map((r) => encodeRefund(r).bytes.toString('utf8')).join(',')}]}`, 'utf8')) };
+};
+
+export const getRefund: Handler = async (ctx) => {
+  const refund = await ctx.daemon.call(RefundServiceService.getRefund, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: 200, body: encodeRefund(refund) };
+};
+
+/** POST /v1/refunds/{uuid}/cancel: a refund in review is withdrawn (its hold released). */
+export const cancelRefund: Handler = async (ctx) => {
+  const refund = await ctx.daemon.call(RefundServiceService.cancelRefund, { uuid: param(ctx, 'uuid') }, ctx.metadata, ctx.cancellation);
+  return { status: 200, body: encodeRefund(refund) };
 };
 
 /** GET /v1/withdrawals: one page, newest first. */

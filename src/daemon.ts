@@ -35,6 +35,8 @@ import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
 import { expiredPayoutWatch } from './actors/withdrawals/expired-payout-watch';
 import { withdrawalService } from './grpc/services/withdrawals';
+import { refundService } from './grpc/services/refunds';
+import { Refunds } from './actors/refunds/refunds';
 import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { PRIVATE_TARGETS_WARNING } from './webhooks/private-targets';
@@ -251,6 +253,16 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     // Devnet blocks come at once (or every DEVNET_BLOCK_MS): poll payouts often there.
     pollIntervalMs: config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250),
   });
+  // Refunds ride the withdrawal actors and payout steps: no second payout path.
+  const refunds = new Refunds({
+    orm,
+    logger,
+    clock,
+    actors: withdrawalActors,
+    adapters: chains.adapters,
+    livemode,
+    pollIntervalMs: config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250),
+  });
 
   const restoreStarted = Date.now();
   const restored = await invoiceActors.restoreAll();
@@ -329,6 +341,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
     withdrawals,
     withdrawalActors,
     whitelist,
+    refunds,
     adapters: chains.adapters,
     checkWebhookUrl: (url) => checkSubmittedWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, resolver: options.webhooks?.resolver }),
   };
@@ -365,6 +378,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
         operatorService(ctx, operatorPieces),
         withdrawalService(ctx),
         treasuryService(ctx, treasury.treasury),
+        refundService(ctx),
         eventService(ctx, { webhooks, send }),
         dashboardService(ctx, { accounts: dashboardAccounts, sessions: dashboardSessions }),
         dashboardUserService(ctx, dashboardAccounts),

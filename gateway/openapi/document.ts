@@ -1,4 +1,4 @@
-import { CREATE_INVOICE_422, CREATE_WITHDRAWAL_422, errorResponse, errorResponses, HEADERS, listQuery422, REQUEST_ID_HEADER, RESPONSES, SET_NETWORK_422 } from './errors';
+import { CREATE_INVOICE_422, CREATE_REFUND_422, CREATE_WITHDRAWAL_422, errorResponse, errorResponses, HEADERS, listQuery422, REQUEST_ID_HEADER, RESPONSES, SET_NETWORK_422 } from './errors';
 import { SCHEMAS } from './schemas';
 import { WEBHOOKS } from './webhooks';
 
@@ -110,6 +110,47 @@ export const OPENAPI_DOCUMENT = {
         responses: {
           '200': ok('Invoice', 'Canceled'),
           ...errorResponses({ signed: true, body: true, daemon: true, notFound: INVOICE_NOT_FOUND, conflict: ['cancel_not_allowed'], invalid: ['unknown_field'] }),
+        },
+      },
+    },
+    '/v1/invoices/{uuid}/refunds': {
+      post: {
+        operationId: 'createRefund',
+        description: 'Beyond the spec (issue 49): a payout back to the buyer, bounded by what the invoice received less its live refunds',
+        security: SIGNED,
+        parameters: [uuidParam],
+        requestBody: body('CreateRefund'),
+        responses: {
+          '200': ok('Refund', 'The existing refund for a repeated reference'),
+          '201': ok('Refund', 'Created'),
+          ...errorResponses({ signed: true, body: true, daemon: true, notFound: INVOICE_NOT_FOUND, conflict: ['invoice_not_refundable', 'network_inactive'], invalid: CREATE_REFUND_422 }),
+        },
+      },
+      get: {
+        operationId: 'listInvoiceRefunds',
+        security: SIGNED,
+        parameters: [uuidParam],
+        responses: { '200': ok('RefundList', 'The invoice’s refunds, oldest first'), ...COMMON_ERRORS, '404': err('Unknown invoice', INVOICE_NOT_FOUND) },
+      },
+    },
+    '/v1/refunds/{uuid}': {
+      get: {
+        operationId: 'getRefund',
+        security: SIGNED,
+        parameters: [uuidParam],
+        responses: { '200': ok('Refund', 'The refund'), ...COMMON_ERRORS, '404': err('Unknown refund', ['refund_not_found']) },
+      },
+    },
+    '/v1/refunds/{uuid}/cancel': {
+      post: {
+        operationId: 'cancelRefund',
+        description: 'Beyond the spec: a refund in review is withdrawn, its hold released (status canceled)',
+        security: SIGNED,
+        parameters: [uuidParam],
+        requestBody: optionalBody('Empty'),
+        responses: {
+          '200': ok('Refund', 'Canceled'),
+          ...errorResponses({ signed: true, body: true, daemon: true, notFound: ['refund_not_found'], conflict: ['refund_not_cancelable'], invalid: ['unknown_field'] }),
         },
       },
     },

@@ -36,6 +36,28 @@ export const CREATE_INVOICE_422 = [
 /** `POST /v1/invoices/{uuid}/network`: the network, and the amount against its minimum. */
 export const SET_NETWORK_422 = ['unknown_field', 'unknown_network', 'amount_below_minimum'];
 /** Refusals of `POST /v1/withdrawals` (docs/api.md, Withdrawals, Refusals). */
+/** Semantic refusals of `POST /v1/invoices/{uuid}/refunds` (beyond the spec). */
+export const CREATE_REFUND_422 = [
+  'unknown_field',
+  'invalid_address',
+  'address_off_curve',
+  'address_token_account',
+  'too_many_decimals',
+  'amount_must_be_positive',
+  'memo_not_supported',
+  'invalid_memo',
+  'invalid_amount',
+  'invalid_fee',
+  'invalid_reason',
+  'invalid_reference',
+  'amount_required',
+  'nothing_to_refund',
+  'refund_exceeds_received',
+  'amount_below_minimum',
+  'amount_not_above_fee',
+  'insufficient_balance',
+];
+
 export const CREATE_WITHDRAWAL_422 = [
   'unknown_field',
   'unknown_network',

@@ -10,6 +10,10 @@ const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type:
 // The gateway may not import src/domain: these lists are checked against the domain's by test/merchant/openapi.test.ts.
 export const INVOICE_STATUS_VALUES = ['pending', 'confirming', 'partially_paid', 'paid', 'overpaid', 'underpaid', 'expired', 'canceled'];
 export const WITHDRAWAL_STATUS_VALUES = ['review', 'processing', 'completed', 'rejected', 'failed'];
+/** Refund statuses (issue 49); awaiting_claim, expired and canceled belong to the claim link and cancel, not built yet. */
+/** refund.created at creation, then one per status change the withdrawal actor commits. */
+export const REFUND_EVENT_TYPES = ['refund.created', 'refund.processing', 'refund.completed', 'refund.rejected', 'refund.failed', 'refund.expired', 'refund.canceled'];
+export const REFUND_STATUS_VALUES = ['awaiting_claim', 'review', 'processing', 'completed', 'rejected', 'failed', 'expired', 'canceled'];
 export const NETWORK_CODE_VALUES = ['TRC20', 'BEP20', 'TON', 'POLYGON', 'ARBITRUM', 'SOLANA'];
 const networkCode = { $ref: '#/components/schemas/NetworkCode' } as const;
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -98,6 +102,42 @@ export const SCHEMAS: Record<string, unknown> = {
     livemode: { type: 'boolean' },
     memo: nullable('string', { description: 'Beyond the spec (TON only): the text comment the payout carries (its own memo or its whitelist entry’s); null elsewhere' }),
   }),
+  RefundStatus: { enum: REFUND_STATUS_VALUES },
+  /** Beyond the spec (issue 49). */
+  Refund: closed({
+    uuid,
+    invoice_uuid: uuid,
+    reference: nullable('string'),
+    status: { $ref: '#/components/schemas/RefundStatus' },
+    network: networkCode,
+    address: { type: 'string' },
+    memo: nullable('string', { description: 'TON only: the payout’s text comment' }),
+    amount: { ...decimal, description: 'What counts against what the invoice received' },
+    fee: { enum: ['deducted', 'merchant'], description: 'deducted: the buyer receives amount − network_fee; merchant: the buyer receives amount, the balance pays amount + network_fee' },
+    network_fee: decimal,
+    net_payout: { ...decimal, description: 'What reaches the buyer’s address' },
+    reason: nullable('string'),
+    tx_hash: nullable('string'),
+    rejection_reason: nullable('string', { description: 'The operator’s reason; null unless rejected' }),
+    failure_reason: nullable('string', { description: '`<code>: <what happened>`; null unless failed' }),
+    created_at: time,
+    completed_at: nullable('string', { format: 'date-time' }),
+    livemode: { type: 'boolean' },
+  }),
+  RefundList: closed({ refunds: { type: 'array', items: { $ref: '#/components/schemas/Refund' } } }),
+  CreateRefund: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['address'],
+    properties: {
+      amount: { ...decimal, description: 'Default by invoice status: overpaid → the excess; underpaid, expired with payment, late or canceled → everything received; paid → required' },
+      address: { type: 'string', description: 'The buyer’s address on the invoice’s network (not whitelisted: refunds have their own caps and review)' },
+      memo: { type: 'string', minLength: 1, maxLength: 120, description: 'TON only' },
+      reason: { type: 'string', minLength: 1, maxLength: 500 },
+      reference: { type: 'string', minLength: 1, maxLength: 200, description: 'Idempotency key: a repeat answers 200 with the original' },
+      fee: { enum: ['deducted', 'merchant'], default: 'deducted' },
+    },
+  },
   Balance: closed({ available: decimal, held: decimal, currency: { const: 'USDT' } }),
   NetworkList: closed({ networks: { type: 'array', items: { $ref: '#/components/schemas/Network' } }, livemode: { type: 'boolean' } }),
   InvoicePage: closed({ invoices: { type: 'array', items: { $ref: '#/components/schemas/InvoiceListItem' } }, next_cursor: nullable('string') }),
@@ -160,9 +200,19 @@ export const SCHEMAS: Record<string, unknown> = {
     created_at: time,
     data: { $ref: '#/components/schemas/Withdrawal' },
   }),
+  /** Beyond the spec (issue 49). */
+  RefundEvent: closed({
+    id: { type: 'string', pattern: EVENT_ID_PATTERN },
+    type: { enum: REFUND_EVENT_TYPES },
+    created_at: time,
+    data: { $ref: '#/components/schemas/Refund' },
+  }),
   // Beyond the spec: the event log, redelivery and the test ping (docs/webhooks.md).
   EventPage: closed({
-    events: { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/InvoiceEvent' }, { $ref: '#/components/schemas/WithdrawalEvent' }] } },
+    events: {
+      type: 'array',
+      items: { oneOf: [{ $ref: '#/components/schemas/InvoiceEvent' }, { $ref: '#/components/schemas/WithdrawalEvent' }, { $ref: '#/components/schemas/RefundEvent' }] },
+    },
     next_cursor: { type: 'string', minLength: 1 },
     has_more: { type: 'boolean' },
   }),

@@ -30,5 +30,6 @@ const event = (schema: string, description: string) => ({
 export const WEBHOOKS = {
   invoiceEvent: event('InvoiceEvent', 'An invoice changed: sent to the invoice’s webhook_url, else the merchant’s'),
   withdrawalEvent: event('WithdrawalEvent', 'A withdrawal changed status: sent to the merchant’s webhook URL'),
+  refundEvent: event('RefundEvent', 'A refund was created or changed status (beyond the spec): sent to the merchant’s webhook URL'),
   pingEvent: event('PingEvent', 'Sent only by POST /v1/webhooks/test, to the merchant’s webhook URL'),
 };

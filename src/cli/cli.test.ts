@@ -109,6 +109,8 @@ describe('merchant commands', () => {
     daemon.respond('updateMerchant', () => MERCHANT);
     expect((await cli(['merchant', 'set-caps', '--merchant', 'm_1', '--per-withdrawal', '1000.000000', '--daily', '0.1'])).code).toBe(0);
     expect(daemon.last('updateMerchant').request).toEqual({ merchant_id: 'm_1', cap_per_withdrawal: '1000.000000', cap_daily: '0.1' });
+    expect((await cli(['merchant', 'set-caps', '--merchant', 'm_1', '--refund-per-refund', '50', '--refund-daily', '300'])).code).toBe(0);
+    expect(daemon.last('updateMerchant').request).toEqual({ merchant_id: 'm_1', cap_per_refund: '50', cap_daily_refund: '300' });
     expect((await cli(['merchant', 'set-fee', '--merchant', 'm_1', '--percent', '1.2500'])).code).toBe(0);
     expect(daemon.last('updateMerchant').request).toEqual({ merchant_id: 'm_1', platform_fee_percent: '1.2500' });
   });

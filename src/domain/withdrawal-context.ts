@@ -4,6 +4,8 @@ import { DomainError } from './errors';
 /** DESIGN.md "Withdrawal statuses". */
 export const WITHDRAWAL_STATUSES = ['review', 'processing', 'completed', 'rejected', 'failed'] as const;
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+/** A refund may also end `canceled` (by the merchant, in review: before any payout); a withdrawal never does. */
+export type PayoutStatus = WithdrawalStatus | 'canceled';
 
 /** Same shape as chains/types.ts SignedPayout (the domain does not import chains). */
 export interface WithdrawalSignedPayout {
@@ -58,7 +60,7 @@ export interface PayoutActorInput {
 /** JSON-serialisable: persisted with the withdrawal row. */
 export interface WithdrawalMachineContext {
   readonly uuid: string;
-  readonly status: WithdrawalStatus;
+  readonly status: PayoutStatus;
   readonly network: string;
   readonly address: string;
   readonly netPayout: string;

@@ -47,7 +47,8 @@ import {
   type WithdrawalSignedPayout,
 } from './withdrawal-context';
 
-export type WithdrawalMachineEvent = { readonly type: 'APPROVE' } | { readonly type: 'REJECT'; readonly reason: string } | { readonly type: 'RESUME' };
+/** CANCEL: a refund's merchant withdrew it while in review (before any payout); the hold is released. */
+export type WithdrawalMachineEvent = { readonly type: 'APPROVE' } | { readonly type: 'REJECT'; readonly reason: string } | { readonly type: 'CANCEL' } | { readonly type: 'RESUME' };
 
 function notProvided(name: string): never {
   throw new Error(`${name} is not provided: use withdrawalMachine.provide({ actors: { ${name} } })`);
@@ -97,6 +98,7 @@ export const withdrawalMachine = setup({
       on: {
         APPROVE: 'processing',
         REJECT: { target: 'rejected', actions: assign({ rejectionReason: ({ event }) => event.reason }) },
+        CANCEL: 'canceled',
       },
     },
     processing: {
@@ -273,6 +275,7 @@ export const withdrawalMachine = setup({
     completed: { type: 'final', entry: assign({ status: 'completed' }) },
     rejected: { type: 'final', entry: assign({ status: 'rejected' }) },
     failed: { type: 'final', entry: assign({ status: 'failed' }) },
+    canceled: { type: 'final', entry: assign({ status: 'canceled' }) },
   },
 });
 

@@ -9,6 +9,7 @@ import type { InvoiceActors } from '../actors/invoices/invoice-actors';
 import type { Withdrawals } from '../actors/withdrawals/withdrawals';
 import type { WithdrawalActors } from '../actors/withdrawals/withdrawal-actors';
 import type { Whitelist } from '../actors/withdrawals/whitelist';
+import type { Refunds } from '../actors/refunds/refunds';
 import type { ChainAdapter } from '../chains/types';
 import type { NetworkCode } from '../domain/networks';
 
@@ -31,6 +32,7 @@ export interface ServiceContext {
   readonly withdrawals: Withdrawals;
   readonly withdrawalActors: WithdrawalActors;
   readonly whitelist: Whitelist;
+  readonly refunds: Refunds;
   /** The running chains: the checkout builds the remainder's wallet link with them. */
   readonly adapters: ReadonlyMap<NetworkCode, ChainAdapter>;
   /** 422 `invalid_webhook_url` for a submitted URL whose host is (or resolves only to) a private address (webhooks/submission-check.ts). */

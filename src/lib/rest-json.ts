@@ -172,6 +172,55 @@ export function restWithdrawalJson(w: WithdrawalSource): string {
   return JSON.stringify(restWithdrawal(w));
 }
 
+/** A Refund as the daemon holds it (src/views/refund-view.ts, the gRPC Refund message): absent optionals undefined. */
+export interface RefundSource {
+  readonly uuid: string;
+  readonly invoice_uuid: string;
+  readonly reference?: string;
+  readonly status: string;
+  readonly network: string;
+  readonly address: string;
+  readonly memo?: string;
+  readonly amount: string;
+  readonly fee: string;
+  readonly network_fee: string;
+  readonly net_payout: string;
+  readonly reason?: string;
+  readonly tx_hash?: string;
+  readonly rejection_reason?: string;
+  readonly failure_reason?: string;
+  readonly created_at: string;
+  readonly completed_at?: string;
+  readonly livemode: boolean;
+}
+
+/**
+ * The REST Refund object (beyond the spec) as JSON text: keys in this order, absent optionals as
+ * null (as the Withdrawal's), no merchant_id (the signer is the merchant).
+ */
+export function restRefundJson(v: RefundSource): string {
+  return JSON.stringify({
+    uuid: v.uuid,
+    invoice_uuid: v.invoice_uuid,
+    reference: v.reference ?? null,
+    status: v.status,
+    network: v.network,
+    address: v.address,
+    memo: v.memo ?? null,
+    amount: v.amount,
+    fee: v.fee,
+    network_fee: v.network_fee,
+    net_payout: v.net_payout,
+    reason: v.reason ?? null,
+    tx_hash: v.tx_hash ?? null,
+    rejection_reason: v.rejection_reason ?? null,
+    failure_reason: v.failure_reason ?? null,
+    created_at: v.created_at,
+    completed_at: v.completed_at ?? null,
+    livemode: v.livemode,
+  });
+}
+
 /** A webhook body `{id, type, created_at, data}` with `data` spliced in as the REST text above. */
 export function webhookBodyJson(id: string, type: string, createdAt: string, dataJson: string): string {
   return `${JSON.stringify({ id, type, created_at: createdAt }).slice(0, -1)},"data":${dataJson}}`;

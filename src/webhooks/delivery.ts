@@ -21,7 +21,7 @@ export function pickTarget(event: Pick<OutboxEvent, 'aggregateType' | 'targetUrl
 export interface ClaimedEvent {
   readonly id: string;
   readonly merchantId: string;
-  readonly aggregateType: 'invoice' | 'withdrawal';
+  readonly aggregateType: 'invoice' | 'withdrawal' | 'refund';
   readonly aggregateId: string;
   readonly type: string;
   readonly body: string;
@@ -76,7 +76,7 @@ const CLAIM_SQL = `
 interface ClaimRow {
   id: string;
   merchant_id: string;
-  aggregate_type: 'invoice' | 'withdrawal';
+  aggregate_type: 'invoice' | 'withdrawal' | 'refund';
   aggregate_id: string;
   type: string;
   body: string;
@@ -108,7 +108,7 @@ export async function claimDueEvent(q: Query, now: Date): Promise<ClaimedEvent |
 export interface UnaddressedEvent {
   readonly id: string;
   readonly merchantId: string;
-  readonly aggregateType: 'invoice' | 'withdrawal';
+  readonly aggregateType: 'invoice' | 'withdrawal' | 'refund';
   readonly aggregateId: string;
   readonly type: string;
 }
@@ -141,7 +141,7 @@ const KEEP_UNADDRESSED_SQL = `
 interface UnaddressedRow {
   id: string;
   merchant_id: string;
-  aggregate_type: 'invoice' | 'withdrawal';
+  aggregate_type: 'invoice' | 'withdrawal' | 'refund';
   aggregate_id: string;
   type: string;
 }

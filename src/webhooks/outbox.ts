@@ -1,7 +1,8 @@
+import { refundView } from '../views/refund-view';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Query } from '../store/raw-sql';
 import { type Invoice, InvoicePayment, OutboxEvent, type Withdrawal } from '../store/entities';
-import { restInvoiceJson, restWithdrawalJson, webhookBodyJson } from '../lib/rest-json';
+import { restInvoiceJson, restRefundJson, restWithdrawalJson, webhookBodyJson } from '../lib/rest-json';
 import { invoiceView, type ViewScope } from '../views/invoice-view';
 import { withdrawalView } from '../views/withdrawal-view';
 import { newEventId } from './event-id';
@@ -32,11 +33,28 @@ export async function writeInvoiceEvents(em: EntityManager, row: Invoice, types:
  * (insertOutboxEventsSql) in their own transaction.
  */
 export function withdrawalEvents(row: Withdrawal, types: readonly string[], now: Date, scope: { readonly livemode: boolean }): OutboxEvent[] {
+  // A refund is a withdrawal to the buyer: its transitions are announced as refund.* with the Refund object.
+  if (row.kind === 'refund')
+    return refundEvents(
+      row,
+      types.map((t) => t.replace(/^withdrawal\./, 'refund.')),
+      now,
+      scope,
+    );
   const data = restWithdrawalJson(withdrawalView(row, scope));
   return types.map((type) => {
     const id = newEventId();
     const body = webhookBodyJson(id, type, now.toISOString(), data);
     return new OutboxEvent(id, row.merchantId, 'withdrawal', row.uuid, type, body, now);
+  });
+}
+
+/** refund.* events of a refund row (`data`: the REST Refund object). */
+export function refundEvents(row: Withdrawal, types: readonly string[], now: Date, scope: { readonly livemode: boolean }): OutboxEvent[] {
+  const data = restRefundJson(refundView(row, scope));
+  return types.map((type) => {
+    const id = newEventId();
+    return new OutboxEvent(id, row.merchantId, 'refund', row.uuid, type, webhookBodyJson(id, type, now.toISOString(), data), now);
   });
 }
 

@@ -36,6 +36,7 @@ describe('migrations', () => {
       'Migration20261129130000InvoiceMemoMatch',
       'Migration20261129140000Treasury',
       'Migration20261129150000DashboardUsers',
+      'Migration20261129160000Refunds',
     ]);
     expect(await orm.getMigrator().getPendingMigrations()).toEqual([]);
     await orm.close();

@@ -4,6 +4,7 @@ import { Transport, type ClientOptions } from './transport';
 import type {
   Balance,
   CreateInvoice,
+  CreateRefund,
   CreateWithdrawal,
   EventListQuery,
   EventPage,
@@ -18,6 +19,8 @@ import type {
   SetInvoiceNetwork,
   WebhookEvent,
   WebhookTestResult,
+  Refund,
+  RefundList,
   Withdrawal,
   WithdrawalListQuery,
   WithdrawalPage,
@@ -88,6 +91,25 @@ export class ChainpayClient {
 
   getWithdrawal(uuid: string): Promise<Withdrawal> {
     return this.call('getWithdrawal', { uuid }) as Promise<Withdrawal>;
+  }
+
+  /** A refund of the invoice to the buyer (or, for a `reference` used before, that refund). Beyond the spec. */
+  createRefund(invoiceUuid: string, body: CreateRefund): Promise<Refund> {
+    return this.call('createRefund', { uuid: invoiceUuid }, { body }) as Promise<Refund>;
+  }
+
+  /** The invoice's refunds, oldest first. */
+  listInvoiceRefunds(invoiceUuid: string): Promise<RefundList> {
+    return this.call('listInvoiceRefunds', { uuid: invoiceUuid }) as Promise<RefundList>;
+  }
+
+  getRefund(uuid: string): Promise<Refund> {
+    return this.call('getRefund', { uuid }) as Promise<Refund>;
+  }
+
+  /** Withdraws a refund still in review (409 refund_not_cancelable once approved). */
+  cancelRefund(uuid: string): Promise<Refund> {
+    return this.call('cancelRefund', { uuid }, { body: {} }) as Promise<Refund>;
   }
 
   getBalance(): Promise<Balance> {

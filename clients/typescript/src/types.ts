@@ -40,6 +40,12 @@ export type WithdrawalStatus = Withdrawal['status'];
 export type WithdrawalPage = ResponseOf<Operations['listWithdrawals']>;
 export type CreateWithdrawal = BodyOf<Operations['createWithdrawal']>;
 export type WithdrawalListQuery = Omit<QueryOf<Operations['listWithdrawals']>, 'cursor'>;
+/** Beyond the spec (issue 49): a refund of an invoice to the buyer. */
+export type Refund = Schemas['Refund'];
+export type RefundStatus = Refund['status'];
+export type CreateRefund = BodyOf<Operations['createRefund']>;
+export type RefundList = ResponseOf<Operations['listInvoiceRefunds']>;
+export type RefundEvent = Schemas['RefundEvent'];
 export type Balance = ResponseOf<Operations['getBalance']>;
 export type ErrorBody = Schemas['Error'];
 /** The OpenAPI document itself (GET /v1/openapi.json). */
@@ -49,7 +55,7 @@ export type InvoiceEvent = Schemas['InvoiceEvent'];
 export type WithdrawalEvent = Schemas['WithdrawalEvent'];
 /** The event POST /v1/webhooks/test sends: never in the event log, never retried. */
 export type PingEvent = Schemas['PingEvent'];
-/** An event of the log (GET /v1/events): an invoice or withdrawal event, the webhook body as stored. */
+/** An event of the log (GET /v1/events): an invoice, withdrawal or refund event, the webhook body as stored. */
 export type LoggedEvent = EventPage['events'][number];
 /** A webhook body: what is POSTed to your endpoint (a logged event, or a test ping). */
 export type WebhookEvent = LoggedEvent | PingEvent;

@@ -1,6 +1,7 @@
 import type {
   Balance,
   CreateInvoice,
+  CreateRefund,
   CreateWithdrawal,
   EventPage,
   Invoice,
@@ -9,6 +10,7 @@ import type {
   InvoicePage,
   LoggedEvent,
   RedeliveredEvent,
+  Refund,
   WebhookTestResult,
   Withdrawal,
 } from '../src';
@@ -40,7 +42,10 @@ export type Checks = [
   Assert<Equal<InvoiceListQuery['limit'], number | undefined>>,
   Assert<Equal<EventPage['next_cursor'], string>>,
   Assert<Equal<EventPage['has_more'], boolean>>,
-  Assert<Equal<LoggedEvent['data'], Invoice | Withdrawal>>,
+  Assert<Equal<LoggedEvent['data'], Invoice | Withdrawal | Refund>>,
+  Assert<Equal<Refund['amount'], string>>,
+  Assert<Equal<Refund['fee'], 'deducted' | 'merchant'>>,
+  Assert<Equal<CreateRefund['address'], string>>,
   Assert<Equal<RedeliveredEvent['status'], 'pending'>>,
   Assert<Equal<WebhookTestResult['delivered'], boolean>>,
 ];

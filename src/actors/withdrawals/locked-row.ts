@@ -21,11 +21,17 @@ export interface LockedRow {
   created_ms: number;
   updated_ms: number;
   version: number;
+  kind: 'withdrawal' | 'refund';
+  invoice_uuid: string | null;
+  refund_amount: string | null;
+  refund_reference: string | null;
+  refund_reason: string | null;
 }
 
 export const LOCK_ROW = `select uuid::text, merchant_id::text, reference, memo, status, network, address, amount::text, network_fee::text, net_payout::text, tx_hash, confirmations,
          rejection_reason, failure_reason, (extract(epoch from completed_at) * 1000)::float8 as completed_ms, open,
-         (extract(epoch from created_at) * 1000)::float8 as created_ms, (extract(epoch from updated_at) * 1000)::float8 as updated_ms, version
+         (extract(epoch from created_at) * 1000)::float8 as created_ms, (extract(epoch from updated_at) * 1000)::float8 as updated_ms, version,
+         kind, invoice_uuid::text, refund_amount::text, refund_reference, refund_reason
     from withdrawals where uuid = $1 for update`;
 
 export function withdrawalOf(r: LockedRow): Withdrawal {
@@ -41,6 +47,12 @@ export function withdrawalOf(r: LockedRow): Withdrawal {
     open: r.open,
     updatedAt: new Date(Number(r.updated_ms)),
     version: r.version,
+    // A refund's commits announce refund.* events with the Refund object (webhooks/outbox.ts).
+    kind: r.kind,
+    invoiceUuid: r.invoice_uuid,
+    refundAmount: r.refund_amount,
+    refundReference: r.refund_reference,
+    refundReason: r.refund_reason,
   });
   return row;
 }

@@ -37,7 +37,7 @@ export function payoutLines(input: { merchantId: string; network: string; amount
   ];
 }
 
-/** Rejected or failed: the hold goes back to the available balance. */
+/** Rejected, failed or (a refund) canceled: the hold goes back to the available balance. */
 export function releaseLines(merchantId: string, amount: string): LedgerLine[] {
   return [
     { account: merchantHeld(merchantId), amount: neg(amount) },
@@ -61,7 +61,7 @@ function outcomeJournal(row: Withdrawal): JournalInput | null {
     const lines = payoutLines({ merchantId: row.merchantId, network: row.network, amount, networkFee: canonicalDecimal(row.networkFee), netPayout: canonicalDecimal(row.netPayout) });
     return { reference: payoutReference(row.uuid), kind: 'withdrawal_payout', lines };
   }
-  if (row.status === 'rejected' || row.status === 'failed') {
+  if (row.status === 'rejected' || row.status === 'failed' || row.status === 'canceled') {
     return { reference: releaseReference(row.uuid), kind: 'withdrawal_release', lines: releaseLines(row.merchantId, amount) };
   }
   return null;

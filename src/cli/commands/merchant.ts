@@ -11,6 +11,8 @@ const MERCHANT_FIELDS = [
   'platform_fee_percent',
   'cap_per_withdrawal',
   'cap_daily',
+  'cap_per_refund',
+  'cap_daily_refund',
   'underpayment_tolerance',
   'display_name',
   'support_url',
@@ -60,16 +62,24 @@ export const merchantCommands: readonly CommandSpec[] = [
   },
   {
     name: 'merchant set-caps',
-    usage: '--merchant ID [--per-withdrawal A] [--daily A]',
-    summary: 'set the auto-payout caps (above them a withdrawal waits for review)',
-    options: { merchant: { type: 'string', required: true }, 'per-withdrawal': { type: 'string' }, daily: { type: 'string' } },
+    usage: '--merchant ID [--per-withdrawal A] [--daily A] [--refund-per-refund A] [--refund-daily A]',
+    summary: 'set the auto-payout caps (above them a withdrawal, or a refund, waits for review)',
+    options: {
+      merchant: { type: 'string', required: true },
+      'per-withdrawal': { type: 'string' },
+      daily: { type: 'string' },
+      'refund-per-refund': { type: 'string' },
+      'refund-daily': { type: 'string' },
+    },
     async run({ args, rpc, out }) {
-      args.requireAny(['per-withdrawal', 'daily']);
+      args.requireAny(['per-withdrawal', 'daily', 'refund-per-refund', 'refund-daily']);
       const c = rpc.merchants;
       const m = await rpc.call(c, c.updateMerchant, {
         merchant_id: args.str('merchant'),
         cap_per_withdrawal: args.opt('per-withdrawal'),
         cap_daily: args.opt('daily'),
+        cap_per_refund: args.opt('refund-per-refund'),
+        cap_daily_refund: args.opt('refund-daily'),
       });
       out.result(m, () => showMerchant(m));
     },

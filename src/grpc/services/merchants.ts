@@ -26,6 +26,8 @@ export function toMerchantMessage(m: MerchantRow): MerchantMessage {
     support_url: m.supportUrl ?? '',
     support_email: m.supportEmail ?? '',
     require_signed_timestamp: m.requireSignedTimestamp,
+    cap_per_refund: canonicalDecimal(m.capPerRefund),
+    cap_daily_refund: canonicalDecimal(m.capDailyRefund),
   };
 }
 
@@ -91,6 +93,8 @@ export function merchantService(ctx: ServiceContext): { definition: typeof Merch
         platformFeePercent: check(r.platform_fee_percent, PERCENT, 'invalid_platform_fee_percent', 'platform_fee_percent'),
         capPerWithdrawal: check(r.cap_per_withdrawal, AMOUNT, 'invalid_amount', 'cap_per_withdrawal'),
         capDaily: check(r.cap_daily, AMOUNT, 'invalid_amount', 'cap_daily'),
+        capPerRefund: check(r.cap_per_refund, AMOUNT, 'invalid_amount', 'cap_per_refund'),
+        capDailyRefund: check(r.cap_daily_refund, AMOUNT, 'invalid_amount', 'cap_daily_refund'),
         underpaymentTolerance: check(r.underpayment_tolerance, AMOUNT, 'invalid_amount', 'underpayment_tolerance'),
         displayName: displayNameSetting(r.display_name),
         supportUrl: supportUrlSetting(r.support_url),

@@ -65,7 +65,8 @@ export function withdrawalService(ctx: ServiceContext): { definition: typeof Wit
     pageWithdrawals: unary(ctx.logger, 'PageWithdrawals', async (call) => {
       const caller = await ctx.auth.merchantReaderRequired(call.metadata);
       const query = parseListQuery(call.request.query, { statuses: WITHDRAWAL_STATUSES, keyParam: 'reference' });
-      const page = await keysetPage(ctx.orm.em.fork(), Withdrawal, caller.merchantId, query, 'reference');
+      // Refunds are withdrawal rows too, listed per invoice (GET /v1/invoices/{uuid}/refunds), not here.
+      const page = await keysetPage(ctx.orm.em.fork(), Withdrawal, caller.merchantId, query, 'reference', { kind: 'withdrawal' });
       return { withdrawals: page.rows.map((row) => toWithdrawalMessage(row, ctx)), next_cursor: page.nextCursor ?? undefined };
     }),
     addWhitelist: unary(ctx.logger, 'AddWhitelist', async (call) => {

@@ -9,6 +9,9 @@ export class Merchant {
   platformFeePercent: string;
   capPerWithdrawal = '1000';
   capDaily = '5000';
+  /** Refunds' own auto-payout caps (lower than withdrawals'): above them a refund waits in review. */
+  capPerRefund = '200';
+  capDailyRefund = '1000';
   underpaymentTolerance = '0';
   /** Checkout page: the name the buyer reads (null: `name`) and whom to contact. */
   displayName: string | null = null;
@@ -48,6 +51,8 @@ export const MerchantSchema = new EntitySchema<Merchant>({
     platformFeePercent: { type: 'decimal', precision: 9, scale: 4 },
     capPerWithdrawal: { type: 'decimal', precision: 38, scale: 18 },
     capDaily: { type: 'decimal', precision: 38, scale: 18 },
+    capPerRefund: { type: 'decimal', precision: 38, scale: 18, default: 200 },
+    capDailyRefund: { type: 'decimal', precision: 38, scale: 18, default: 1000 },
     underpaymentTolerance: { type: 'decimal', precision: 38, scale: 18 },
     displayName: { type: 'string', length: 100, nullable: true },
     supportUrl: { type: 'text', nullable: true },

@@ -28,7 +28,7 @@ export class OutboxEvent {
   constructor(
     public id: string,
     public merchantId: string,
-    public aggregateType: 'invoice' | 'withdrawal',
+    public aggregateType: 'invoice' | 'withdrawal' | 'refund',
     public aggregateId: string,
     public type: string,
     /** The exact JSON body that is signed and sent. */

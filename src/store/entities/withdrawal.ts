@@ -1,6 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected' | 'failed';
+/** `canceled`: refunds only (withdrawn by the merchant in review). */
+export type WithdrawalStatus = 'review' | 'processing' | 'completed' | 'rejected' | 'failed' | 'canceled';
 
 /**
  * A payout. Invariant: the amount is held on the ledger in the transaction that creates the row;
@@ -10,6 +11,13 @@ export class Withdrawal {
   reference: string | null = null;
   /** TON only: the text comment the payout carries (its own, or its whitelist entry's); null elsewhere. */
   memo: string | null = null;
+  /** 'refund': a payout back to a buyer (invoice_uuid set); 'withdrawal': to a whitelisted address. */
+  kind: 'withdrawal' | 'refund' = 'withdrawal';
+  invoiceUuid: string | null = null;
+  /** Refunds: what the buyer is owed and what counts against the invoice's received amount. */
+  refundAmount: string | null = null;
+  refundReference: string | null = null;
+  refundReason: string | null = null;
   txHash: string | null = null;
   signedRaw: string | null = null;
   signedMeta: unknown = null;
@@ -59,7 +67,22 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
   class: Withdrawal,
   tableName: 'withdrawals',
   uniques: [{ properties: ['merchantId', 'reference'], name: 'withdrawals_merchant_reference_unique' }],
+  // Refunds (migration 20261129160000-refunds): a refund names its invoice and a positive refund amount; a withdrawal neither.
+  checks: [
+    {
+      name: 'withdrawals_refund_shape',
+      expression: `("kind" = 'withdrawal' and "invoice_uuid" is null and "refund_amount" is null) or ("kind" = 'refund' and "invoice_uuid" is not null and "refund_amount" > 0)`,
+    },
+  ],
   indexes: [
+    {
+      name: 'withdrawals_refund_reference_unique',
+      expression: `create unique index "withdrawals_refund_reference_unique" on "withdrawals" ("merchant_id", "refund_reference") where "refund_reference" is not null`,
+    },
+    {
+      name: 'withdrawals_invoice_refunds_index',
+      expression: `create index "withdrawals_invoice_refunds_index" on "withdrawals" ("invoice_uuid", "created_at") where "invoice_uuid" is not null`,
+    },
     { properties: ['status'] },
     { properties: ['merchantId', 'createdAt'] },
     // Rejected and failed withdrawals, subtracted from the rolling cap's hourly sums (migration 20261126000000-withdrawal-cap-hours).
@@ -78,6 +101,11 @@ export const WithdrawalSchema = new EntitySchema<Withdrawal>({
     merchantId: { type: 'uuid' },
     reference: { type: 'string', length: 200, nullable: true },
     memo: { type: 'text', nullable: true },
+    kind: { type: 'string', length: 16, default: 'withdrawal' },
+    invoiceUuid: { type: 'uuid', nullable: true },
+    refundAmount: { type: 'decimal', precision: 38, scale: 18, nullable: true },
+    refundReference: { type: 'string', length: 200, nullable: true },
+    refundReason: { type: 'text', nullable: true },
     status: { type: 'string', length: 16 },
     network: { type: 'string', length: 16 },
     address: { type: 'string', length: 128 },

@@ -19,6 +19,7 @@ import { Migration20261129120000SharedIndexSpace } from './20261129120000-shared
 import { Migration20261129130000InvoiceMemoMatch } from './20261129130000-invoice-memo-match';
 import { Migration20261129140000Treasury } from './20261129140000-treasury';
 import { Migration20261129150000DashboardUsers } from './20261129150000-dashboard-users';
+import { Migration20261129160000Refunds } from './20261129160000-refunds';
 
 /** Committed migrations, applied in order at start. Add new ones at the end; never edit an applied one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129130000InvoiceMemoMatch', class: Migration20261129130000InvoiceMemoMatch },
   { name: 'Migration20261129140000Treasury', class: Migration20261129140000Treasury },
   { name: 'Migration20261129150000DashboardUsers', class: Migration20261129150000DashboardUsers },
+  { name: 'Migration20261129160000Refunds', class: Migration20261129160000Refunds },
 ];

@@ -15,8 +15,17 @@ type Listed = typeof Invoice | typeof Withdrawal;
  * row of the previous one, so rows inserted meanwhile (newer, at the head) never shift a page,
  * and no row is skipped or repeated (no offset). `keyField`: orderId or reference.
  */
-export async function keysetPage<E extends Listed>(em: EntityManager, entity: E, merchantId: string, query: ListQuery, keyField: 'orderId' | 'reference'): Promise<Page<InstanceType<E>>> {
+/** `only`: further equality filters (GET /v1/withdrawals lists withdrawals, not refunds: `{ kind: 'withdrawal' }`). */
+export async function keysetPage<E extends Listed>(
+  em: EntityManager,
+  entity: E,
+  merchantId: string,
+  query: ListQuery,
+  keyField: 'orderId' | 'reference',
+  only: Record<string, unknown> = {},
+): Promise<Page<InstanceType<E>>> {
   const and: Record<string, unknown>[] = [{ merchantId }];
+  if (Object.keys(only).length > 0) and.push(only);
   if (query.status !== null) and.push({ status: query.status });
   if (query.network !== null) and.push({ network: query.network });
   if (query.key !== null) and.push({ [keyField]: query.key });

@@ -96,6 +96,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invoices/{uuid}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listInvoiceRefunds"];
+        put?: never;
+        /** @description Beyond the spec (issue 49): a payout back to the buyer, bounded by what the invoice received less its live refunds */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds/{uuid}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Beyond the spec: a refund in review is withdrawn, its hold released (status canceled) */
+        post: operations["cancelRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/withdrawals": {
         parameters: {
             query?: never;
@@ -271,6 +321,53 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["WithdrawalEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged (within 15 s). Anything else, a timeout or a redirect is a failed attempt, retried with backoff */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    refundEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A refund was created or changed status (beyond the spec): sent to the merchant’s webhook URL */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with the API secret */
+                    "X-Service-Signature": string;
+                    /** @description The event id (Standard Webhooks) */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "webhook-timestamp": string;
+                    /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the webhook secret; space-separated when several */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RefundEvent"];
                 };
             };
             responses: {
@@ -496,6 +593,61 @@ export interface components {
             /** @description Beyond the spec (TON only): the text comment the payout carries (its own memo or its whitelist entry’s); null elsewhere */
             memo: string | null;
         };
+        /** @enum {unknown} */
+        RefundStatus: "awaiting_claim" | "review" | "processing" | "completed" | "rejected" | "failed" | "expired" | "canceled";
+        Refund: {
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            invoice_uuid: string;
+            reference: string | null;
+            status: components["schemas"]["RefundStatus"];
+            network: components["schemas"]["NetworkCode"];
+            address: string;
+            /** @description TON only: the payout’s text comment */
+            memo: string | null;
+            /** @description What counts against what the invoice received */
+            amount: string;
+            /**
+             * @description deducted: the buyer receives amount − network_fee; merchant: the buyer receives amount, the balance pays amount + network_fee
+             * @enum {unknown}
+             */
+            fee: "deducted" | "merchant";
+            /** @description A decimal amount as a string */
+            network_fee: string;
+            /** @description What reaches the buyer’s address */
+            net_payout: string;
+            reason: string | null;
+            tx_hash: string | null;
+            /** @description The operator’s reason; null unless rejected */
+            rejection_reason: string | null;
+            /** @description `<code>: <what happened>`; null unless failed */
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+            livemode: boolean;
+        };
+        RefundList: {
+            refunds: components["schemas"]["Refund"][];
+        };
+        CreateRefund: {
+            /** @description Default by invoice status: overpaid → the excess; underpaid, expired with payment, late or canceled → everything received; paid → required */
+            amount?: string;
+            /** @description The buyer’s address on the invoice’s network (not whitelisted: refunds have their own caps and review) */
+            address: string;
+            /** @description TON only */
+            memo?: string;
+            reason?: string;
+            /** @description Idempotency key: a repeat answers 200 with the original */
+            reference?: string;
+            /**
+             * @default deducted
+             * @enum {unknown}
+             */
+            fee: "deducted" | "merchant";
+        };
         Balance: {
             /** @description A decimal amount as a string */
             available: string;
@@ -584,8 +736,16 @@ export interface components {
             created_at: string;
             data: components["schemas"]["Withdrawal"];
         };
+        RefundEvent: {
+            id: string;
+            /** @enum {unknown} */
+            type: "refund.created" | "refund.processing" | "refund.completed" | "refund.rejected" | "refund.failed" | "refund.expired" | "refund.canceled";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Refund"];
+        };
         EventPage: {
-            events: (components["schemas"]["InvoiceEvent"] | components["schemas"]["WithdrawalEvent"])[];
+            events: (components["schemas"]["InvoiceEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["RefundEvent"])[];
             next_cursor: string;
             has_more: boolean;
         };
@@ -1438,6 +1598,581 @@ export interface operations {
                 };
             };
             /** @description The resource’s state forbids it. Codes: cancel_not_allowed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_timestamp, stale_timestamp */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvoiceRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice’s refunds, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown invoice. Codes: invoice_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: invalid_timestamp, stale_timestamp */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRefund"];
+            };
+        };
+        responses: {
+            /** @description The existing refund for a repeated reference */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown (or another merchant’s) resource. Codes: invoice_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource’s state forbids it. Codes: invoice_not_refundable, network_inactive */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (the connection is closed). Codes: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json (UTF-8). Codes: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: unknown_field, invalid_address, address_off_curve, address_token_account, too_many_decimals, amount_must_be_positive, memo_not_supported, invalid_memo, invalid_amount, invalid_fee, invalid_reason, invalid_reference, amount_required, nothing_to_refund, refund_exceeds_received, amount_below_minimum, amount_not_above_fee, insufficient_balance, invalid_timestamp, stale_timestamp */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description An unparsable HTTP request. Codes: malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown refund. Codes: refund_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input (`field` names it). Codes: invalid_timestamp, stale_timestamp */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds. Codes: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large (the connection is closed). Codes: headers_too_large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: only an id, the one of the log line with the detail */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The daemon is unreachable, or (pool_exhausted) no deposit address came free within 3 s: nothing was written, retry. Codes: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The daemon did not answer within 15 s. Codes: timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, sent without Content-Type, is the same as `{}` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Empty"];
+            };
+        };
+        responses: {
+            /** @description Canceled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Malformed JSON or body, or an unparsable HTTP request. Codes: malformed_json, invalid_body, missing_field, malformed_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown key, bad signature, or no timestamp where the merchant requires one. Codes: missing_api_key, missing_signature, invalid_api_key, invalid_signature, missing_timestamp */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown (or another merchant’s) resource. Codes: refund_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received in time (the connection is closed). Codes: request_timeout */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource’s state forbids it. Codes: refund_not_cancelable */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -39,6 +39,9 @@ export interface Merchant {
   support_email: string;
   /** Signed calls must carry X-Service-Timestamp (docs/api.md, Signing requests). */
   require_signed_timestamp: boolean;
+  /** Refunds' own auto-payout caps (issue 49): above either, a refund waits in review. */
+  cap_per_refund: string;
+  cap_daily_refund: string;
 }
 
 export interface CreateMerchantRequest {
@@ -89,6 +92,8 @@ export interface UpdateMerchantRequest {
   support_url?: string | undefined;
   support_email?: string | undefined;
   require_signed_timestamp?: boolean | undefined;
+  cap_per_refund?: string | undefined;
+  cap_daily_refund?: string | undefined;
 }
 
 export interface ListMerchantsRequest {
@@ -125,6 +130,8 @@ function createBaseMerchant(): Merchant {
     support_url: "",
     support_email: "",
     require_signed_timestamp: false,
+    cap_per_refund: "",
+    cap_daily_refund: "",
   };
 }
 
@@ -168,6 +175,12 @@ export const Merchant: MessageFns<Merchant> = {
     }
     if (message.require_signed_timestamp !== false) {
       writer.uint32(104).bool(message.require_signed_timestamp);
+    }
+    if (message.cap_per_refund !== "") {
+      writer.uint32(114).string(message.cap_per_refund);
+    }
+    if (message.cap_daily_refund !== "") {
+      writer.uint32(122).string(message.cap_daily_refund);
     }
     return writer;
   },
@@ -289,6 +302,22 @@ export const Merchant: MessageFns<Merchant> = {
             message.require_signed_timestamp = reader.bool();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.cap_per_refund = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.cap_daily_refund = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -364,6 +393,16 @@ export const Merchant: MessageFns<Merchant> = {
         : isSet(object.require_signed_timestamp)
         ? globalThis.Boolean(object.require_signed_timestamp)
         : false,
+      cap_per_refund: isSet(object.capPerRefund)
+        ? globalThis.String(object.capPerRefund)
+        : isSet(object.cap_per_refund)
+        ? globalThis.String(object.cap_per_refund)
+        : "",
+      cap_daily_refund: isSet(object.capDailyRefund)
+        ? globalThis.String(object.capDailyRefund)
+        : isSet(object.cap_daily_refund)
+        ? globalThis.String(object.cap_daily_refund)
+        : "",
     };
   },
 
@@ -408,6 +447,12 @@ export const Merchant: MessageFns<Merchant> = {
     if (message.require_signed_timestamp !== false) {
       obj.requireSignedTimestamp = message.require_signed_timestamp;
     }
+    if (message.cap_per_refund !== "") {
+      obj.capPerRefund = message.cap_per_refund;
+    }
+    if (message.cap_daily_refund !== "") {
+      obj.capDailyRefund = message.cap_daily_refund;
+    }
     return obj;
   },
 
@@ -429,6 +474,8 @@ export const Merchant: MessageFns<Merchant> = {
     message.support_url = object.support_url ?? "";
     message.support_email = object.support_email ?? "";
     message.require_signed_timestamp = object.require_signed_timestamp ?? false;
+    message.cap_per_refund = object.cap_per_refund ?? "";
+    message.cap_daily_refund = object.cap_daily_refund ?? "";
     return message;
   },
 };
@@ -978,6 +1025,8 @@ function createBaseUpdateMerchantRequest(): UpdateMerchantRequest {
     support_url: undefined,
     support_email: undefined,
     require_signed_timestamp: undefined,
+    cap_per_refund: undefined,
+    cap_daily_refund: undefined,
   };
 }
 
@@ -1015,6 +1064,12 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     }
     if (message.require_signed_timestamp !== undefined) {
       writer.uint32(88).bool(message.require_signed_timestamp);
+    }
+    if (message.cap_per_refund !== undefined) {
+      writer.uint32(98).string(message.cap_per_refund);
+    }
+    if (message.cap_daily_refund !== undefined) {
+      writer.uint32(106).string(message.cap_daily_refund);
     }
     return writer;
   },
@@ -1120,6 +1175,22 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
             message.require_signed_timestamp = reader.bool();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.cap_per_refund = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.cap_daily_refund = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1185,6 +1256,16 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
         : isSet(object.require_signed_timestamp)
         ? globalThis.Boolean(object.require_signed_timestamp)
         : undefined,
+      cap_per_refund: isSet(object.capPerRefund)
+        ? globalThis.String(object.capPerRefund)
+        : isSet(object.cap_per_refund)
+        ? globalThis.String(object.cap_per_refund)
+        : undefined,
+      cap_daily_refund: isSet(object.capDailyRefund)
+        ? globalThis.String(object.capDailyRefund)
+        : isSet(object.cap_daily_refund)
+        ? globalThis.String(object.cap_daily_refund)
+        : undefined,
     };
   },
 
@@ -1223,6 +1304,12 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     if (message.require_signed_timestamp !== undefined) {
       obj.requireSignedTimestamp = message.require_signed_timestamp;
     }
+    if (message.cap_per_refund !== undefined) {
+      obj.capPerRefund = message.cap_per_refund;
+    }
+    if (message.cap_daily_refund !== undefined) {
+      obj.capDailyRefund = message.cap_daily_refund;
+    }
     return obj;
   },
 
@@ -1242,6 +1329,8 @@ export const UpdateMerchantRequest: MessageFns<UpdateMerchantRequest> = {
     message.support_url = object.support_url ?? undefined;
     message.support_email = object.support_email ?? undefined;
     message.require_signed_timestamp = object.require_signed_timestamp ?? undefined;
+    message.cap_per_refund = object.cap_per_refund ?? undefined;
+    message.cap_daily_refund = object.cap_daily_refund ?? undefined;
     return message;
   },
 };
