@@ -101,7 +101,7 @@ describe('the family registry', () => {
     expect(tron.readLive({}, network)).toBeNull();
     expect(tron.readLive({ TRC20_RPC_URL: 'https://api.trongrid.io/', TRC20_API_KEY: 'k' }, network)).toEqual({
       from: 'TRC20_RPC_URL',
-      options: { rpcUrl: 'https://api.trongrid.io', apiKey: 'k', tokenAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', confirmations: 20, feeLimitSun: 50_000_000, pollIntervalMs: 3000 },
+      options: { rpcUrl: 'https://api.trongrid.io', apiKey: 'k', tokenAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', confirmations: 20, feeLimitSun: 50_000_000, pollIntervalMs: 9000, rps: 10 },
     });
     expect(() => tron.readLive({ TRC20_RPC_URL: 'nope' }, network)).toThrow(FamilyConfigError);
     for (const stray of ['TRC20_API_KEY', 'TRC20_FEE_LIMIT', 'TRC20_TOKEN_ADDRESS']) {

@@ -51,6 +51,7 @@ const WITHDRAWAL_KEYS = [
   'created_at',
   'completed_at',
   'livemode',
+  'memo',
 ];
 
 let h: Harness;
@@ -160,7 +161,7 @@ describe('withdrawals and balance', () => {
     expect(res.status).toBe(201);
     expect(res.text).toBe(
       '{"uuid":"5e0c1f5e-2a8b-4a57-b7a4-2a4b8b9c7d10","reference":"r-1","status":"processing","network":"TRC20","address":"TXYZabc",' +
-        '"amount":"50","network_fee":"1","net_payout":"49","tx_hash":null,"rejection_reason":null,"failure_reason":null,"created_at":"2026-01-01T00:00:00.000Z","completed_at":null,"livemode":false}',
+        '"amount":"50","network_fee":"1","net_payout":"49","tx_hash":null,"rejection_reason":null,"failure_reason":null,"created_at":"2026-01-01T00:00:00.000Z","completed_at":null,"livemode":false,"memo":null}',
     );
     expect(h.daemon.calls[0]!.request).toEqual({ network: '', address: '', amount: '' });
     created = false;
