@@ -14,9 +14,8 @@ import { DaemonClock } from './actors/daemon-clock';
 import { NetworkSettingsRepo } from './store/repos/network-settings';
 import { MerchantsRepo } from './store/repos/merchants';
 import { Authenticator } from './grpc/auth';
-import { startGrpcServer, type GrpcServer, type GrpcService } from './grpc/server';
-import { networkService } from './grpc/services/networks';
-import { merchantService } from './grpc/services/merchants';
+import { startGrpcServer, type GrpcServer } from './grpc/server';
+import { daemonServices } from './daemon-services';
 import type { ServiceContext } from './grpc/context';
 import { SigningSecretCache } from './grpc/signing-secret-cache';
 import type { RpcObserver } from './chains/types';
@@ -29,29 +28,15 @@ import { writeInvoiceEvents } from './webhooks/outbox';
 import { WithdrawalActors } from './actors/withdrawals/withdrawal-actors';
 import { Withdrawals } from './actors/withdrawals/withdrawals';
 import { startTreasury } from './treasury/start';
-import { treasuryService } from './grpc/services/treasury';
 import { Whitelist } from './actors/withdrawals/whitelist';
 import { killPointFromEnv } from './actors/withdrawals/payout-steps';
 import { depositKillPointFromEnv, killAt } from './actors/withdrawals/kill-point';
 import { expiredPayoutWatch } from './actors/withdrawals/expired-payout-watch';
-import { withdrawalService } from './grpc/services/withdrawals';
-import { refundService } from './grpc/services/refunds';
 import { Refunds } from './actors/refunds/refunds';
-import { operatorWithdrawals } from './grpc/services/operator-withdrawals';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { PRIVATE_TARGETS_WARNING } from './webhooks/private-targets';
-import { operatorService } from './grpc/services/operator';
-import { operatorWebhooks } from './grpc/services/operator-webhooks';
-import { eventService } from './grpc/services/events';
-import { invoiceService } from './grpc/services/invoices';
-import { checkoutService } from './grpc/services/checkout';
-import { devnetService } from './grpc/services/devnet';
 import { ActorActivity } from './actors/introspection/activity';
 import { ActorDirectory } from './actors/introspection/actor-directory';
-import { operatorActors } from './grpc/services/operator-actors';
-import { operatorWatchers } from './grpc/services/operator-watchers';
-import { operatorDeposits } from './grpc/services/operator-deposits';
-import { operatorAudit } from './grpc/services/operator-audit';
 import { checkSubmittedWebhookUrl } from './webhooks/submission-check';
 import { PoolMetrics } from './observability/pool-metrics';
 import { DaemonMetrics } from './observability/metrics';
@@ -66,11 +51,7 @@ import { createDaemonChains } from './daemon-chains';
 
 export type { DaemonOptions } from './daemon-options';
 import { loadDevnetClockOffset, saveDevnetClockOffset } from './store/repos/devnet-clock-offset';
-import { DashboardAccounts } from './dashboard/accounts';
-import { DashboardSessions, DEFAULT_SESSION_TIMEOUTS } from './dashboard/sessions';
-import { DEFAULT_LOGIN_GUARD, LoginGuard } from './dashboard/login-guard';
-import { dashboardService } from './grpc/services/dashboard';
-import { dashboardUserService } from './grpc/services/dashboard-users';
+import { startDashboard } from './dashboard/start';
 
 export interface Daemon {
   readonly config: Config;
@@ -172,17 +153,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   }
   const merchants = new MerchantsRepo(box);
   const secretCache = new SigningSecretCache((apiKey) => merchants.signingSecret(orm.em.fork(), apiKey));
-  // The dashboard's accounts and sessions (docs/dashboard.md): wall time, whatever the devnet clock says.
-  const wallNow = (): Date => new Date();
-  const dashboardAccounts = new DashboardAccounts({ orm, box, publicUrl: config.publicUrl, now: wallNow });
-  const dashboardSessions = new DashboardSessions({
-    orm,
-    box,
-    guard: new LoginGuard(options.dashboard?.loginGuard ?? DEFAULT_LOGIN_GUARD),
-    timeouts: options.dashboard?.timeouts ?? DEFAULT_SESSION_TIMEOUTS,
-    now: wallNow,
-  });
-  const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN }, dashboardSessions);
+  const dashboard = startDashboard({ orm, box, publicUrl: config.publicUrl, options: options.dashboard });
+  const auth = new Authenticator(secretCache, { operator: keys.operatorToken, service: config.SERVICE_TOKEN }, dashboard.sessions);
   // Never live: loadConfig refuses the flag there.
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logger.warn(PRIVATE_TARGETS_WARNING);
   // Invoice and withdrawal creation in flight: payout steps and webhook bookkeeping yield to them (RequestLoad).
@@ -350,42 +322,27 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   const directory = new ActorDirectory({ orm, clock, invoices: invoiceActors, withdrawals: withdrawalActors, watchers, watcherActivity });
   const operatorStreams = new AbortController();
   let healthMonitor: HealthMonitor | null = null;
-  const operatorPieces = [
-    operatorWebhooks(ctx, webhooks),
-    operatorWithdrawals(ctx),
-    operatorActors(ctx, directory, operatorStreams.signal),
-    operatorWatchers(ctx, watchers),
-    operatorDeposits(ctx, watchers),
-    operatorAudit(ctx),
-  ];
-
   const grpc: GrpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     logger,
-    services: ((): GrpcService[] => {
-      const liveFinalityOf = (code: string): number | null => {
+    services: daemonServices({
+      ctx,
+      livemode,
+      liveFinalityOf: (code) => {
         const adapter = chains.adapters.get(code as NetworkCode);
         return adapter?.mode === 'live' ? adapter.finalityDepth : null;
-      };
-      // The ping goes out under the dispatcher's own guard and trust settings.
-      const send = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ca: options.webhooks?.ca, resolver: options.webhooks?.resolver };
-      const services = [
-        networkService(ctx, liveFinalityOf),
-        merchantService(ctx),
-        invoiceService(ctx),
-        checkoutService(ctx),
-        operatorService(ctx, operatorPieces),
-        withdrawalService(ctx),
-        treasuryService(ctx, treasury.treasury),
-        refundService(ctx),
-        eventService(ctx, { webhooks, send }),
-        dashboardService(ctx, { accounts: dashboardAccounts, sessions: dashboardSessions }),
-        dashboardUserService(ctx, dashboardAccounts),
-      ];
-      // Live: no devnet control exists at all (not even a refusing one): no simulated payment, no clock jump.
-      return livemode ? services : [...services, devnetService(ctx, chains.devnet, { advance: advanceClock, reset: resetClock })];
-    })(),
+      },
+      webhooks,
+      send: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ca: options.webhooks?.ca, resolver: options.webhooks?.resolver },
+      directory,
+      operatorStreams: operatorStreams.signal,
+      watchers,
+      treasury: treasury.treasury,
+      dashboard,
+      devnet: chains.devnet,
+      clock: { advance: advanceClock, reset: resetClock },
+    }),
   });
   healthMonitor = new HealthMonitor({
     orm,
