@@ -1,11 +1,14 @@
 /**
  * The call budget of one provider (TronGrid counts calls per key per second; above ~15/s it
  * suspends the key for ~30 s). A token bucket that holds one token, refilled `rps` times a second:
- * call starts are spaced 1/rps apart, so no one-second window ever sees more than `rps` calls, and
+ * call starts are spaced 1.2/rps apart (SPACING_HEADROOM), so no one-second window ever sees more than `rps` calls, and
  * a burst (catch-up, several payouts at once) queues instead of tripping the provider's limit.
  * `pause()` empties it for a while: after a rate-limit answer nothing of this provider is sent
  * until the suspension is over (every caller waits, not only the one that was refused).
  */
+/** Call starts are spaced this much wider than 1/rps (see the constructor). */
+export const SPACING_HEADROOM = 1.2;
+
 export class TokenBucket {
   /** When the last call was let go (ms, `now()`'s clock). */
   private last = Number.NEGATIVE_INFINITY;
@@ -20,7 +23,10 @@ export class TokenBucket {
     private readonly now: () => number = () => performance.now(),
   ) {
     if (!(rps > 0)) throw new RangeError(`rps must be positive, got ${rps}`);
-    this.spacingMs = 1000 / rps;
+    // 20% headroom: the provider counts arrivals, and calls let go evenly can arrive bunched (one
+    // delayed on the way, the next not): spaced 1.2/rps apart, rps + 1 arrivals in one second need a
+    // fifth of a second of uneven delay (CI saw 9 arrivals in a second at exactly 1/8 s spacing).
+    this.spacingMs = (1000 / rps) * SPACING_HEADROOM;
   }
 
   /** Resolves when this call may start; early when `signal` aborts. */
