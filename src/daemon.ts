@@ -40,7 +40,7 @@ import { ActorDirectory } from './actors/introspection/actor-directory';
 import { checkSubmittedWebhookUrl } from './webhooks/submission-check';
 import { PoolMetrics } from './observability/pool-metrics';
 import { DaemonMetrics } from './observability/metrics';
-import { startDefaultMetricsServer, startMetricsServer, type MetricsServer } from './observability/metrics-server';
+import { startDaemonMetricsServer } from './observability/metrics-server';
 import { HealthMonitor } from './observability/health-monitor';
 import { idleCollector } from './observability/idle-gc';
 import { RequestLoad } from './lib/request-load';
@@ -271,10 +271,8 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   // Open withdrawals resume: a signed payout is rebroadcast or looked up, never signed anew.
   const restoredWithdrawals = await withdrawalActors.restoreAll();
   await withdrawalActors.resumeAll();
-  // Payout versions replaced after an expiry stay watched for a day (families with payoutLanded).
-  // Looked up again every 12 payout polls (1 minute live).
-  const expiredWatchIntervalMs = 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250));
-  const expiredPayouts = expiredPayoutWatch({ orm, logger, clock, adapters: chains.adapters, intervalMs: expiredWatchIntervalMs });
+  // Payout versions replaced after an expiry stay watched for a day, looked up every 12 payout polls (1 minute live).
+  const expiredPayouts = expiredPayoutWatch({ orm, logger, clock, adapters: chains.adapters, intervalMs: 12 * (config.PAYOUT_POLL_INTERVAL_MS ?? (livemode ? 5_000 : 250)) });
   expiredPayouts.start();
   // Pending deliveries resume from the outbox (after a crash too).
   webhooks.start();
@@ -361,13 +359,7 @@ export async function startDaemon(config: Config, options: DaemonOptions = {}): 
   rpcSink = (o) => metrics.observeRpc(o);
   poolMetrics.register(metrics.registry);
   treasury.register(metrics.registry);
-  let metricsServer: MetricsServer | null = null;
-  if (config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, registry: metrics.registry, logger });
-    logger.info({ port: metricsServer.port, host: config.GRPC_HOST }, 'metrics listening on /metrics');
-  } else if (options.defaultMetricsPort !== undefined) {
-    metricsServer = await startDefaultMetricsServer({ host: config.GRPC_HOST, port: options.defaultMetricsPort, registry: metrics.registry, logger });
-  }
+  const metricsServer = await startDaemonMetricsServer({ host: config.GRPC_HOST, port: config.METRICS_PORT, defaultPort: options.defaultMetricsPort, registry: metrics.registry, logger });
   logger.info({ port: grpc.port, host: config.GRPC_HOST, chainMode: config.CHAIN_MODE }, 'gRPC server listening');
 
   let stopping: Promise<void> | null = null;

@@ -55,3 +55,23 @@ export async function startDefaultMetricsServer(options: { host: string; port: n
     return null;
   }
 }
+
+/**
+ * The daemon's /metrics: on METRICS_PORT when it is set (a taken port stops the start), else on the
+ * default port `npm start` asks for (a taken port is a warning), else none.
+ */
+export async function startDaemonMetricsServer(options: {
+  host: string;
+  port: number | undefined;
+  defaultPort: number | undefined;
+  registry: Registry;
+  logger: Logger;
+}): Promise<MetricsServer | null> {
+  const { host, registry, logger } = options;
+  if (options.port !== undefined) {
+    const server = await startMetricsServer({ host, port: options.port, registry, logger });
+    logger.info({ port: server.port, host }, 'metrics listening on /metrics');
+    return server;
+  }
+  return options.defaultPort === undefined ? null : startDefaultMetricsServer({ host, port: options.defaultPort, registry, logger });
+}

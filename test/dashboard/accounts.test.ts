@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { generateSync } from 'otplib';
 import { run } from '../../src/cli/main';
 import { DashboardServiceClient, DashboardUserServiceClient, type SearchInvoicesRequest, type SetupLinkResponse } from '../../src/grpc/generated/chainpay/v1/dashboard';
+import { CreateInvoiceRequest } from '../../src/grpc/generated/chainpay/v1/invoices';
 import type { ListAuditResponse } from '../../src/grpc/generated/chainpay/v1/operator';
 import { createMerchant, rpc, signed, startStack, type MerchantCredentials, type Stack } from '../support/stack';
 
@@ -146,7 +147,7 @@ it('a session reads its own merchant only, never writes through the REST calls, 
   expect(search.invoices).toEqual([]);
   expect((await rpc<any>((cb) => dash.searchInvoices(search0({ query: 'A-1' }), md, cb))).invoices.map((i: any) => i.uuid)).toEqual([mine.uuid]);
   // Writes never accept a session (no money moves without its own checks).
-  expect((await refused(rpc((cb) => stack.clients.invoices.createInvoice({ amount: '1' } as any, md, cb)))).code).toBe(grpc.status.UNAUTHENTICATED);
+  expect((await refused(rpc((cb) => stack.clients.invoices.createInvoice(CreateInvoiceRequest.fromPartial({ amount: '1' }), md, cb)))).code).toBe(grpc.status.UNAUTHENTICATED);
   expect((await refused(rpc((cb) => stack.clients.invoices.cancelInvoice({ uuid: mine.uuid }, md, cb)))).code).toBe(grpc.status.UNAUTHENTICATED);
 
   // A second browser; sign out elsewhere ends it; signing out ends this one, and its token is dead.

@@ -3,24 +3,23 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock';
 import { flatUuid } from '../flat-uuid';
 import { formatAmount, toDecimal } from '../../domain/decimal';
-import { ConflictError, MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
+import { MalformedRequestError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { NetworkCode, NetworkSettings } from '../../domain/networks';
-import { createWithdrawalContext, type WithdrawalMachineContext } from '../../domain/withdrawal-context';
+import { createWithdrawalContext } from '../../domain/withdrawal-context';
 import type { ChainAdapter } from '../../chains/types';
 import { Withdrawal, type OutboxEvent } from '../../store/entities';
 import { RawSql, type Query } from '../../store/raw-sql';
-import { recordAuditSql } from '../../store/repos/audit';
 import { merchantBalance, postJournalsSql, type JournalInput } from '../../store/repos/ledger';
 import { announceOutboxEvents, withdrawalEvents } from '../../webhooks/outbox';
-import { canonicalDecimal } from '../../store/repos/network-settings';
 import { CAP_WINDOW_MS, needsReview } from './caps';
 import type { BatchOutcome } from '../keyed-batches';
 import { GroupedBatches, type KeyGroup } from '../grouped-batches';
 import { insertWithdrawals, lockMerchantsCaps, readUnderLock, type MerchantCaps, type UnderLock } from './creation-sql';
-import { NEEDS_OPERATOR_PREFIX, type WithdrawalActors } from './withdrawal-actors';
+import type { WithdrawalActors } from './withdrawal-actors';
 import { holdLines, holdReference } from './withdrawal-ledger';
 import { parseCreateWithdrawal, parseReference, type CreateWithdrawalInput } from './withdrawal-request';
 import { checkPayeeAccount } from './payee-account';
+import { decideReview, type ReviewEvent } from './review-decision';
 import { AddressForms, type Whitelist } from './whitelist';
 import { RequestLoad } from '../../lib/request-load';
 import { CHECK_VIOLATION, rolledBack, sqlState, UNIQUE_VIOLATION } from './sql-outcome';
@@ -370,32 +369,7 @@ export class Withdrawals {
     return this.get(uuid, null);
   }
 
-  /**
-   * Review decisions. REJECT also resolves a processing withdrawal that waits for an operator
-   * (processing.needsOperator: its payout's nonce was used and no node knows the transaction): the
-   * operator has checked the chain and found no payout to the address; the hold is released.
-   */
-  private async decide(uuid: string, actor: string, action: string, event: { type: 'APPROVE' } | { type: 'REJECT'; reason: string }): Promise<void> {
-    const current = await this.get(uuid, null);
-    const notInReview = (status: string) => new ConflictError('withdrawal_not_in_review', `the withdrawal is ${status}, not in review`, undefined, { status });
-    const awaitingOperator = (failureReason: string | null | undefined) => event.type === 'REJECT' && (failureReason ?? '').startsWith(NEEDS_OPERATOR_PREFIX);
-    const decidable = (status: string, failureReason: string | null | undefined) => status === 'review' || (status === 'processing' && awaitingOperator(failureReason));
-    if (!decidable(current.status, current.failureReason) || !this.deps.actors.has(uuid)) throw notInReview(current.status);
-    const inReview = (ctx: WithdrawalMachineContext): void => {
-      const waiting = ctx.attention ? `${NEEDS_OPERATOR_PREFIX}${ctx.attention}` : null;
-      if (!decidable(ctx.status, ctx.failureReason ?? waiting)) throw notInReview(ctx.status);
-    };
-    await this.deps.actors.send(
-      uuid,
-      event,
-      async (q, row) => {
-        if (!decidable(row.status, row.failureReason)) throw notInReview(row.status);
-        const after = event.type === 'APPROVE' ? { status: 'processing' } : { status: 'rejected', rejection_reason: event.reason };
-        const before = { status: row.status, amount: canonicalDecimal(row.amount), merchant_id: row.merchantId, ...(row.failureReason ? { failure_reason: row.failureReason } : {}) };
-        await recordAuditSql(q, { actor, action, target: `withdrawal:${uuid}`, before, after, at: this.deps.clock.now() });
-      },
-      inReview,
-    );
-    this.deps.logger.info({ withdrawalUuid: uuid, action, actor }, 'withdrawal review decided');
+  private async decide(uuid: string, actor: string, action: string, event: ReviewEvent): Promise<void> {
+    await decideReview({ actors: this.deps.actors, clock: this.deps.clock, logger: this.deps.logger }, await this.get(uuid, null), actor, action, event);
   }
 }
